@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine and builds ecocompute: Debian packages, llama.cpp (pinned, CPU by default),
+# then our CMake build in build/. Flags: --cuda builds libllama and the selftest load with CUDA (sm_90).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+flavour=cpu
+extra=()
+for arg in "$@"; do
+  case "$arg" in
+    --cuda) flavour=cuda; extra+=(-DECOCOMPUTE_CUDA=ON) ;;
+    *) echo "build.sh: unknown flag '$arg' (expected --cuda)" >&2; exit 2 ;;
+  esac
+done
+build="${ECOCOMPUTE_BUILD_DIR:-$root/build}"
+"$root/scripts/install_deps.sh"
+"$root/scripts/build_llama.sh" "$flavour"
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-$flavour" "${extra[@]}" >/dev/null
+cmake --build "$build" --parallel "$(nproc)"

@@ -1,0 +1,95 @@
+// Engine: the thing measured. Load a model at a precision, prefill, decode, read logits, synchronize.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+#include "util/units.hpp"
+
+namespace ecocompute::engine {
+
+using Token = std::int32_t;
+
+/// What is loaded: the model file and its weight format, as read from the file itself.
+struct ModelInfo {
+  std::filesystem::path path;
+  std::string name;              ///< general.name, else the file stem
+  std::string architecture;      ///< general.architecture ("llama", "qwen2" …)
+  std::string gguf_type;         ///< weight format as a llama.cpp ftype name ("F16", "Q4_K_M" …)
+  std::string precision_class;   ///< "16-bit", "8-bit", "6-bit", "5-bit", "4-bit", "3-bit", "2-bit"
+  double bits_per_weight = 0.0;  ///< file's tensor bytes × 8 / parameter count, measured from the file
+  std::uint64_t n_params = 0;
+  std::uint64_t size_bytes = 0;  ///< bytes of tensor data
+  std::int32_t n_vocab = 0;
+  std::uint32_t n_ctx_train = 0;
+  bool synthetic_weights = false;  ///< written by `ecocompute synth` (random weights: no quality)
+};
+
+/// How the engine runs, for the report's engine dimension.
+struct EngineDescription {
+  std::string name;         ///< "llama.cpp", or "openai-endpoint"
+  std::string version;      ///< release tag
+  std::string commit;       ///< source commit (+ patch)
+  std::string backend;      ///< kernel path: "CUDA", "CPU" …
+  std::string device;       ///< e.g. "CUDA0 (NVIDIA H200)" or "CPU"
+  int n_gpu_layers = 0;     ///< layers offloaded
+  std::uint32_t n_ctx = 0;
+  std::uint32_t n_batch = 0;
+  int n_threads = 0;
+  bool flash_attention = false;
+};
+
+struct LoadOptions {
+  std::filesystem::path model;
+  int n_gpu_layers = -1;         ///< -1: every layer on the GPU when there is one
+  std::uint32_t n_ctx = 4096;    ///< context size (tokens)
+  std::uint32_t n_batch = 2048;  ///< logical batch for prefill / evaluation
+  int n_threads = 0;             ///< 0: hardware concurrency
+  std::string device_uuid;       ///< the GPU to use, as "GPU-xxxxxxxx-…" (empty: the first visible)
+};
+
+/// Counts and timing of one piece of engine work, timed on the host around synchronized work.
+struct WorkStats {
+  std::int64_t tokens = 0;
+  Seconds elapsed{0.0};
+};
+
+/// Receives the logits of one evaluated position: `position` indexes the evaluated tokens,
+/// `logits` has n_vocab entries and is valid only during the call.
+using LogitsSink = std::function<void(std::int64_t position, std::span<const float> logits)>;
+
+/// A loaded model with its context. Not thread-safe: one thread drives it.
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  [[nodiscard]] virtual const ModelInfo& model() const = 0;
+  [[nodiscard]] virtual EngineDescription describe() const = 0;
+
+  /// Tokenizes text with the model's tokenizer; `add_bos` prepends BOS when the vocab has one.
+  [[nodiscard]] virtual Result<std::vector<Token>> tokenize(std::string_view text, bool add_bos) const = 0;
+  /// Returns the BOS token, or -1 when the vocab has none.
+  [[nodiscard]] virtual Token bos() const = 0;
+
+  /// Forgets the context (KV cache); the next prefill starts at position 0.
+  virtual Result<void> reset() = 0;
+  /// Feeds `tokens` in batches of n_batch and keeps the last position's logits; returns when the
+  /// device has finished.
+  virtual Result<WorkStats> prefill(std::span<const Token> tokens) = 0;
+  /// Generates `n_tokens` greedily after the current context, one token per step; returns when the
+  /// device has finished. Fails (does not truncate) when the context would overflow.
+  virtual Result<WorkStats> decode(std::int64_t n_tokens) = 0;
+  /// Evaluates `tokens` from position 0 of a fresh context and hands every position's logits to
+  /// `sink` in order (for the quality probe).
+  virtual Result<void> evaluate(std::span<const Token> tokens, const LogitsSink& sink) = 0;
+  /// Waits for all queued device work.
+  virtual void synchronize() = 0;
+};
+
+}  // namespace ecocompute::engine

@@ -1,0 +1,67 @@
+// Measurement: the immutable result of one measurement window.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/units.hpp"
+
+namespace ecocompute::meter {
+
+/// GPU state read at one window edge. Absent values were not readable on this device.
+struct Telemetry {
+  std::optional<double> temperature_c;
+  std::optional<std::uint32_t> sm_clock_mhz;
+  std::optional<std::uint32_t> memory_clock_mhz;
+  std::optional<Watts> power_limit;
+  std::optional<Watts> power_average_1s;     ///< NVML field 185 (driver's 1-s average); display only
+  std::optional<std::uint64_t> throttle_reasons;  ///< nvmlClocksEventReasons bit mask
+  std::vector<std::string> throttle_reason_names; ///< decoded bits that indicate throttling
+  std::optional<int> pstate;                 ///< 0 = P0 …
+};
+
+/// One sample of the driver's power buffer (nvmlDeviceGetSamples, total power).
+struct PowerSample {
+  std::uint64_t timestamp_us = 0;  ///< driver timestamp (CPU time base, microseconds)
+  Watts power{0.0};
+};
+
+/// Why a window is not a valid measurement; `valid` windows have `invalid_reason` empty.
+enum class WindowStatus { valid, counter_reset, counter_stuck, read_failed, unavailable };
+
+/// Energy of one window on one energy source.
+struct Measurement {
+  std::string label;
+  std::string source;                 ///< "nvml-energy-counter", "rapl", or "none"
+  std::string device;                 ///< GPU name + UUID, RAPL zone, or "none"
+  WindowStatus status = WindowStatus::unavailable;
+  std::string invalid_reason;         ///< set when status != valid
+
+  Seconds duration{0.0};              ///< steady clock, begin() to end()
+  std::optional<Joules> energy;       ///< counter difference; absent when status != valid
+  std::optional<Joules> edge_uncertainty;  ///< ± bound from both edges: P × counter update period per edge
+  std::optional<Seconds> counter_update_period;  ///< measured, not assumed
+
+  std::vector<PowerSample> trace;     ///< driver samples inside the window
+  std::optional<Joules> trace_energy; ///< trapezoid integral of the trace over the window
+  std::optional<double> trace_vs_counter_pct;  ///< (trace − counter) / counter × 100
+  double achieved_sample_rate_hz = 0.0;
+  std::uint64_t dropped_reads = 0;    ///< sampler reads that failed or returned nothing new
+
+  Telemetry at_begin;
+  Telemetry at_end;
+
+  [[nodiscard]] bool is_valid() const noexcept { return status == WindowStatus::valid; }
+  /// Returns average power over the window (energy / duration), when energy is present.
+  [[nodiscard]] std::optional<Watts> average_power() const {
+    if (!energy || duration.value <= 0.0) return std::nullopt;
+    return *energy / duration;
+  }
+};
+
+/// Returns the spelling used in reports: "valid", "counter_reset" …
+const char* to_string(WindowStatus status) noexcept;
+
+}  // namespace ecocompute::meter

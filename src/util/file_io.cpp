@@ -1,0 +1,111 @@
+// Whole-file reads, atomic writes and sha256 (OpenSSL's EVP digest).
+#include "util/file_io.hpp"
+
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "ecocompute/build_info.hpp"
+
+namespace ecocompute {
+namespace fs = std::filesystem;
+
+namespace {
+struct DigestDeleter {
+  void operator()(EVP_MD_CTX* ctx) const noexcept { EVP_MD_CTX_free(ctx); }
+};
+using Digest = std::unique_ptr<EVP_MD_CTX, DigestDeleter>;
+
+Digest new_sha256() {
+  Digest ctx(EVP_MD_CTX_new());
+  ECO_CHECK(ctx != nullptr && EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) == 1,
+            "cannot initialise sha256");
+  return ctx;
+}
+
+std::string finish_hex(EVP_MD_CTX* ctx) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  ECO_CHECK(EVP_DigestFinal_ex(ctx, digest.data(), &length) == 1, "cannot finish sha256");
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(length * 2);
+  for (unsigned int i = 0; i < length; ++i) {
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 0xF];
+  }
+  return out;
+}
+}  // namespace
+
+Result<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return unexpected(ErrorCode::not_found, "no such file: " + path.string());
+    return unexpected(ErrorCode::io, "cannot open " + path.string());
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return unexpected(ErrorCode::io, "cannot read " + path.string());
+  return buffer.str();
+}
+
+Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
+  std::error_code ec;
+  if (path.has_parent_path()) {
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) return unexpected(ErrorCode::io, "cannot create folder " + path.parent_path().string() + ": " + ec.message());
+  }
+  fs::path temp = path;
+  temp += ".tmp." + std::to_string(::getpid());
+  {
+    std::FILE* f = std::fopen(temp.c_str(), "wb");
+    if (f == nullptr) return unexpected(ErrorCode::io, "cannot write " + temp.string());
+    const bool written = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+    const bool flushed = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+    const bool closed = std::fclose(f) == 0;
+    if (!(written && flushed && closed)) {
+      fs::remove(temp, ec);
+      return unexpected(ErrorCode::io, "cannot write " + path.string() + " (disk full?)");
+    }
+  }
+  fs::rename(temp, path, ec);
+  if (ec) {
+    fs::remove(temp, ec);
+    return unexpected(ErrorCode::io, "cannot rename into " + path.string());
+  }
+  return {};
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  Digest ctx = new_sha256();
+  EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size());
+  return finish_hex(ctx.get());
+}
+
+Result<std::string> sha256_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return unexpected(ErrorCode::not_found, "cannot open " + path.string());
+  Digest ctx = new_sha256();
+  std::array<char, 1 << 16> chunk{};
+  while (in) {
+    in.read(chunk.data(), chunk.size());
+    EVP_DigestUpdate(ctx.get(), chunk.data(), static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) return unexpected(ErrorCode::io, "cannot read " + path.string());
+  return finish_hex(ctx.get());
+}
+
+fs::path data_dir() {
+  if (const char* env = std::getenv("ECOCOMPUTE_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  return build_info::default_data_dir;
+}
+
+}  // namespace ecocompute

@@ -1,0 +1,28 @@
+// Whole-file reads and atomic writes.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "util/result.hpp"
+
+namespace ecocompute {
+
+/// Reads a whole file; the error names the path.
+Result<std::string> read_file(const std::filesystem::path& path);
+
+/// Writes `content` to a temporary file beside `path`, flushes it and renames it over `path`, so a
+/// reader never sees a half-written file; creates missing parent folders. The error names the path.
+Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+/// Returns the hex sha256 of a byte string.
+std::string sha256_hex(std::string_view bytes);
+
+/// Returns the hex sha256 of a file's contents, read in chunks; the error names the path.
+Result<std::string> sha256_file(const std::filesystem::path& path);
+
+/// Returns the folder of shipped data: $ECOCOMPUTE_DATA_DIR if set, else the build tree's data/.
+std::filesystem::path data_dir();
+
+}  // namespace ecocompute

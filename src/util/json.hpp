@@ -1,0 +1,22 @@
+// JSON helpers over nlohmann::json: parsing that returns a Result naming the input.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string_view>
+
+#include "util/result.hpp"
+
+namespace ecocompute {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+/// Parses JSON text; `source` names the input in the error (a path, "request body" …).
+Result<OrderedJson> parse_json(std::string_view text, std::string_view source);
+
+/// Reads and parses a JSON file; the error names the path.
+Result<OrderedJson> read_json_file(const std::filesystem::path& path);
+
+}  // namespace ecocompute

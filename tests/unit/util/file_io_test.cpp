@@ -1,0 +1,45 @@
+// Tests of whole-file reads, atomic writes and sha256.
+#include "util/file_io.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace ecocompute {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(Sha256, KnownVectors) {
+  // FIPS 180-2 test vectors.
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(FileIo, AtomicWriteThenReadRoundTrips) {
+  const fs::path dir = fs::temp_directory_path() / ("eco_file_io_" + std::to_string(::getpid()));
+  const fs::path file = dir / "nested" / "report.json";
+  ASSERT_TRUE(write_file_atomic(file, "{\"a\": 1}").has_value());
+  auto text = read_file(file);
+  ASSERT_TRUE(text.has_value());
+  EXPECT_EQ(*text, "{\"a\": 1}");
+  auto digest = sha256_file(file);
+  ASSERT_TRUE(digest.has_value());
+  EXPECT_EQ(*digest, sha256_hex("{\"a\": 1}"));
+  // No temporary file is left beside the target.
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(file.parent_path())) ++entries;
+  EXPECT_EQ(entries, 1);
+  fs::remove_all(dir);
+}
+
+TEST(FileIo, MissingFileErrorNamesPath) {
+  auto text = read_file("/nonexistent/ecocompute/x.json");
+  ASSERT_FALSE(text.has_value());
+  EXPECT_EQ(text.error().code(), ErrorCode::not_found);
+  EXPECT_NE(text.error().message().find("/nonexistent/ecocompute/x.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ecocompute
