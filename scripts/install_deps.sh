@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsqlite3-dev sqlite3
   libvalijson-dev libcpp-httplib-dev libpq-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
+  libboost-dev                    # Boost.Math (Student-t quantiles in protocol/statistics)
   gnuplot-nox
 )
 missing=()

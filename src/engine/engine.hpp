@@ -51,7 +51,8 @@ struct LoadOptions {
   std::uint32_t n_ctx = 4096;    ///< context size (tokens)
   std::uint32_t n_batch = 2048;  ///< logical batch for prefill / evaluation
   int n_threads = 0;             ///< 0: hardware concurrency
-  std::string device_uuid;       ///< the GPU to use, as "GPU-xxxxxxxx-…" (empty: the first visible)
+  std::string device_uuid;       ///< the GPU to use, as "GPU-xxxxxxxx-…" or a PCI bus id (empty: the first visible)
+  bool flash_attention = true;   ///< use llama.cpp's fused flash-attention kernels
 };
 
 /// Counts and timing of one piece of engine work, timed on the host around synchronized work.
@@ -90,6 +91,9 @@ class Engine {
   virtual Result<void> evaluate(std::span<const Token> tokens, const LogitsSink& sink) = 0;
   /// Waits for all queued device work.
   virtual void synchronize() = 0;
+  /// Returns the tokens the last decode() generated, in order (empty before the first decode or
+  /// after a reset); valid until the next call on the engine.
+  [[nodiscard]] virtual std::span<const Token> last_generated() const { return {}; }
 };
 
 }  // namespace ecocompute::engine

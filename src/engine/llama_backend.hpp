@@ -23,4 +23,9 @@ void ensure_llama_backend();
 /// Returns what build of llama.cpp is linked; initialises the backend first.
 LlamaBuildInfo llama_build_info();
 
+/// Returns the error lines llama.cpp and ggml logged since the last call, joined by "; ", and forgets
+/// them, so a failure can name llama.cpp's own reason; "" when none was logged.
+/// Thread-safe.
+std::string take_last_llama_error();
+
 }  // namespace ecocompute::engine

@@ -19,6 +19,7 @@ struct WindowPolicy {
   std::int32_t seq_len = 512;    ///< tokens per window, BOS included when add_bos
   std::int32_t stride = 256;     ///< first-token offset between windows; tokens before seq_len − stride are context only
   bool add_bos = true;           ///< BOS prepended to every window
+  std::int64_t max_tokens = 32768;  ///< corpus tokens kept (the stream's head); 0: the whole corpus
 };
 
 /// A value with a standard error (paired over the scored tokens).

@@ -8,7 +8,7 @@ namespace ecocompute {
 Result<OrderedJson> parse_json(std::string_view text, std::string_view source) {
   try {
     return OrderedJson::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers like 1e400
     return unexpected(ErrorCode::invalid_input,
                       std::string(source) + " is not valid JSON (" + e.what() + ")");
   }

@@ -1,0 +1,32 @@
+// libFuzzer target: an uploaded energy.json through everything POST /v1/replications does with it —
+// depth check and JSON parse, schema validation, basis checks, the dataset reader and the grader.
+// Nothing may crash, hang or read out of bounds, whatever the bytes.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "data/evidence.hpp"
+#include "server/replication_upload.hpp"
+#include "util/log.hpp"
+
+namespace {
+const ecocompute::data::Evidence& evidence() {
+  static const ecocompute::data::Evidence e = [] {
+    ecocompute::log::set_level(ecocompute::log::Level::quiet);
+    ecocompute::data::EvidenceOptions options;
+    options.curve_source = ecocompute::data::CurveSource::published;
+    auto loaded = ecocompute::data::load_published_evidence(options);
+    if (!loaded) __builtin_trap();  // the fuzzer needs the shipped data: ECOCOMPUTE_DATA_DIR
+    return std::move(loaded).value();
+  }();
+  return e;
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const ecocompute::server::CheckedUpload checked = ecocompute::server::check_upload(text, evidence());
+  // Exactly one of the two is set.
+  if (checked.replication.has_value() == checked.rejection.has_value()) __builtin_trap();
+  return 0;
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds ecocompute here for the lent H200 and packs what must travel into .device/bundle.tar.xz.
+#
+# The GPU machine has CUDA, cmake and gcc but none of our Debian libraries and no package registry, so
+# we build here (nvcc 13.0 matches its driver) against the CUDA libllama that was built there
+# (.device/llama-cuda.txz, from scripts/build_llama.sh cuda), and carry the binary with the shared
+# libraries it needs that are not part of the C/C++ runtime. That libllama needs glibc 2.38 symbols
+# our glibc 2.36 lacks, hence --allow-shlib-undefined: they resolve at run time there.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dev="$root/.device"
+build="$root/build-device"
+[ -f "$dev/llama-cuda.txz" ] || { echo "package.sh: $dev/llama-cuda.txz missing (build libllama with CUDA on the GPU machine first)" >&2; exit 3; }
+if [ ! -f "$root/third_party/llama-cuda/.ecocompute-built" ]; then
+  tar -xJf "$dev/llama-cuda.txz" -C "$root/third_party"
+fi
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DECOCOMPUTE_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-cuda" \
+  -DECOCOMPUTE_BUILD_TESTS=OFF -DECOCOMPUTE_BUILD_BENCH=ON \
+  -DCMAKE_EXE_LINKER_FLAGS="-Wl,--allow-shlib-undefined -Wl,-rpath-link,/usr/local/cuda/lib64/stubs" >/dev/null
+cmake --build "$build" --target ecocompute decode_loop_bench -j "$(nproc)"
+
+stage=$(mktemp -d)
+mkdir -p "$stage/bundle/bin" "$stage/bundle/lib"
+cp "$build/bin/ecocompute" "$build/bench/decode_loop_bench" "$stage/bundle/bin/"
+strip "$stage/bundle/bin/"*
+cp -a "$root/third_party/llama-cuda/lib/"*.so* "$stage/bundle/lib/"
+# Shared libraries from Debian that the GPU machine's image may lack; the C/C++ runtime, CUDA and
+# libllama's own come from there.
+skip='^(linux-vdso|libc\.|libm\.|libstdc\+\+|libgcc_s|ld-linux|libdl\.|libpthread\.|librt\.|libcuda|libcudart|libcublas|libllama|libggml)'
+for exe in "$stage/bundle/bin/"*; do
+  LD_LIBRARY_PATH="$root/third_party/llama-cuda/lib" ldd "$exe" | awk '$3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r name path; do
+  [[ "$name" =~ $skip ]] && continue
+  cp -L "$path" "$stage/bundle/lib/$name"
+done
+XZ_OPT='-T0 -6' tar -cJf "$dev/bundle.tar.xz" -C "$stage" bundle
+rm -rf "$stage"
+ls -la "$dev/bundle.tar.xz"

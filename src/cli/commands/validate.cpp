@@ -1,0 +1,54 @@
+// `ecocompute validate FILE...`: checks energy.json reports (1.0, 1.1 or 1.2) against the shipped schema.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+
+#include "cli/command.hpp"
+#include "cli/exit_code.hpp"
+#include "report/energy_schema.hpp"
+
+namespace ecocompute::cli {
+
+Command make_validate_command(CLI::App& root) {
+  CLI::App* app = root.add_subcommand(
+      "validate", "Check energy.json reports (ecocompute-energy/1.0, 1.1 or 1.2) against the shipped JSON "
+                  "Schema; prints each problem with its JSON pointer. Exit 0 when every file is valid, 2 otherwise");
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto print_schema = std::make_shared<bool>(false);
+  app->add_option("files", *files, "Report files to check")->type_name("FILE");
+  app->add_flag("--print-schema", *print_schema, "Print the shipped JSON Schema to stdout and exit");
+  return {app, [files, print_schema] {
+            if (*print_schema) {
+              const std::string_view schema = report::energy_schema_text();
+              std::fwrite(schema.data(), 1, schema.size(), stdout);
+              return static_cast<int>(exit_ok);
+            }
+            if (files->empty()) {
+              std::fprintf(stderr, "ecocompute: error: validate needs at least one FILE\n");
+              return static_cast<int>(exit_usage);
+            }
+            bool all_valid = true;
+            for (const std::string& file : *files) {
+              auto problems = report::validate_energy_file(file);
+              if (!problems) {
+                all_valid = false;
+                std::fprintf(stderr, "%s: unreadable: %s\n", file.c_str(), problems.error().describe().c_str());
+                continue;
+              }
+              if (problems->empty()) {
+                std::printf("%s: valid\n", file.c_str());
+                continue;
+              }
+              all_valid = false;
+              std::printf("%s: invalid (%zu problem%s)\n", file.c_str(), problems->size(),
+                          problems->size() == 1 ? "" : "s");
+              for (const report::SchemaProblem& p : *problems) {
+                std::printf("  %s: %s\n", p.pointer.empty() ? "/" : p.pointer.c_str(), p.message.c_str());
+              }
+            }
+            return static_cast<int>(all_valid ? exit_ok : exit_usage);
+          }};
+}
+
+}  // namespace ecocompute::cli

@@ -1,0 +1,125 @@
+// Terminal renderings.
+#include "data/console_text.hpp"
+
+#include <fmt/format.h>
+
+namespace ecocompute::data {
+namespace {
+
+std::string pct(const std::optional<double>& v) { return v ? fmt::format("{:+.2f} %", *v) : "—"; }
+std::string num(const std::optional<double>& v, const char* f = "{:.3g}") {
+  return v ? fmt::format(fmt::runtime(f), *v) : "—";
+}
+
+std::string candidate_line(const Candidate& c) {
+  return fmt::format("{:<7} batch {:>3} ctx {:>6}  ΔE {:>10} ({})  rel. energy {:>6}  {:>8.2f} ms/token  {:>9.1f} tok/s  {:>6.1f} GB  "
+                     "ΔPPL {}{}",
+                     c.precision, c.batch, c.context, pct(c.delta_pct), to_string(c.basis), num(c.relative_energy),
+                     c.latency_ms_per_token, c.throughput_tokens_per_s, c.vram_gb, pct(c.delta_ppl_pct),
+                     c.violations.empty() ? "" : "  ✗ " + fmt::format("{}", fmt::join(c.violations, "; ")));
+}
+
+}  // namespace
+
+std::string to_text(const EstimateResponse& r) {
+  std::string out = r.verdict + "\n";
+  out += fmt::format("  ΔE vs FP16: {}  95 % CI: {}  ({})\n", pct(r.delta_pct),
+                     r.ci_low_pct ? fmt::format("{} … {}", pct(r.ci_low_pct), pct(r.ci_high_pct)) : "none", r.ci_kind.empty() ? "no CI" : r.ci_kind);
+  out += fmt::format("  basis: {}   confidence: {}   recommendation: {}\n", to_string(r.basis), r.confidence, r.recommendation);
+  out += fmt::format("  architecture used: {}   engine: {}   crossover: {}\n", r.arch_used, r.engine,
+                     r.crossover_b ? fmt::format("{:.2f} B", *r.crossover_b) : "none supported by the data");
+  out += fmt::format("  weights: {:.2f} GB (FP16 {:.2f} GB)\n", r.weight_gb, r.weight_gb_fp16);
+  if (r.energy_estimate) {
+    out += fmt::format("  energy per token (estimated): {:.0f} mJ (FP16 {:.0f} mJ; {})\n", r.energy_estimate->mj_per_token,
+                       r.energy_estimate->fp16_mj_per_token, r.energy_estimate->method);
+  }
+  if (r.quality_cost) out += "  quality: " + r.quality_cost->note + " [" + std::string(to_string(r.quality_cost->basis)) + "]\n";
+  for (const Anchor& a : r.anchors) {
+    out += fmt::format("  anchor: {:g} B {:>9} n={} {} ({})\n", a.params_b, pct(a.delta_pct), a.n, a.model, a.session);
+  }
+  for (const std::string& n : r.notes) out += "  note: " + n + "\n";
+  return out;
+}
+
+std::string to_text(const OptimizeResponse& r) {
+  std::string out;
+  if (r.recommended) {
+    out += "recommended: " + candidate_line(*r.recommended) + "\n";
+  } else {
+    out += "recommended: none (no candidate meets every constraint)\n";
+  }
+  out += fmt::format("feasible candidates: {}   basis: {}\n", r.feasible_count, r.basis);
+  if (r.closest_infeasible) out += "closest infeasible: " + candidate_line(*r.closest_infeasible) + "\n";
+  for (const Candidate& c : r.alternatives) out += "alternative: " + candidate_line(c) + "\n";
+  for (const Candidate& c : r.pareto_energy_latency) out += "pareto: " + candidate_line(c) + "\n";
+  for (const std::string& n : r.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+std::string to_text(const GradeResult& g) { return std::string(to_string(g.grade)) + ": " + g.reason + "\n"; }
+
+std::string to_text(const Comparison& c) {
+  std::string out = fmt::format("A: {}\nB: {}\n", c.label_a, c.label_b);
+  for (const std::string& w : c.warnings) out += "warning: " + w + "\n";
+  out += fmt::format("{:<40} {:>7} {:<7} {:>11} {:>11} {:>10} {:>10}\n", "model", "size", "prec", "ΔE A", "ΔE B", "B−A (pp)", "E B/A−1");
+  for (const PairedRow& p : c.pairs) {
+    out += fmt::format("{:<40} {:>6g}B {:<7} {:>11} {:>11} {:>+10.2f} {:>+9.2f}%\n", p.model, p.params_b, p.precision,
+                       pct(p.delta_a_pct), pct(p.delta_b_pct), p.difference_pp, p.energy_difference_pct);
+  }
+  if (c.mean_difference_pp) {
+    out += fmt::format("mean difference {:+.2f} pp", *c.mean_difference_pp);
+    if (c.ci95_low_pp) out += fmt::format(" (95 % CI {:+.2f} … {:+.2f}, SD {:.2f})", *c.ci95_low_pp, *c.ci95_high_pp, *c.sd_difference_pp);
+    out += "\n";
+  }
+  for (const std::string& u : c.unmatched) out += "unmatched: " + u + "\n";
+  return out;
+}
+
+std::string to_text(const ImportSummary& s) {
+  std::string out = fmt::format("{}: {} sessions and {} rows added, {} already present, {} flagged\n", s.source, s.sessions_added,
+                                s.rows_added, s.rows_already_present, s.rows_flagged);
+  for (const std::string& n : s.notes) out += "  note: " + n + "\n";
+  return out;
+}
+
+std::string sessions_table(const std::vector<Session>& sessions, const std::vector<DataRow>& rows) {
+  std::string out = fmt::format("{:<16} {:<26} {:<10} {:<10} {:<26} {:>5}  {}\n", "id", "label", "gpu", "arch", "engine", "rows",
+                                "provenance");
+  for (const Session& s : sessions) {
+    int n = 0;
+    for (const DataRow& r : rows) n += r.session_id == s.id ? 1 : 0;
+    out += fmt::format("{:<16} {:<26} {:<10} {:<10} {:<26} {:>5}  {}\n", s.id, s.label, s.gpu, s.gpu_arch, s.engine, n, s.provenance);
+  }
+  return out;
+}
+
+std::string session_text(const Session& s, const std::vector<DataRow>& rows) {
+  std::string out = fmt::format("session {} ({})\n  gpu: {} ({})\n  engine: {} {}\n  software: {}\n  date: {}\n  provenance: {}\n"
+                                "  fingerprint: {}\n",
+                                s.label, s.id, s.gpu, s.gpu_arch, s.engine, s.engine_version, s.software.empty() ? "(not published)" : s.software,
+                                s.date.empty() ? "(unknown)" : s.date, s.provenance, s.fingerprint);
+  out += fmt::format("{:<40} {:>6} {:<7} {:>10} {:>10} {:>10} {:>10} {:>3} {:>8} {}\n", "model", "size", "prec", "E mJ/tok", "FP16",
+                     "ΔE", "stored", "n", "E vs P/T", "basis");
+  for (const DataRow& r : rows) {
+    out += fmt::format("{:<40} {:>5g}B {:<7} {:>10.1f} {:>10.1f} {:>10} {:>10} {:>3} {:>8} {}{}\n", r.model, r.params_b, r.precision,
+                       r.energy_per_token_mj, r.fp16_energy_per_token_mj, pct(r.delta_pct()), pct(r.stored_delta_pct), r.n_trials,
+                       r.consistency_gap_pct() ? fmt::format("{:.2f}%", *r.consistency_gap_pct()) : "—", to_string(r.basis),
+                       r.is_inconsistent() ? "  FLAGGED: energy/token ≠ power/throughput" : "");
+  }
+  return out;
+}
+
+std::string curves_table(const std::vector<Curve>& curves) {
+  std::string out = fmt::format("{:<10} {:<26} {:<7} {:>9} {:>9} {:>8} {:>9} {:>9} {:>15} {:>8} {:<10} {}\n", "arch", "engine", "prec", "A",
+                                "S", "N*", "resid", "crossover", "crossover CI", "LOO MAE", "weighting", "session");
+  for (const Curve& c : curves) {
+    const CurveFit& f = c.fit;
+    const std::string ci = f.crossover_b ? fmt::format("{}–{}", num(f.crossover_ci_low_b, "{:.2f}"), num(f.crossover_ci_high_b, "{:.2f}")) : "—";
+    out += fmt::format("{:<10} {:<26} {:<7} {:>9.3f} {:>9.3f} {:>8.3f} {:>9.3f} {:>9} {:>15} {:>8} {:<10} {}\n", c.key.gpu_arch, c.key.engine,
+                       c.key.precision, f.params.a_pct, f.params.s_pct, f.params.n_star_b, f.resid_std_pct, num(f.crossover_b, "{:.3f}"), ci,
+                       num(f.loo_mae_pct, "{:.3f}"), to_string(f.weighting), c.session_label);
+  }
+  return out;
+}
+
+}  // namespace ecocompute::data

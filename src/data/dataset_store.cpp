@@ -1,0 +1,270 @@
+// DatasetStore: the repository over SqlDatabase. Every SQL statement of the store is in this file,
+// written in the subset that SQLite and PostgreSQL share (CAST($n AS TEXT) IS NULL for optional
+// filters, ON CONFLICT DO NOTHING for re-imports), with parameters only — never spliced values.
+#include "data/dataset_store.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include "data/dataset_import.hpp"
+#include "data/gpu_spec.hpp"
+#include "util/file_io.hpp"
+
+namespace ecocompute::data {
+namespace {
+
+constexpr const char* kSchema[] = {
+    "CREATE TABLE IF NOT EXISTS sessions ("
+    " id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, label TEXT NOT NULL, gpu TEXT NOT NULL,"
+    " gpu_arch TEXT NOT NULL, engine TEXT NOT NULL, engine_version TEXT NOT NULL, software TEXT NOT NULL,"
+    " date TEXT NOT NULL, provenance TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS measurements ("
+    " session_id TEXT NOT NULL REFERENCES sessions(id), row_key TEXT NOT NULL,"
+    " gpu TEXT NOT NULL, gpu_arch TEXT NOT NULL, engine TEXT NOT NULL, model TEXT NOT NULL,"
+    " params_b DOUBLE PRECISION NOT NULL, precision TEXT NOT NULL, basis TEXT NOT NULL, weights TEXT NOT NULL,"
+    " energy_per_token_mj DOUBLE PRECISION NOT NULL, fp16_energy_per_token_mj DOUBLE PRECISION NOT NULL,"
+    " n_trials BIGINT NOT NULL, delta_sd_pct DOUBLE PRECISION, delta_ci95_low_pct DOUBLE PRECISION,"
+    " delta_ci95_high_pct DOUBLE PRECISION, stored_delta_pct DOUBLE PRECISION, avg_power_w DOUBLE PRECISION,"
+    " throughput_tokens_per_s DOUBLE PRECISION, perplexity DOUBLE PRECISION, fp16_perplexity DOUBLE PRECISION,"
+    " kld DOUBLE PRECISION, inconsistent BIGINT NOT NULL, note TEXT NOT NULL,"
+    " PRIMARY KEY (session_id, row_key))",
+};
+
+constexpr const char* kInsertSession =
+    "INSERT INTO sessions (id, fingerprint, label, gpu, gpu_arch, engine, engine_version, software, date,"
+    " provenance) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING";
+
+constexpr const char* kInsertRow =
+    "INSERT INTO measurements (session_id, row_key, gpu, gpu_arch, engine, model, params_b, precision,"
+    " basis, weights, energy_per_token_mj, fp16_energy_per_token_mj, n_trials, delta_sd_pct,"
+    " delta_ci95_low_pct, delta_ci95_high_pct, stored_delta_pct, avg_power_w, throughput_tokens_per_s,"
+    " perplexity, fp16_perplexity, kld, inconsistent, note) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
+    " $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)"
+    " ON CONFLICT (session_id, row_key) DO NOTHING";
+
+constexpr const char* kSelectSessions =
+    "SELECT id, fingerprint, label, gpu, gpu_arch, engine, engine_version, software, date, provenance"
+    " FROM sessions ORDER BY date, label";
+
+constexpr const char* kFindSession =
+    "SELECT id, fingerprint, label, gpu, gpu_arch, engine, engine_version, software, date, provenance"
+    " FROM sessions WHERE id = $1 OR label = $1 OR id LIKE $2 ORDER BY id";
+
+constexpr const char* kSelectRows =
+    "SELECT session_id, row_key, gpu, gpu_arch, engine, model, params_b, precision, basis, weights,"
+    " energy_per_token_mj, fp16_energy_per_token_mj, n_trials, delta_sd_pct, delta_ci95_low_pct,"
+    " delta_ci95_high_pct, stored_delta_pct, avg_power_w, throughput_tokens_per_s, perplexity,"
+    " fp16_perplexity, kld, note FROM measurements"
+    " WHERE (CAST($1 AS TEXT) IS NULL OR gpu_arch = $1) AND (CAST($2 AS TEXT) IS NULL OR engine = $2)"
+    " AND (CAST($3 AS TEXT) IS NULL OR precision = $3) AND (CAST($4 AS TEXT) IS NULL OR session_id = $4)"
+    " AND ($5 = 0 OR basis = 'measured')"
+    " ORDER BY session_id, params_b, precision, row_key";
+
+SqlValue optional_value(const std::optional<double>& v) {
+  if (v) return *v;
+  return std::monostate{};
+}
+SqlValue optional_value(const std::optional<std::string>& v) {
+  if (v) return *v;
+  return std::monostate{};
+}
+
+Session session_from(const SqlRow& r) {
+  return Session{sql_text(r[0]).value_or(""), sql_text(r[1]).value_or(""), sql_text(r[2]).value_or(""),
+                 sql_text(r[3]).value_or(""), sql_text(r[4]).value_or(""), sql_text(r[5]).value_or(""),
+                 sql_text(r[6]).value_or(""), sql_text(r[7]).value_or(""), sql_text(r[8]).value_or(""),
+                 sql_text(r[9]).value_or("")};
+}
+
+DataRow row_from(const SqlRow& r) {
+  DataRow row;
+  row.session_id = sql_text(r[0]).value_or("");
+  row.row_key = sql_text(r[1]).value_or("");
+  row.gpu = sql_text(r[2]).value_or("");
+  row.gpu_arch = sql_text(r[3]).value_or("");
+  row.engine = sql_text(r[4]).value_or("");
+  row.model = sql_text(r[5]).value_or("");
+  row.params_b = sql_real(r[6]).value_or(0);
+  row.precision = sql_text(r[7]).value_or("");
+  row.basis = parse_basis(sql_text(r[8]).value_or("")).value_or(Basis::unavailable);
+  row.weights = sql_text(r[9]).value_or("");
+  row.energy_per_token_mj = sql_real(r[10]).value_or(0);
+  row.fp16_energy_per_token_mj = sql_real(r[11]).value_or(0);
+  row.n_trials = static_cast<int>(sql_integer(r[12]).value_or(1));
+  row.delta_sd_pct = sql_real(r[13]);
+  row.delta_ci95_low_pct = sql_real(r[14]);
+  row.delta_ci95_high_pct = sql_real(r[15]);
+  row.stored_delta_pct = sql_real(r[16]);
+  row.avg_power_w = sql_real(r[17]);
+  row.throughput_tokens_per_s = sql_real(r[18]);
+  row.perplexity = sql_real(r[19]);
+  row.fp16_perplexity = sql_real(r[20]);
+  row.kld = sql_real(r[21]);
+  row.note = sql_text(r[22]).value_or("");
+  return row;
+}
+
+bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
+bool finite_or_absent(const std::optional<double>& v) { return !v || std::isfinite(*v); }
+
+// Checks one row before anything is written; the error names the source and the row.
+Result<void> validate(const DataRow& row, const std::set<std::string>& session_ids, const std::string& source) {
+  const std::string where = source + ": row '" + row.row_key + "' (" + row.model + " " + row.precision + ")";
+  auto bad = [&](const std::string& what) { return unexpected(ErrorCode::invalid_input, where + ": " + what); };
+  if (!session_ids.contains(row.session_id)) return bad("unknown session '" + row.session_id + "'");
+  if (row.row_key.empty()) return bad("empty row key");
+  if (!finite_positive(row.params_b)) return bad("params_b must be a finite number > 0");
+  if (!finite_positive(row.energy_per_token_mj)) return bad("energy_per_token_mj must be a finite number > 0");
+  if (!finite_positive(row.fp16_energy_per_token_mj)) {
+    return bad("fp16_energy_per_token_mj must be a finite number > 0");
+  }
+  if (row.n_trials < 1) return bad("n_trials must be ≥ 1");
+  for (const auto* v : {&row.delta_sd_pct, &row.delta_ci95_low_pct, &row.delta_ci95_high_pct,
+                        &row.stored_delta_pct, &row.avg_power_w, &row.throughput_tokens_per_s,
+                        &row.perplexity, &row.fp16_perplexity, &row.kld}) {
+    if (!finite_or_absent(*v)) return bad("a numeric field is NaN or infinite");
+  }
+  if (auto arch = parse_architecture(row.gpu_arch); !arch) return bad(arch.error().message());
+  return {};
+}
+
+}  // namespace
+
+void to_json(Json& j, const ImportSummary& s) {
+  j = Json{{"source", s.source},
+           {"sessions_added", s.sessions_added},
+           {"rows_added", s.rows_added},
+           {"rows_already_present", s.rows_already_present},
+           {"rows_flagged", s.rows_flagged},
+           {"notes", s.notes}};
+}
+
+Result<DatasetStore> DatasetStore::create(std::unique_ptr<SqlDatabase> db) {
+  for (const char* statement : kSchema) {
+    if (auto r = db->execute(statement, {}); !r) return r.error();
+  }
+  return DatasetStore(std::move(db));
+}
+
+Result<DatasetStore> DatasetStore::open(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  auto db = open_sqlite(path);
+  if (!db) return db.error();
+  return create(std::move(*db));
+}
+
+Result<DatasetStore> DatasetStore::open_in_memory() { return open(":memory:"); }
+
+Result<ImportSummary> DatasetStore::import(const ImportBatch& batch) {
+  std::set<std::string> session_ids;
+  for (const Session& s : batch.sessions) {
+    if (s.id.empty()) return unexpected(ErrorCode::invalid_input, batch.source + ": a session has no id");
+    if (auto arch = parse_architecture(s.gpu_arch); !arch) {
+      return unexpected(ErrorCode::invalid_input, batch.source + ": session '" + s.label + "': " +
+                                                      arch.error().message());
+    }
+    session_ids.insert(s.id);
+  }
+  for (const DataRow& row : batch.rows) {
+    if (auto ok = validate(row, session_ids, batch.source); !ok) return ok.error();
+  }
+
+  ImportSummary summary;
+  summary.source = batch.source;
+  summary.notes = batch.notes;
+  if (auto r = db_->begin(); !r) return r.error();
+  // Any failure below rolls the whole source back: an import is one transaction.
+  auto fail = [&](const Error& e) {
+    db_->rollback();
+    return Error{e.code(), "import of " + batch.source + " rolled back", e};
+  };
+  for (const Session& s : batch.sessions) {
+    auto n = db_->execute(kInsertSession, {s.id, s.fingerprint, s.label, s.gpu, s.gpu_arch, s.engine,
+                                           s.engine_version, s.software, s.date, s.provenance});
+    if (!n) return fail(n.error());
+    summary.sessions_added += static_cast<int>(*n);
+  }
+  for (const DataRow& r : batch.rows) {
+    auto n = db_->execute(
+        kInsertRow,
+        {r.session_id, r.row_key, r.gpu, r.gpu_arch, r.engine, r.model, r.params_b, r.precision,
+         std::string(to_string(r.basis)), r.weights, r.energy_per_token_mj, r.fp16_energy_per_token_mj,
+         static_cast<std::int64_t>(r.n_trials), optional_value(r.delta_sd_pct),
+         optional_value(r.delta_ci95_low_pct), optional_value(r.delta_ci95_high_pct),
+         optional_value(r.stored_delta_pct), optional_value(r.avg_power_w),
+         optional_value(r.throughput_tokens_per_s), optional_value(r.perplexity),
+         optional_value(r.fp16_perplexity), optional_value(r.kld),
+         static_cast<std::int64_t>(r.is_inconsistent() ? 1 : 0), r.note});
+    if (!n) return fail(n.error());
+    if (*n == 0) {
+      ++summary.rows_already_present;
+      continue;
+    }
+    ++summary.rows_added;
+    if (r.is_inconsistent()) {
+      ++summary.rows_flagged;
+      summary.notes.push_back("flagged " + r.row_key + ": energy/token and power/throughput differ by " +
+                              std::to_string(*r.consistency_gap_pct()) + " %");
+    }
+  }
+  if (auto r = db_->commit(); !r) return fail(r.error());
+  return summary;
+}
+
+Result<std::vector<Session>> DatasetStore::sessions() const {
+  auto rows = db_->query(kSelectSessions, {});
+  if (!rows) return rows.error();
+  std::vector<Session> out;
+  for (const SqlRow& r : *rows) out.push_back(session_from(r));
+  return out;
+}
+
+Result<Session> DatasetStore::find_session(const std::string& id_or_label) const {
+  auto rows = db_->query(kFindSession, {id_or_label, id_or_label + "%"});
+  if (!rows) return rows.error();
+  if (rows->empty()) return unexpected(ErrorCode::not_found, "no session '" + id_or_label + "' in the store");
+  if (rows->size() > 1) {
+    for (const SqlRow& r : *rows) {  // an exact id or label beats a prefix match
+      Session s = session_from(r);
+      if (s.id == id_or_label || s.label == id_or_label) return s;
+    }
+    return unexpected(ErrorCode::invalid_argument, "session prefix '" + id_or_label + "' is ambiguous");
+  }
+  return session_from(rows->front());
+}
+
+Result<std::vector<DataRow>> DatasetStore::rows(const RowQuery& q) const {
+  auto rows = db_->query(kSelectRows, {optional_value(q.gpu_arch), optional_value(q.engine),
+                                       optional_value(q.precision), optional_value(q.session_id),
+                                       static_cast<std::int64_t>(q.measured_only ? 1 : 0)});
+  if (!rows) return rows.error();
+  std::vector<DataRow> out;
+  for (const SqlRow& r : *rows) out.push_back(row_from(r));
+  return out;
+}
+
+std::filesystem::path default_store_path() {
+  if (const char* env = std::getenv("ECOCOMPUTE_STORE"); env != nullptr && *env != '\0') return env;
+  return data_dir() / "ecocompute.sqlite";
+}
+
+Result<DatasetStore> open_published_store() {
+  auto store = DatasetStore::open_in_memory();
+  if (!store) return store.error();
+  auto batch = read_published_dir(data_dir() / "published");
+  if (!batch) return batch.error();
+  if (auto summary = store->import(*batch); !summary) return summary.error();
+  return store;
+}
+
+Result<DatasetStore> open_store_or_published(const std::filesystem::path& path, bool* used_published) {
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  if (used_published != nullptr) *used_published = !exists;
+  if (exists) return DatasetStore::open(path);
+  return open_published_store();
+}
+
+}  // namespace ecocompute::data

@@ -1,0 +1,78 @@
+// DatasetStore: sessions and measured rows in a SQL database (SQLite by default), imported one
+// source per transaction so that a bad file leaves nothing behind.
+//
+//   auto store = DatasetStore::open(data_dir() / "ecocompute.sqlite");
+//   auto batch = read_import_source("data/published");          // published CSVs or energy.json
+//   auto summary = store->import(*batch);                        // all rows or none
+//   auto rows = store->rows({.gpu_arch = "ada", .precision = "NF4"});
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/data_row.hpp"
+#include "data/sql_database.hpp"
+#include "util/result.hpp"
+
+namespace ecocompute::data {
+
+/// What one import wrote.
+struct ImportSummary {
+  std::string source;
+  int sessions_added = 0;
+  int rows_added = 0;
+  int rows_already_present = 0;  ///< identical (session, row_key) already stored: skipped
+  int rows_flagged = 0;          ///< energy/token vs power/throughput off by more than 2 %
+  std::vector<std::string> notes;
+};
+void to_json(Json& j, const ImportSummary& summary);
+
+/// A filter over stored rows; unset fields match everything. Fits use measured_only = true.
+struct RowQuery {
+  std::optional<std::string> gpu_arch;
+  std::optional<std::string> engine;
+  std::optional<std::string> precision;
+  std::optional<std::string> session_id;
+  bool measured_only = true;
+};
+
+/// The dataset: a repository over SqlDatabase. Every SQL statement lives in dataset_store.cpp.
+class DatasetStore {
+ public:
+  /// Wraps an open connection and creates the schema if missing.
+  static Result<DatasetStore> create(std::unique_ptr<SqlDatabase> db);
+  /// Opens (creating if needed) an SQLite store at `path`.
+  static Result<DatasetStore> open(const std::filesystem::path& path);
+  /// Opens an empty in-memory SQLite store.
+  static Result<DatasetStore> open_in_memory();
+
+  /// Validates and writes a batch in one transaction: on any error nothing is written and the
+  /// error names the source and the offending row.
+  Result<ImportSummary> import(const ImportBatch& batch);
+
+  /// Returns every session, ordered by date then label.
+  [[nodiscard]] Result<std::vector<Session>> sessions() const;
+  /// Returns the session with this id (or a unique id prefix or label); not_found otherwise.
+  [[nodiscard]] Result<Session> find_session(const std::string& id_or_label) const;
+  /// Returns rows matching the query, ordered by session, params_b, precision, row_key.
+  [[nodiscard]] Result<std::vector<DataRow>> rows(const RowQuery& query = {}) const;
+
+ private:
+  explicit DatasetStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) {}
+  std::unique_ptr<SqlDatabase> db_;
+};
+
+/// Returns the default store path: $ECOCOMPUTE_STORE if set, else data_dir()/ecocompute.sqlite.
+std::filesystem::path default_store_path();
+
+/// Returns an in-memory store holding the published reference data shipped in data_dir()/published.
+Result<DatasetStore> open_published_store();
+
+/// Opens the store at `path` if that file exists; otherwise returns open_published_store() and sets
+/// `*used_published` (when given) so the caller can say so.
+Result<DatasetStore> open_store_or_published(const std::filesystem::path& path, bool* used_published = nullptr);
+
+}  // namespace ecocompute::data

@@ -1,0 +1,121 @@
+// GPU datasheet table (NVIDIA product pages; dense tensor throughput without sparsity, FP16 with FP32
+// accumulation for GeForce cards) and name → architecture resolution.
+#include "data/gpu_spec.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ecocompute::data {
+namespace {
+
+std::string squash(std::string_view text) {  // lower case, letters and digits only
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c)) out += static_cast<char>(std::tolower(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<GpuSpec>& gpu_specs() {
+  static const std::vector<GpuSpec> specs{
+      // name, arch, memory GB, bandwidth GB/s, FP16 TFLOP/s, INT8 TOP/s, board W
+      {"T4", "turing", 16, 320, 65, 130, 70},
+      {"RTX 3090", "ampere", 24, 936, 71, 284, 350},
+      {"A100 SXM", "ampere", 80, 2039, 312, 624, 400},
+      {"A100 PCIe", "ampere", 40, 1555, 312, 624, 250},
+      {"A800", "ampere", 80, 1935, 312, 624, 300},
+      {"RTX 4090", "ada", 24, 1008, 165.2, 660.6, 450},
+      {"RTX 4090D", "ada", 24, 1008, 147, 588, 425},
+      {"L4", "ada", 24, 300, 121, 242, 72},
+      {"L40S", "ada", 48, 864, 362, 733, 350},
+      {"H100 SXM", "hopper", 80, 3350, 989, 1979, 700},
+      {"H100 PCIe", "hopper", 80, 2000, 756, 1513, 350},
+      {"H200", "hopper", 141, 4800, 989, 1979, 700},
+      {"RTX 5090", "blackwell", 32, 1792, 209.5, 838, 575},
+      {"B200", "blackwell", 180, 8000, 2250, 4500, 1000},
+  };
+  return specs;
+}
+
+Result<GpuSpec> find_gpu(std::string_view name) {
+  std::string key = squash(name);
+  for (const char* prefix : {"nvidia", "geforce", "tesla"}) {
+    const std::string p(prefix);
+    if (key.starts_with(p)) key = key.substr(p.size());
+  }
+  for (const char* prefix : {"geforce", "tesla"}) {
+    const std::string p(prefix);
+    if (key.starts_with(p)) key = key.substr(p.size());
+  }
+  // Exact match on the squashed name first; else the table's family name ("h100" for "H100 SXM")
+  // that the input starts with, where the next character does not continue the model number
+  // ("h10080gbhbm3" → H100; "rtx4090d…" is its own card). A PCIe variant wins when "pcie" is named.
+  const bool pcie_wanted = key.find("pcie") != std::string::npos;
+  const GpuSpec* best = nullptr;
+  int best_score = -1;
+  for (const GpuSpec& spec : gpu_specs()) {
+    const std::string s = squash(spec.name);
+    if (s == key) return spec;
+    std::string family = s;
+    for (const std::string suffix : {"sxm", "pcie"}) {
+      if (family.ends_with(suffix)) family.resize(family.size() - suffix.size());
+    }
+    if (!key.starts_with(family)) continue;
+    const std::string rest = key.substr(family.size());
+    if (rest.starts_with("d") || rest.starts_with("ti")) continue;  // RTX 4090D, RTX 3090 Ti are other cards
+    const int score = static_cast<int>(family.size()) * 2 + (s.ends_with("pcie") == pcie_wanted ? 1 : 0);
+    if (score > best_score) {
+      best = &spec;
+      best_score = score;
+    }
+  }
+  if (best != nullptr) return *best;
+  std::string known;
+  for (const GpuSpec& spec : gpu_specs()) known += (known.empty() ? "" : ", ") + spec.name;
+  return unexpected(ErrorCode::not_found, "unknown GPU '" + std::string(name) + "' (known: " + known + ")");
+}
+
+const std::vector<std::string>& known_architectures() {
+  static const std::vector<std::string> archs{"turing", "ampere", "ada", "hopper", "blackwell"};
+  return archs;
+}
+
+Result<std::string> parse_architecture(std::string_view text) {
+  const std::string key = squash(text);
+  for (const std::string& arch : known_architectures()) {
+    if (key == arch) return arch;
+  }
+  if (key == "adalovelace" || key == "lovelace" || key == "sm89") return std::string("ada");
+  if (key == "sm75") return std::string("turing");
+  if (key == "sm80" || key == "sm86" || key == "sm87") return std::string("ampere");
+  if (key == "sm90" || key == "sm90a") return std::string("hopper");
+  if (key == "sm100" || key == "sm120" || key == "sm100a") return std::string("blackwell");
+  return unexpected(ErrorCode::not_found, "unknown GPU architecture '" + std::string(text) +
+                                              "' (known: turing, ampere, ada, hopper, blackwell)");
+}
+
+Result<std::string> resolve_architecture(std::string_view gpu_or_arch) {
+  if (auto arch = parse_architecture(gpu_or_arch)) return arch;
+  if (auto gpu = find_gpu(gpu_or_arch)) return gpu->arch;
+  return unexpected(ErrorCode::not_found, "'" + std::string(gpu_or_arch) +
+                                              "' is neither a known GPU nor a known architecture "
+                                              "(architectures: turing, ampere, ada, hopper, blackwell)");
+}
+
+Result<GpuSpec> representative_gpu(std::string_view arch) {
+  auto parsed = parse_architecture(arch);
+  if (!parsed) return parsed.error();
+  const std::string preferred = *parsed == "ada"      ? "RTX 4090"
+                                : *parsed == "blackwell" ? "RTX 5090"
+                                : *parsed == "ampere"    ? "A800"
+                                : *parsed == "hopper"    ? "H100 SXM"
+                                                         : "T4";
+  for (const GpuSpec& spec : gpu_specs()) {
+    if (spec.name == preferred) return spec;
+  }
+  return unexpected(ErrorCode::internal, "no GPU of architecture " + *parsed + " in the table");
+}
+
+}  // namespace ecocompute::data

@@ -1,0 +1,46 @@
+// GPU specification table (memory bandwidth, dense FP16 tensor throughput, memory, board power) for
+// the roofline latency model, and GPU name → architecture resolution.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace ecocompute::data {
+
+/// Datasheet figures of one GPU (dense, no sparsity).
+struct GpuSpec {
+  std::string name;             ///< "H100 SXM"
+  std::string arch;             ///< "hopper"
+  double memory_gb = 0;
+  double memory_bandwidth_gbps = 0;  ///< GB/s
+  double fp16_tflops = 0;       ///< dense FP16/BF16 tensor TFLOP/s
+  double int8_tops = 0;         ///< dense INT8 tensor TOP/s
+  double board_power_w = 0;     ///< TDP / TGP
+};
+
+/// Returns the whole table.
+const std::vector<GpuSpec>& gpu_specs();
+
+/// Finds a GPU by name, tolerant of vendor prefixes, case and spacing ("NVIDIA H100 80GB HBM3" →
+/// H100 SXM, "rtx4090" → RTX 4090). not_found names the input and lists the known GPUs.
+Result<GpuSpec> find_gpu(std::string_view name);
+
+/// The architectures we know: turing, ampere, ada, hopper, blackwell.
+const std::vector<std::string>& known_architectures();
+
+/// Normalises an architecture name ("Ada Lovelace" → "ada", "sm_90" → "hopper"); not_found lists the
+/// known ones.
+Result<std::string> parse_architecture(std::string_view text);
+
+/// Returns the architecture of a GPU name or of an architecture name.
+Result<std::string> resolve_architecture(std::string_view gpu_or_arch);
+
+/// Returns the representative GPU of an architecture (the one the published data measured, else the
+/// table's first of that architecture).
+Result<GpuSpec> representative_gpu(std::string_view arch);
+
+}  // namespace ecocompute::data

@@ -1,0 +1,256 @@
+// The MCP tools: thin wrappers over the decision layer (estimate, optimize, architectures) and the plan
+// of a measurement run.
+#include "mcp/tool.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <filesystem>
+
+#include "data/curve_set.hpp"
+#include "data/estimator.hpp"
+#include "data/gpu_spec.hpp"
+#include "data/optimizer.hpp"
+#include "data/precision.hpp"
+
+namespace ecocompute::mcp {
+namespace {
+
+Json string_prop(const char* description) { return Json{{"type", "string"}, {"description", description}}; }
+Json number_prop(const char* description) { return Json{{"type", "number"}, {"description", description}}; }
+Json integer_prop(const char* description, int minimum) {
+  return Json{{"type", "integer"}, {"minimum", minimum}, {"description", description}};
+}
+
+Json estimate_schema() {
+  return Json{{"type", "object"},
+              {"properties",
+               {{"params_b", number_prop("Model size in billions of parameters, e.g. 14")},
+                {"model", string_prop("Model name the size is read from, e.g. Qwen2.5-14B (when params_b is not given)")},
+                {"gpu", string_prop("GPU name, e.g. A100, RTX 4090, H200")},
+                {"arch", string_prop("GPU architecture: turing, ampere, ada, hopper, blackwell (when gpu is not given)")},
+                {"precision", string_prop("Quantized precision: NF4, INT8 or a GGUF type such as Q4_K_M (default NF4)")},
+                {"engine", string_prop("Inference engine, e.g. llama.cpp or transformers+bitsandbytes (default: the precision's usual one)")},
+                {"batch", integer_prop("Batch size (default 1)", 1)},
+                {"ctx", integer_prop("Context length (default 2048)", 1)}}},
+              {"additionalProperties", false}};
+}
+
+Json optimize_schema() {
+  Json schema = estimate_schema();
+  Json& p = schema["properties"];
+  p.erase("precision");
+  p.erase("batch");
+  p.erase("ctx");
+  p["objective"] = Json{{"type", "string"},
+                        {"enum", {"min_energy", "min_latency", "max_throughput", "min_vram"}},
+                        {"description", "What to optimize (default min_energy)"}};
+  p["max_latency_ms"] = number_prop("Longest acceptable time per generated token, ms");
+  p["max_vram_gb"] = number_prop("Most GPU memory the configuration may use, GB");
+  p["min_throughput"] = number_prop("Fewest tokens per second over the batch");
+  p["max_delta_ppl_pct"] = number_prop("Largest acceptable perplexity increase vs FP16, % (e.g. 1 for 'nothing worse than +1 %')");
+  p["max_kld"] = number_prop("Largest acceptable KL divergence vs FP16");
+  p["precisions"] = Json{{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Candidate precisions (default FP16, NF4, INT8)"}};
+  p["batches"] = Json{{"type", "array"}, {"items", {{"type", "integer"}, {"minimum", 1}}}, {"description", "Candidate batch sizes"}};
+  p["contexts"] = Json{{"type", "array"}, {"items", {{"type", "integer"}, {"minimum", 1}}}, {"description", "Candidate context lengths"}};
+  return schema;
+}
+
+Json plan_schema() {
+  return Json{{"type", "object"},
+              {"properties",
+               {{"model", string_prop("Path of the GGUF model to measure (its F16 file)")},
+                {"precisions", Json{{"type", "array"}, {"items", {{"type", "string"}}},
+                                    {"description", "GGUF precisions to compare with the baseline (default Q8_0, Q4_K_M)"}}},
+                {"baseline", string_prop("Baseline precision (default F16)")},
+                {"trials", integer_prop("Trials per precision, interleaved with the baseline (default 3)", 2)},
+                {"out", string_prop("Folder for the energy.json reports (default results/<model name>)")}}},
+              {"required", {"model"}},
+              {"additionalProperties", false}};
+}
+
+std::string pct(const Json& v) { return v.is_number() ? fmt::format("{:+.1f} %", v.get<double>()) : "n/a"; }
+
+Result<ToolOutput> should_i_quantize(const Json& arguments, const data::Evidence& evidence) {
+  auto request = data::estimate_request_from_json(arguments);
+  if (!request) return request.error();
+  auto answer = data::estimate(*request, evidence);
+  if (!answer) return answer.error();
+  Json structured = Json(*answer);
+  std::string text = fmt::format("{} (ΔE {} vs FP16, basis {}, recommendation {}).", answer->verdict,
+                                 pct(structured.value("delta_pct", Json())), data::to_string(answer->basis),
+                                 answer->recommendation);
+  if (answer->basis != data::Basis::measured) {
+    text += " This is an estimate, not a measurement: plan_measurement gives the command that measures it on your GPU.";
+  }
+  return ToolOutput{std::move(text), std::move(structured)};
+}
+
+Result<ToolOutput> recommend_config(const Json& arguments, const data::Evidence& evidence) {
+  auto request = data::optimize_request_from_json(arguments);
+  if (!request) return request.error();
+  auto answer = data::optimize(*request, evidence);
+  if (!answer) return answer.error();
+  Json structured = Json(*answer);
+  std::string text;
+  if (answer->recommended) {
+    const data::Candidate& c = *answer->recommended;
+    text = fmt::format("Recommended: {} at batch {}, context {} ({} feasible candidates; basis {}).", c.precision,
+                       c.batch, c.context, answer->feasible_count, answer->basis);
+  } else {
+    text = "No candidate meets the constraints.";
+    if (answer->closest_infeasible) {
+      text += fmt::format(" Closest: {} at batch {} ({}).", answer->closest_infeasible->precision,
+                          answer->closest_infeasible->batch,
+                          fmt::join(answer->closest_infeasible->violations, "; "));
+    }
+  }
+  return ToolOutput{std::move(text), std::move(structured)};
+}
+
+Result<ToolOutput> list_architectures(const data::Evidence& evidence) {
+  Json structured{{"architectures", data::architectures_json(evidence.curves)},
+                  {"known", data::known_architectures()},
+                  {"curve_source", data::to_string(evidence.curve_source)}};
+  std::string text = "Curves (architecture / engine / precision):";
+  for (const data::Curve& c : evidence.curves.curves) {
+    text += fmt::format(" {}/{}/{} ({:.1f}–{:.1f} B)", c.key.gpu_arch, c.key.engine, c.key.precision,
+                        c.fit.range_min_b, c.fit.range_max_b);
+    text += ";";
+  }
+  if (!text.empty() && text.back() == ';') text.back() = '.';
+  return ToolOutput{std::move(text), std::move(structured)};
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& text) {
+  const bool plain = !text.empty() && text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                             "0123456789_./:=,+-") == std::string::npos;
+  if (plain) return text;
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+Result<Json> plan_measurement(const Json& arguments) {
+  if (!arguments.is_object()) return unexpected(ErrorCode::invalid_argument, "arguments must be an object");
+  auto text = [&](const char* key, std::string fallback) -> Result<std::string> {
+    if (!arguments.contains(key) || arguments[key].is_null()) return fallback;
+    if (!arguments[key].is_string() || arguments[key].get<std::string>().empty()) {
+      return unexpected(ErrorCode::invalid_argument, fmt::format("argument '{}' must be a non-empty string", key));
+    }
+    return arguments[key].get<std::string>();
+  };
+  auto model = text("model", "");
+  if (!model) return model.error();
+  if (model->empty()) return unexpected(ErrorCode::invalid_argument, "argument 'model' (a GGUF file path) is required");
+  auto baseline = text("baseline", "F16");
+  if (!baseline) return baseline.error();
+
+  std::vector<std::string> precisions{"Q8_0", "Q4_K_M"};
+  if (arguments.contains("precisions") && !arguments["precisions"].is_null()) {
+    const Json& list = arguments["precisions"];
+    precisions.clear();
+    if (list.is_string()) {  // "Q8_0,Q4_K_M" is accepted too
+      std::string item;
+      for (const char c : list.get<std::string>() + ",") {
+        if (c == ',') {
+          if (!item.empty()) precisions.push_back(item);
+          item.clear();
+        } else if (c != ' ') {
+          item += c;
+        }
+      }
+    } else if (list.is_array()) {
+      for (const Json& p : list) {
+        if (!p.is_string()) return unexpected(ErrorCode::invalid_argument, "argument 'precisions' must hold strings");
+        precisions.push_back(p.get<std::string>());
+      }
+    } else {
+      return unexpected(ErrorCode::invalid_argument, "argument 'precisions' must be an array of strings");
+    }
+    if (precisions.empty()) return unexpected(ErrorCode::invalid_argument, "argument 'precisions' is empty");
+  }
+  for (std::string& p : precisions) {
+    auto info = data::parse_precision(p);
+    if (!info) return Error{ErrorCode::invalid_argument, fmt::format("argument 'precisions': {}", p), info.error()};
+    if (!info->is_gguf) {
+      return unexpected(ErrorCode::invalid_argument,
+                        fmt::format("argument 'precisions': {} is not a GGUF type; `ecocompute measure` quantizes "
+                                    "GGUF models (Q8_0, Q4_K_M, …)", p));
+    }
+    p = info->name;
+  }
+  int trials = 3;
+  if (arguments.contains("trials") && !arguments["trials"].is_null()) {
+    const Json& t = arguments["trials"];
+    if (!t.is_number_integer() || t.get<long long>() < 2 || t.get<long long>() > 100) {
+      return unexpected(ErrorCode::invalid_argument, "argument 'trials' must be a whole number in 2..100 (a CI needs ≥ 2)");
+    }
+    trials = static_cast<int>(t.get<long long>());
+  }
+  std::string stem = std::filesystem::path(*model).stem().string();
+  if (stem.empty()) stem = "model";
+  auto out = text("out", "results/" + stem);
+  if (!out) return out.error();
+
+  std::string joined;
+  for (const std::string& p : precisions) joined += (joined.empty() ? "" : ",") + p;
+  const std::vector<std::string> argv{"ecocompute", "measure",      "--model", *model,  "--baseline",
+                                      *baseline,    "--precisions", joined,    "--trials", std::to_string(trials),
+                                      "--out",      *out};
+  std::string command;
+  for (const std::string& a : argv) command += (command.empty() ? "" : " ") + shell_quote(a);
+  return Json{{"command", command},
+              {"argv", argv},
+              {"reports", *out},
+              {"notes",
+               {"Run it on the GPU and engine you want the answer for: energy per token depends on both.",
+                fmt::format("Each precision runs {} trials interleaved with the {} baseline; the report gives the "
+                            "paired ΔE with its 95 % CI.", trials, *baseline),
+                fmt::format("Then grade a report against the curve with `ecocompute check {}/<report>.json`, or "
+                            "drop it on the web UI's \"Run it yourself\" tab.", shell_quote(*out))}}};
+}
+
+std::vector<Tool> make_tools(const data::Evidence& evidence) {
+  std::vector<Tool> tools;
+  tools.push_back(Tool{
+      "should_i_quantize", "Should I quantize?",
+      "Answers whether quantizing a model of a given size to a precision saves energy per token versus FP16 on a GPU "
+      "(or architecture) and engine: ΔE % with its 95 % interval, the basis (measured, interpolated, extrapolated, "
+      "borrowed, unavailable), a recommendation (quantize / do_not_quantize / depends), the crossover size and the "
+      "measured quality cost where known. An estimate is never presented as a measurement.",
+      estimate_schema(), [&evidence](const Json& a) { return should_i_quantize(a, evidence); }});
+  tools.push_back(Tool{
+      "recommend_config", "Recommend a configuration",
+      "Recommends the precision, batch and context for a model on a GPU under an objective (min_energy, min_latency, "
+      "max_throughput, min_vram) and constraints (latency, memory, throughput, and quality such as 'nothing worse "
+      "than +1 % perplexity'), with the energy/latency Pareto front and the closest infeasible candidate.",
+      optimize_schema(), [&evidence](const Json& a) { return recommend_config(a, evidence); }});
+  tools.push_back(Tool{"list_architectures", "List architectures",
+                       "Lists the GPU architectures, engines and precisions with fitted energy curves, with each "
+                       "curve's parameters, measured size range, residual and crossover size.",
+                       Json{{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}},
+                       [&evidence](const Json&) { return list_architectures(evidence); }});
+  tools.push_back(Tool{"plan_measurement", "Plan a measurement",
+                       "Returns the exact `ecocompute measure` command that answers the question on the user's own "
+                       "GPU: the baseline and the quantized precisions of a GGUF model, k interleaved trials each, "
+                       "reports written to a folder.",
+                       plan_schema(), [](const Json& a) -> Result<ToolOutput> {
+                         auto plan = plan_measurement(a);
+                         if (!plan) return plan.error();
+                         std::string text = "Run: " + (*plan)["command"].get<std::string>();
+                         return ToolOutput{std::move(text), std::move(plan).value()};
+                       }});
+  return tools;
+}
+
+}  // namespace ecocompute::mcp

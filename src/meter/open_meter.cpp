@@ -1,0 +1,72 @@
+// open_meter: NVML GPU → RAPL → none, with a reason for each step down.
+#include "meter/open_meter.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "meter/rapl_meter.hpp"
+#include "util/log.hpp"
+
+namespace ecocompute::meter {
+
+Result<std::vector<GpuProcess>> other_compute_processes(const NvmlLibrary& nvml, const GpuDevice& gpu) {
+  auto all = nvml.compute_processes(gpu.handle);
+  if (!all) return all.error();
+  const auto self = static_cast<std::uint32_t>(getpid());
+  std::vector<GpuProcess> others;
+  for (const GpuProcess& p : *all) {
+    if (p.pid != self) others.push_back(p);
+  }
+  return others;
+}
+
+Result<std::unique_ptr<Meter>> open_meter(const MeterOptions& options) {
+  auto spec = parse_gpu_spec(options.gpu);
+  if (!spec) return spec.error();
+  std::vector<std::string> reasons;
+
+  auto nvml = NvmlLibrary::open(options.nvml_library);
+  if (nvml) {
+    auto gpu = select_gpu(**nvml, *spec);
+    if (gpu) {
+      auto others = other_compute_processes(**nvml, *gpu);
+      if (!others) {
+        log::warn("cannot list compute processes on {}: {}", gpu->uuid, others.error().describe());
+      } else if (!others->empty() && !options.allow_shared) {
+        std::string pids;
+        for (const GpuProcess& p : *others) pids += (pids.empty() ? "" : ", ") + std::to_string(p.pid);
+        return unexpected(ErrorCode::unavailable,
+                          fmt::format("GPU {} ({}) is used by other compute processes (pid {}); their energy would "
+                                      "be counted as ours. Stop them or pass --allow-shared",
+                                      gpu->name, gpu->uuid, pids));
+      } else if (!others->empty()) {
+        log::warn("GPU {} is shared with {} other compute process(es) (--allow-shared)", gpu->uuid, others->size());
+      }
+      return std::unique_ptr<Meter>(std::make_unique<NvmlMeter>(*nvml, *gpu, options.clock, options.nvml));
+    }
+    if (spec->kind != GpuSpec::Kind::default_cuda) {
+      return unexpected(Error{gpu.error().code(), fmt::format("--gpu '{}' cannot be measured", options.gpu), gpu.error()});
+    }
+    reasons.push_back("no GPU energy source: " + gpu.error().describe());
+  } else {
+    if (spec->kind != GpuSpec::Kind::default_cuda) {
+      return unexpected(Error{ErrorCode::unavailable, fmt::format("--gpu '{}' cannot be measured", options.gpu),
+                              nvml.error()});
+    }
+    reasons.push_back(nvml.error().describe());
+  }
+  if (!options.allow_fallback) return unexpected(ErrorCode::unavailable, reasons.back());
+  log::warn("{}; trying RAPL", reasons.back());
+
+  auto rapl = RaplMeter::open(options.rapl_root, options.clock);
+  if (rapl) return std::unique_ptr<Meter>(std::move(*rapl));
+  reasons.push_back("no CPU energy source: " + rapl.error().describe());
+  log::warn("{}; windows will carry durations only", reasons.back());
+
+  std::string reason;
+  for (const std::string& r : reasons) reason += (reason.empty() ? "" : "; ") + r;
+  return std::unique_ptr<Meter>(std::make_unique<NullMeter>(reason, options.clock));
+}
+
+}  // namespace ecocompute::meter

@@ -1,0 +1,34 @@
+// open_meter: the meter factory (NVML GPU → RAPL → none, with the reason for each fallback).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "meter/meter.hpp"
+#include "meter/nvml_meter.hpp"
+
+namespace ecocompute::meter {
+
+/// What open_meter() tries and how.
+struct MeterOptions {
+  std::string gpu;                       ///< `--gpu` value; empty = the first visible CUDA device
+  bool allow_shared = false;             ///< measure even when other processes use the GPU
+  bool allow_fallback = true;            ///< fall back to RAPL, then to the null meter
+  std::string nvml_library;              ///< empty: $ECOCOMPUTE_NVML_LIBRARY or libnvidia-ml.so.1
+  std::filesystem::path rapl_root = "/sys/class/powercap";
+  std::shared_ptr<Clock> clock = system_clock();
+  NvmlMeterOptions nvml;
+};
+
+/// Returns the best meter available: NVML on the selected GPU, else RAPL, else the null meter whose
+/// reason lists why each source was not used (each fallback is also logged as a warning).
+/// Errors: a malformed `gpu` (invalid_argument); a `gpu` named explicitly but not usable, or a GPU
+/// used by other compute processes without allow_shared (unavailable, listing the pids).
+Result<std::unique_ptr<Meter>> open_meter(const MeterOptions& options);
+
+/// Returns the compute processes on `gpu` other than this process.
+Result<std::vector<GpuProcess>> other_compute_processes(const NvmlLibrary& nvml, const GpuDevice& gpu);
+
+}  // namespace ecocompute::meter

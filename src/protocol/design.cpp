@@ -1,0 +1,132 @@
+// Design: precisions, expansion into conditions, and validation with errors that name the field.
+#include "protocol/design.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace ecocompute::protocol {
+
+std::string_view to_string(ScheduleOrder order) noexcept {
+  switch (order) {
+    case ScheduleOrder::alternating: return "alternating";
+    case ScheduleOrder::shuffled: return "shuffled";
+  }
+  return "unknown";
+}
+
+Result<ScheduleOrder> parse_schedule_order(std::string_view text) {
+  if (text == "alternating") return ScheduleOrder::alternating;
+  if (text == "shuffled") return ScheduleOrder::shuffled;
+  return unexpected(ErrorCode::invalid_argument,
+                    fmt::format("order: '{}' is not a schedule order (alternating, shuffled)", text));
+}
+
+std::vector<std::string> Design::precisions() const {
+  std::vector<std::string> all{baseline};
+  all.insert(all.end(), candidates.begin(), candidates.end());
+  return all;
+}
+
+std::vector<Condition> Design::expand() const {
+  std::vector<std::int64_t> lengths = prompt.lengths_tokens;
+  if (lengths.empty()) lengths.push_back(0);
+  std::vector<Condition> conditions;
+  for (const std::string& precision : precisions()) {
+    for (std::int64_t length : lengths) {
+      conditions.push_back(Condition{conditions.size(), precision, precision == baseline, length});
+    }
+  }
+  return conditions;
+}
+
+namespace {
+
+Error invalid(std::string message) { return Error{ErrorCode::invalid_argument, std::move(message)}; }
+
+}  // namespace
+
+Result<std::vector<std::string>> validate(const Design& design) {
+  std::vector<std::string> warnings;
+
+  // The baseline is the unquantized reference: a float type the quantized ones derive from.
+  static const std::set<std::string, std::less<>> float_types{"F16", "BF16", "F32"};
+  if (!float_types.contains(design.baseline)) {
+    return invalid(fmt::format("baseline: '{}' is not a float type; the baseline must be F16, BF16 or F32",
+                               design.baseline));
+  }
+  std::set<std::string, std::less<>> seen{design.baseline};
+  for (const std::string& candidate : design.candidates) {
+    if (candidate.empty()) return invalid("candidates: an empty precision name");
+    if (!seen.insert(candidate).second) {
+      return invalid(fmt::format("candidates: '{}' is listed twice (or is the baseline)", candidate));
+    }
+  }
+  if (design.candidates.empty()) {
+    warnings.emplace_back("candidates: none given; only the baseline is measured and no ΔE is computed");
+  }
+
+  if (design.trials < 1) return invalid(fmt::format("trials: {}; at least 1 is needed", design.trials));
+  if (design.trials == 1) {
+    warnings.emplace_back("trials: 1; no SD and no confidence interval can be computed (k ≥ 3 recommended)");
+  } else if (design.trials == 2) {
+    warnings.emplace_back("trials: 2; the 95 % CI uses t = 12.71 and is very wide (k ≥ 3 recommended)");
+  }
+  if (design.warmups < 1) {
+    return invalid(fmt::format("warmups: {}; at least 1 is needed to time the windows", design.warmups));
+  }
+  if (design.trial_warmup_iterations < 0) {
+    return invalid(fmt::format("trial_warmup_iterations: {}; must be 0 or more", design.trial_warmup_iterations));
+  }
+  if (design.tokens_per_iteration < 1) {
+    return invalid(fmt::format("tokens_per_iteration: {}; must be at least 1", design.tokens_per_iteration));
+  }
+  if (design.iterations < 1) {
+    return invalid(fmt::format("iterations: {}; must be at least 1", design.iterations));
+  }
+  if (design.min_window.value < 0.0) {
+    return invalid(fmt::format("min_window: {} s; must not be negative", design.min_window.value));
+  }
+  if (design.min_prefill_window.value < 0.0) {
+    return invalid(fmt::format("min_prefill_window: {} s; must not be negative", design.min_prefill_window.value));
+  }
+  if (!(design.max_edge_error_pct > 0.0 && design.max_edge_error_pct < 100.0)) {
+    return invalid(fmt::format("max_edge_error_pct: {}; must be in (0, 100)", design.max_edge_error_pct));
+  }
+  if (!(design.assumed_counter_update_period.value > 0.0)) {
+    return invalid(fmt::format("assumed_counter_update_period: {} s; must be positive",
+                               design.assumed_counter_update_period.value));
+  }
+
+  if (design.prompt.text.empty()) return invalid("prompt.text: empty; a prompt needs at least one token");
+  std::set<std::int64_t> lengths;
+  for (std::int64_t length : design.prompt.lengths_tokens) {
+    if (length < 1) return invalid(fmt::format("prompt.lengths_tokens: {}; must be at least 1", length));
+    if (!lengths.insert(length).second) {
+      return invalid(fmt::format("prompt.lengths_tokens: {} is listed twice", length));
+    }
+  }
+
+  if (design.idle_window.value < 0.0) {
+    return invalid(fmt::format("idle_window: {} s; must not be negative", design.idle_window.value));
+  }
+  if (design.idle_window.value == 0.0) {
+    warnings.emplace_back("idle_window: 0 s; no idle power, so no net energy is reported");
+  }
+  if (design.cool_down.pause.value < 0.0) {
+    return invalid(fmt::format("cool_down.pause: {} s; must not be negative", design.cool_down.pause.value));
+  }
+  if (design.cool_down.max_temperature_c) {
+    if (!(design.cool_down.gate_poll.value > 0.0)) {
+      return invalid(fmt::format("cool_down.gate_poll: {} s; must be positive", design.cool_down.gate_poll.value));
+    }
+    if (design.cool_down.gate_timeout.value < 0.0) {
+      return invalid(fmt::format("cool_down.gate_timeout: {} s; must not be negative",
+                                 design.cool_down.gate_timeout.value));
+    }
+  }
+  return warnings;
+}
+
+}  // namespace ecocompute::protocol

@@ -1,0 +1,97 @@
+// Design: the factors of a measurement run and their levels, as the user wrote them.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/condition.hpp"
+#include "util/result.hpp"
+#include "util/units.hpp"
+
+namespace ecocompute::protocol {
+
+/// The fixed default prompt: one short English sentence of about ten tokens, the length of the
+/// published protocol's prompt. It is recorded in every run.
+inline constexpr std::string_view kDefaultPromptText =
+    "Explain in simple terms how a language model works.";
+
+/// The prompt fed before decoding, and the prompt lengths to measure.
+struct PromptSpec {
+  std::string text{kDefaultPromptText};
+  bool add_bos = true;  ///< prepend BOS when the vocab has one
+  /// Prompt lengths in tokens (BOS included), each a level of the design; the text's tokens are
+  /// repeated and cut to reach each length. Empty: the text's own length, the only level.
+  std::vector<std::int64_t> lengths_tokens;
+};
+
+/// A pause and/or a temperature gate before every trial. The temperature is read from the meter's
+/// telemetry (a zero-work window), so a meter that reports no temperature makes the gate a no-op
+/// that is recorded as such.
+struct CoolDown {
+  Seconds pause{0.0};                       ///< fixed wait before each trial
+  std::optional<double> max_temperature_c;  ///< wait until the GPU reads at or below this
+  Seconds gate_poll{1.0};                   ///< how often the gate reads the temperature
+  Seconds gate_timeout{120.0};              ///< the trial starts anyway after this, flagged in its result
+};
+
+/// How trials are ordered (spelled as on the command line).
+enum class ScheduleOrder {
+  alternating,  ///< blocks of every condition, every other block reversed: B C1 C2 | C2 C1 B | …
+  shuffled,     ///< every block a seeded random permutation of the conditions
+};
+
+/// Returns "alternating" or "shuffled".
+[[nodiscard]] std::string_view to_string(ScheduleOrder order) noexcept;
+/// Parses "alternating" / "shuffled"; any other text is an invalid_argument error naming it.
+[[nodiscard]] Result<ScheduleOrder> parse_schedule_order(std::string_view text);
+
+/// The factors of a run and their levels, as the user wrote them. Defaults follow the published
+/// protocol (batch 1, 256 tokens × 10 iterations, 2 warm-ups) and then extend it: k trials per
+/// condition, interleaved with the baseline, separate prefill and decode windows, an idle window.
+///
+///   Design design;
+///   design.model = "model-f16.gguf";
+///   design.candidates = {"Q8_0", "Q4_K_M"};
+///   if (auto checked = validate(design); !checked) return checked.error();
+///   for (const Condition& c : design.expand()) ...
+struct Design {
+  std::filesystem::path model;          ///< source GGUF; the engine provider resolves each precision from it
+  std::string baseline = "F16";         ///< F16 by default; BF16 (or F32) selectable
+  std::vector<std::string> candidates;  ///< precisions compared with the baseline (GGUF type names)
+
+  int trials = 3;                       ///< k: trials (repetitions) per condition; one per block
+  int warmups = 2;                      ///< unmeasured iterations per condition after loading
+  int trial_warmup_iterations = 1;      ///< unmeasured iterations right before each trial's windows
+
+  std::int64_t tokens_per_iteration = 256;  ///< tokens generated per iteration (context reset between)
+  int iterations = 10;                  ///< requested iterations per decode window (a minimum)
+  Seconds min_window{20.0};             ///< a decode window lasts at least this long
+  double max_edge_error_pct = 0.5;      ///< counter-edge error bound: update period / window ≤ this
+  Seconds assumed_counter_update_period{0.1};  ///< used when the meter did not measure it (H200: ~100 ms)
+  Seconds min_prefill_window{20.0};     ///< a prefill window (repeated prefills) lasts at least this long;
+                                        ///< 20 s keeps its edge error ≤ 0.5 % at a 0.1-s update period
+
+  PromptSpec prompt;
+  Seconds idle_window{10.0};            ///< idle window with every model loaded
+  CoolDown cool_down;
+
+  ScheduleOrder order = ScheduleOrder::alternating;
+  std::optional<std::uint64_t> seed;    ///< drawn at run time when absent; always recorded
+  bool accept_throttled = false;        ///< count throttled trials in the statistics (flagged)
+
+  /// Returns every precision, baseline first, in the order given.
+  [[nodiscard]] std::vector<std::string> precisions() const;
+  /// Returns the cross-product precision × prompt length, baseline first; indices are positions.
+  [[nodiscard]] std::vector<Condition> expand() const;
+};
+
+/// Checks a design. Returns the warnings (e.g. k = 2 gives a very wide CI) on success, or an
+/// invalid_argument error naming the field (`trials`, `candidates` …) and the value. Whether a
+/// precision name is a known GGUF type is for the engine layer to say.
+[[nodiscard]] Result<std::vector<std::string>> validate(const Design& design);
+
+}  // namespace ecocompute::protocol

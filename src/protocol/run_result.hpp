@@ -1,0 +1,101 @@
+// RunResult: everything one measurement run produced, failed and cancelled trials included.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "meter/measurement.hpp"
+#include "protocol/condition.hpp"
+#include "protocol/design.hpp"
+#include "protocol/schedule.hpp"
+#include "protocol/statistics.hpp"
+#include "protocol/trial_result.hpp"
+#include "util/units.hpp"
+
+namespace ecocompute::protocol {
+
+/// One warm-up iteration's host timing (reset + prefill + decode of tokens_per_iteration tokens).
+struct WarmupTiming {
+  Seconds prefill{0.0};
+  Seconds decode{0.0};
+  std::int64_t prompt_tokens = 0;
+  std::int64_t generated_tokens = 0;
+};
+
+/// The engine of one condition, as loaded (each precision is loaded once and shared by its
+/// conditions), and what was decided for it.
+struct ConditionSetup {
+  std::size_t condition = 0;
+  std::string precision;
+  bool loaded = false;
+  std::string failure;                        ///< why loading, tokenizing or warming up failed
+  std::optional<engine::ModelInfo> model;
+  std::optional<engine::EngineDescription> engine;
+  std::int64_t prompt_token_count = 0;        ///< actual tokens fed per prefill (BOS included)
+  std::vector<WarmupTiming> warmups;
+  std::int64_t prefill_repeats = 0;           ///< prefills per prefill window
+};
+
+/// How the decode window's iteration count and the prefill windows' repeats were chosen: the
+/// smallest counts that make the fastest condition's windows last the required time, with a safety
+/// margin; never fewer iterations than requested. Decode: required = max(min_window, update period
+/// / (max_edge_error_pct / 100)). Prefill: required = min_prefill_window (its edge bound is
+/// reported per window). The same iteration count is used for every condition, so all precisions
+/// generate the same tokens.
+struct IterationDecision {
+  int requested_iterations = 0;
+  int iterations = 0;                         ///< chosen
+  std::int64_t tokens_per_iteration = 0;
+  Seconds counter_update_period{0.0};
+  bool update_period_measured = false;        ///< false: Design::assumed_counter_update_period
+  Seconds required_decode_window{0.0};
+  Seconds required_prefill_window{0.0};
+  double safety_margin = 1.0;                 ///< factor applied to the fastest warm-up time
+  std::optional<std::size_t> fastest_condition;  ///< the condition whose timing decided
+  Seconds fastest_iteration_time{0.0};        ///< its last warm-up's decode (+ prefill) time
+  Seconds predicted_decode_window{0.0};       ///< iterations × fastest_iteration_time
+  std::string explanation;                    ///< one sentence for the report
+};
+
+/// The idle window with every model loaded: its measurement and the power it gives.
+struct IdleResult {
+  std::optional<meter::Measurement> measurement;
+  std::optional<Watts> power;                 ///< energy / duration; absent when the window is invalid
+  std::string failure;                        ///< why there is no idle power
+};
+
+/// The whole run: the design and plan, every trial (failed and not-run ones too), the idle
+/// baseline, per-condition summaries and the paired ΔE statistics against the baseline.
+struct RunResult {
+  Design design;                              ///< with the seed actually used filled in
+  std::vector<Condition> conditions;          ///< Design::expand()
+  Schedule schedule;
+  std::vector<ConditionSetup> setups;         ///< one per condition, same order
+  IterationDecision iteration_decision;
+  IdleResult idle;
+  std::vector<TrialResult> trials;            ///< one per scheduled trial, in run order
+  std::vector<ConditionSummary> summaries;    ///< one per condition
+  std::vector<PairedComparison> comparisons;  ///< candidate × paired metric
+
+  std::string meter_source;                   ///< Meter::source()
+  std::string meter_device;                   ///< Meter::device()
+  bool meter_measures_energy = false;
+
+  std::string started_utc;                    ///< ISO 8601 ("2026-11-29T17:02:03Z")
+  std::string finished_utc;
+  bool cancelled = false;                     ///< the cancel flag stopped the run
+  std::vector<std::string> warnings;          ///< validation warnings and notes made while running
+
+  /// Returns the trials whose status is not ok (not-run ones included).
+  [[nodiscard]] std::size_t count_not_ok() const noexcept;
+  /// Returns the comparison of `condition` for `metric`, or nullptr.
+  [[nodiscard]] const PairedComparison* find_comparison(std::size_t condition,
+                                                        std::string_view metric) const;
+};
+
+}  // namespace ecocompute::protocol

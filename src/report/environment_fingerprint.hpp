@@ -1,0 +1,16 @@
+// The environment fingerprint: one hash that differs whenever anything that can move energy per token
+// differs (GPU, VBIOS, drivers, power limit, ECC, engine and tool commits, host), so sessions with
+// different fingerprints are never pooled.
+#pragma once
+
+#include <string>
+
+#include "util/json.hpp"
+
+namespace ecocompute::report {
+
+/// Returns the sha256 hex of the canonical JSON of `environment`'s fields other than "fingerprint":
+/// keys sorted, no whitespace, nulls kept (an unreadable field is part of the identity too).
+[[nodiscard]] std::string environment_fingerprint(const OrderedJson& environment);
+
+}  // namespace ecocompute::report

@@ -1,0 +1,228 @@
+// The API's routes.
+#include "server/api.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "data/curve_set.hpp"
+#include "data/estimator.hpp"
+#include "data/gpu_spec.hpp"
+#include "data/optimizer.hpp"
+#include "ecocompute/build_info.hpp"
+#include "ecocompute/embedded/openapi_json.hpp"
+#include "server/api_error.hpp"
+#include "server/request_input.hpp"
+
+namespace ecocompute::server {
+namespace {
+
+// A question the decision layer cannot answer (unknown GPU, architecture or precision) is a bad
+// request, as the published API answers it: 400, not 404.
+Error as_bad_request(Error error) {
+  if (error.code() == ErrorCode::not_found) return Error{ErrorCode::invalid_argument, error.message()};
+  return error;
+}
+
+HttpResponse ok_json(const Json& body, int status = 200) { return json_response(status, json_text(body)); }
+
+// Reads an optional whole-number query parameter within [min, max]; the error names it.
+Result<std::optional<int>> int_param(const HttpRequest& request, const std::string& name, int min, int max) {
+  const auto text = request.param(name);
+  if (!text) return std::optional<int>{};
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc{} || end != text->data() + text->size() || value < min || value > max) {
+    return unexpected(ErrorCode::invalid_argument,
+                      fmt::format("query parameter '{}' must be a whole number in {}..{}", name, min, max));
+  }
+  return std::optional<int>{value};
+}
+
+// Log-spaced sizes from lo to hi (inclusive), for drawing a curve.
+std::vector<double> log_grid(double lo, double hi, int count) {
+  std::vector<double> out;
+  for (int i = 0; i < count; ++i) {
+    out.push_back(std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * i / (count - 1)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string json_text(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+std::string_view openapi_document() noexcept { return embedded::openapi_json; }
+
+Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles files, ApiOptions options,
+         RateLimiter::Clock clock)
+    : evidence_(evidence),
+      store_(store),
+      files_(std::move(files)),
+      options_(options),
+      limiter_(options.rate_limit_per_minute, std::move(clock)),
+      router_(limiter_) {
+  const RouteOptions uncounted{.max_body_bytes = default_max_body_bytes, .cors = true, .rate_limited = false};
+  auto route_of = [this](Result<HttpResponse> (Api::*route)(const HttpRequest&) const) {
+    return [this, route](const HttpRequest& request) { return (this->*route)(request); };
+  };
+  add("GET", "/healthz", route_of(&Api::healthz), uncounted);
+  add("GET", "/openapi.json",
+      [](const HttpRequest&) -> Result<HttpResponse> { return json_response(200, std::string(openapi_document())); },
+      uncounted);
+  for (const char* method : {"GET", "POST"}) {
+    add(method, "/v1/estimate", route_of(&Api::estimate));
+    add(method, "/v1/optimize", route_of(&Api::optimize));
+  }
+  add("GET", "/v1/architectures", route_of(&Api::architectures));
+  add("GET", "/v1/curves", route_of(&Api::curves));
+  add("GET", "/v1/measurements", route_of(&Api::measurements));
+  add("GET", "/v1/replications", route_of(&Api::list_replications));
+  // Storing is not open to other origins' scripts: no CORS header on this POST.
+  add("POST", "/v1/replications", route_of(&Api::post_replication),
+      RouteOptions{.max_body_bytes = options_.max_upload_bytes, .cors = false, .rate_limited = true});
+  router_.set_fallback([this](const HttpRequest& request) { return files_.serve(request); });
+  std::sort(routes_.begin(), routes_.end());
+}
+
+void Api::add(const std::string& method, const std::string& path, Handler handler, RouteOptions options) {
+  router_.add(method, path, std::move(handler), options);
+  routes_.push_back(method + " " + path);
+}
+
+Result<HttpResponse> Api::estimate(const HttpRequest& request) const {
+  auto input = request_input(request);
+  if (!input) return input.error();
+  auto question = data::estimate_request_from_json(*input);
+  if (!question) return as_bad_request(question.error());
+  auto answer = data::estimate(*question, evidence_);
+  if (!answer) return as_bad_request(answer.error());
+  return ok_json(Json(*answer));
+}
+
+Result<HttpResponse> Api::optimize(const HttpRequest& request) const {
+  auto input = request_input(request, {"precisions", "batches", "contexts"});
+  if (!input) return input.error();
+  // Query strings carry every list item as text or number; the optimizer wants names as strings.
+  if (input->contains("precisions")) {
+    for (Json& p : (*input)["precisions"]) {
+      if (p.is_number()) p = p.dump();
+    }
+  }
+  auto question = data::optimize_request_from_json(*input);
+  if (!question) return as_bad_request(question.error());
+  auto answer = data::optimize(*question, evidence_);
+  if (!answer) return as_bad_request(answer.error());
+  return ok_json(Json(*answer));
+}
+
+Result<HttpResponse> Api::architectures(const HttpRequest&) const {
+  return ok_json(Json{{"architectures", data::architectures_json(evidence_.curves)},
+                      {"known", data::known_architectures()},
+                      {"curve_source", data::to_string(evidence_.curve_source)}});
+}
+
+Result<HttpResponse> Api::curves(const HttpRequest& request) const {
+  const auto arch = request.param("arch");
+  const auto precision = request.param("precision");
+  Json list = Json::array();
+  for (const data::Curve& curve : evidence_.curves.curves) {
+    if (arch && curve.key.gpu_arch != *arch) continue;
+    if (precision && curve.key.precision != *precision) continue;
+    Json entry = Json(curve);
+    // Drawn from half the smallest measured size to twice the largest; outside the range the UI
+    // dashes the line (extrapolated).
+    const double lo = std::max(0.05, curve.fit.range_min_b / 2);
+    const double hi = std::max(lo * 1.01, curve.fit.range_max_b * 2);
+    Json samples = Json::array();
+    for (const double n : log_grid(lo, hi, 41)) {
+      Json value = Json(curve.fit.at(n));
+      value["in_range"] = curve.fit.covers(n);
+      samples.push_back(std::move(value));
+    }
+    entry["samples"] = std::move(samples);
+    list.push_back(std::move(entry));
+  }
+  return ok_json(Json{{"curve_source", data::to_string(evidence_.curve_source)}, {"curves", std::move(list)}});
+}
+
+Result<HttpResponse> Api::measurements(const HttpRequest& request) const {
+  const auto arch = request.param("arch") ? request.param("arch") : request.param("gpu_arch");
+  const auto engine = request.param("engine");
+  const auto precision = request.param("precision");
+  const auto session = request.param("session");
+  const auto model = request.param("model");
+  Json rows = Json::array();
+  for (const data::DataRow& row : evidence_.rows) {
+    if ((arch && row.gpu_arch != *arch) || (engine && row.engine != *engine) ||
+        (precision && row.precision != *precision) || (session && row.session_id != *session) ||
+        (model && row.model != *model)) {
+      continue;
+    }
+    rows.push_back(Json(row));
+  }
+  Json sessions = Json::array();
+  for (const data::Session& s : evidence_.sessions) sessions.push_back(Json(s));
+  return ok_json(Json{{"count", rows.size()}, {"rows", std::move(rows)}, {"sessions", std::move(sessions)}});
+}
+
+Result<HttpResponse> Api::post_replication(const HttpRequest& request) const {
+  CheckedUpload checked = check_upload(request.body, evidence_);
+  if (checked.rejection) {
+    Json body{{"error", checked.rejection->message}, {"code", "invalid_input"}};
+    if (!checked.rejection->problems.empty()) body["problems"] = checked.rejection->problems;
+    return ok_json(body, 400);
+  }
+  auto stored = store_.insert(*checked.replication);
+  if (!stored) return stored.error();
+  Json body = replication_json(stored->replication, false);
+  body["created"] = stored->created;
+  HttpResponse response = ok_json(body, stored->created ? 201 : 200);
+  response.set_header("Location", fmt::format("/v1/replications?id={}", stored->replication.id));
+  return response;
+}
+
+Result<HttpResponse> Api::list_replications(const HttpRequest& request) const {
+  const bool with_report = request.param("include") == "report";
+  if (request.param("id")) {
+    auto id = int_param(request, "id", 1, std::numeric_limits<int>::max());
+    if (!id) return id.error();
+    auto found = store_.find(**id);
+    if (!found) return found.error();
+    if (!*found) return unexpected(ErrorCode::not_found, fmt::format("no replication with id {}", **id));
+    return ok_json(replication_json(**found, true));
+  }
+  ReplicationQuery query;
+  if (auto a = request.param("arch")) query.gpu_arch = *a;
+  if (auto p = request.param("precision")) query.precision = *p;
+  auto limit = int_param(request, "limit", 1, 500);
+  if (!limit) return limit.error();
+  auto offset = int_param(request, "offset", 0, std::numeric_limits<int>::max());
+  if (!offset) return offset.error();
+  query.limit = limit->value_or(50);
+  query.offset = offset->value_or(0);
+  auto rows = store_.list(query);
+  if (!rows) return rows.error();
+  auto total = store_.count(query);
+  if (!total) return total.error();
+  Json list = Json::array();
+  for (const Replication& r : *rows) list.push_back(replication_json(r, with_report));
+  return ok_json(Json{{"total", *total}, {"limit", query.limit}, {"offset", query.offset}, {"replications", std::move(list)}});
+}
+
+Result<HttpResponse> Api::healthz(const HttpRequest&) const {
+  auto total = store_.count({});
+  if (!total) return Error{ErrorCode::unavailable, "replications store unreachable", total.error()};
+  return ok_json(Json{{"status", "ok"},
+                      {"version", build_info::version},
+                      {"commit", build_info::git_commit},
+                      {"replications", *total},
+                      {"curves", evidence_.curves.curves.size()},
+                      {"rows", evidence_.rows.size()},
+                      {"curve_source", data::to_string(evidence_.curve_source)}});
+}
+
+}  // namespace ecocompute::server

@@ -1,0 +1,74 @@
+// Api: the REST API (/v1/estimate, /v1/optimize, /v1/architectures, /v1/curves, /v1/measurements,
+// /v1/replications, /openapi.json, /healthz) and the web UI, registered on one Router. Every route
+// is a small function over the shared Evidence and the replication store.
+//
+//   Api api(evidence, *store, std::move(files));
+//   HttpResponse r = api.handle(HttpRequest{.method = "GET", .path = "/healthz"});   // no socket
+//   HttpServer server(api.router());                                                   // or over HTTP
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "data/evidence.hpp"
+#include "server/rate_limiter.hpp"
+#include "server/replication_store.hpp"
+#include "server/replication_upload.hpp"
+#include "server/router.hpp"
+#include "server/static_files.hpp"
+#include "util/json.hpp"
+
+namespace ecocompute::server {
+
+struct ApiOptions {
+  /// Requests per minute per client on the /v1 routes (a token bucket with the same burst); 0 = off.
+  int rate_limit_per_minute = 600;
+  /// Body limit of POST /v1/replications (the other routes keep the published 8 KiB).
+  std::size_t max_upload_bytes = server::max_upload_bytes;
+};
+
+class Api {
+ public:
+  /// Registers every route. `evidence` and `store` are not owned and must outlive the Api; `clock`
+  /// is the rate limiter's time source (tests replace it).
+  Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles files, ApiOptions options = {},
+      RateLimiter::Clock clock = {});
+
+  /// Answers one request without a socket. Thread-safe.
+  [[nodiscard]] HttpResponse handle(const HttpRequest& request) const { return router_.handle(request); }
+
+  /// Returns the router, for HttpServer.
+  [[nodiscard]] const Router& router() const noexcept { return router_; }
+
+  /// Returns every registered "METHOD path", sorted (the OpenAPI document must describe each).
+  [[nodiscard]] std::vector<std::string> routes() const { return routes_; }
+
+ private:
+  void add(const std::string& method, const std::string& path, Handler handler, RouteOptions options = {});
+
+  Result<HttpResponse> estimate(const HttpRequest& request) const;
+  Result<HttpResponse> optimize(const HttpRequest& request) const;
+  Result<HttpResponse> architectures(const HttpRequest& request) const;
+  Result<HttpResponse> curves(const HttpRequest& request) const;
+  Result<HttpResponse> measurements(const HttpRequest& request) const;
+  Result<HttpResponse> post_replication(const HttpRequest& request) const;
+  Result<HttpResponse> list_replications(const HttpRequest& request) const;
+  Result<HttpResponse> healthz(const HttpRequest& request) const;
+
+  const data::Evidence& evidence_;
+  ReplicationStore& store_;
+  StaticFiles files_;
+  ApiOptions options_;
+  RateLimiter limiter_;
+  Router router_;
+  std::vector<std::string> routes_;
+};
+
+/// Serializes JSON for a response body; invalid UTF-8 in echoed input is replaced, never thrown on.
+std::string json_text(const Json& value);
+
+/// Returns the OpenAPI 3.1 document served at /openapi.json (compiled into the binary).
+std::string_view openapi_document() noexcept;
+
+}  // namespace ecocompute::server

@@ -1,0 +1,46 @@
+// Error → HTTP status + {"error": …}.
+#include "server/api_error.hpp"
+
+#include "util/json.hpp"
+#include "util/log.hpp"
+
+namespace ecocompute::server {
+
+int http_status_for(ErrorCode code) noexcept {
+  switch (code) {
+    case ErrorCode::invalid_argument:
+    case ErrorCode::invalid_input: return 400;
+    case ErrorCode::not_found: return 404;
+    case ErrorCode::conflict: return 409;
+    case ErrorCode::unavailable: return 503;
+    case ErrorCode::io:
+    case ErrorCode::device:
+    case ErrorCode::engine:
+    case ErrorCode::measurement:
+    case ErrorCode::cancelled:
+    case ErrorCode::internal: return 500;
+  }
+  return 500;
+}
+
+HttpResponse error_response(const Error& error) {
+  const int status = http_status_for(error.code());
+  OrderedJson body;
+  if (status >= 500) {
+    // The detail of a server-side failure may name files or SQL; the client gets a generic line.
+    log::error("request failed: {}", error.describe());
+    body["error"] = status == 503 ? "service unavailable" : "internal error";
+  } else {
+    body["error"] = error.describe();
+  }
+  body["code"] = std::string(to_string(error.code()));
+  return json_response(status, body.dump());
+}
+
+HttpResponse error_response(int status, std::string_view message) {
+  OrderedJson body;
+  body["error"] = std::string(message);
+  return json_response(status, body.dump());
+}
+
+}  // namespace ecocompute::server

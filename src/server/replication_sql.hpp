@@ -1,0 +1,81 @@
+// The SQL both replication stores share: schema migrations, statements, and the mapping between a
+// Replication and a row of parameters. Statements are written with `?` placeholders; PostgreSQL's
+// `$n` form is derived from them, so both dialects run the same text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "server/replication_store.hpp"
+
+namespace ecocompute::server::detail {
+
+/// One bound or fetched SQL value.
+using SqlValue = std::variant<std::monostate, std::string, double, std::int64_t>;
+
+/// One schema migration: its version and its statements ({id} stands for the dialect's id column).
+struct Migration {
+  int version;
+  std::vector<std::string_view> statements;
+};
+
+/// Returns every migration, oldest first.
+const std::vector<Migration>& migrations();
+
+/// Returns a migration statement for a dialect: `{id}` replaced by `id_column`.
+std::string dialect_statement(std::string_view statement, std::string_view id_column);
+
+/// Returns `sql` with each `?` (outside quotes) replaced by `$1`, `$2`, … for PostgreSQL.
+std::string to_dollar_placeholders(std::string_view sql);
+
+inline constexpr std::string_view create_migrations_table =
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at_utc TEXT NOT NULL)";
+inline constexpr std::string_view select_schema_version = "SELECT COALESCE(MAX(version), 0) FROM schema_migrations";
+inline constexpr std::string_view insert_migration =
+    "INSERT INTO schema_migrations (version, applied_at_utc) VALUES (?, ?)";
+
+/// The stored columns, in the order of insert parameters and of selected values (id first when selected).
+inline constexpr std::string_view columns =
+    "report_json, report_sha256, model_name, params_b, gpu, gpu_arch, precision, engine, basis, "
+    "energy_per_token_mj, vs_fp16_energy_pct, grade, grade_reason, grade_json, received_at_utc";
+inline constexpr std::string_view insert_replication =
+    "INSERT INTO replications (report_json, report_sha256, model_name, params_b, gpu, gpu_arch, precision, "
+    "engine, basis, energy_per_token_mj, vs_fp16_energy_pct, grade, grade_reason, grade_json, received_at_utc) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (report_sha256) DO NOTHING RETURNING id";
+inline constexpr std::string_view select_by_sha =
+    "SELECT id, report_json, report_sha256, model_name, params_b, gpu, gpu_arch, precision, engine, basis, "
+    "energy_per_token_mj, vs_fp16_energy_pct, grade, grade_reason, grade_json, received_at_utc "
+    "FROM replications WHERE report_sha256 = ?";
+inline constexpr std::string_view select_by_id =
+    "SELECT id, report_json, report_sha256, model_name, params_b, gpu, gpu_arch, precision, engine, basis, "
+    "energy_per_token_mj, vs_fp16_energy_pct, grade, grade_reason, grade_json, received_at_utc "
+    "FROM replications WHERE id = ?";
+// Filters are bound twice ((? IS NULL OR col = ?)) so one prepared statement serves every combination.
+inline constexpr std::string_view select_page =
+    "SELECT id, report_json, report_sha256, model_name, params_b, gpu, gpu_arch, precision, engine, basis, "
+    "energy_per_token_mj, vs_fp16_energy_pct, grade, grade_reason, grade_json, received_at_utc "
+    "FROM replications WHERE (CAST(? AS TEXT) IS NULL OR gpu_arch = ?) AND (CAST(? AS TEXT) IS NULL OR precision = ?) "
+    "ORDER BY id DESC LIMIT ? OFFSET ?";
+inline constexpr std::string_view count_rows =
+    "SELECT COUNT(*) FROM replications WHERE (CAST(? AS TEXT) IS NULL OR gpu_arch = ?) AND "
+    "(CAST(? AS TEXT) IS NULL OR precision = ?)";
+
+/// Returns the insert parameters of `replication` in `columns` order, with `received_at_utc` last.
+std::vector<SqlValue> insert_parameters(const NewReplication& replication, const std::string& received_at_utc);
+
+/// Returns the filter parameters of `query` for select_page / count_rows (limit and offset appended
+/// when `with_page`).
+std::vector<SqlValue> query_parameters(const ReplicationQuery& query, bool with_page);
+
+/// Builds a Replication from a selected row (id, then `columns`); numeric columns may arrive as text
+/// (PostgreSQL's text format) or as numbers (SQLite).
+Result<Replication> replication_from_row(const std::vector<SqlValue>& row);
+
+/// Checks a query's limit and offset; the error names the bad value.
+Result<void> validate_query(const ReplicationQuery& query);
+
+}  // namespace ecocompute::server::detail

@@ -1,0 +1,84 @@
+// The HTTP front end's run loop and its signal handling.
+#include "server/serve.hpp"
+
+#include <csignal>
+#include <cstdlib>
+#include <atomic>
+#include <pthread.h>
+#include <thread>
+
+#include "server/http_adapter.hpp"
+#include "util/file_io.hpp"
+#include "util/log.hpp"
+
+namespace ecocompute::server {
+
+std::string default_replications_db() {
+  if (const char* env = std::getenv("ECOCOMPUTE_REPLICATIONS_DB"); env != nullptr && *env != '\0') return env;
+  return (data_dir() / "replications.sqlite").string();
+}
+
+Result<void> serve(const ServeOptions& options, const data::Evidence& evidence) {
+  const std::string db = options.db.empty() ? default_replications_db() : options.db;
+  auto store = open_replication_store(db);
+  if (!store) return store.error();
+
+  const std::filesystem::path root = options.web_root.empty() ? default_web_root() : options.web_root;
+  auto files = StaticFiles::load(root);
+  if (!files) log::warn("{}; serving the API without the web UI", files.error().describe());
+  StaticFiles assets = files ? std::move(files).value()
+                             : StaticFiles::placeholder("its files were not found (build them with `npm ci && npm run "
+                                                        "build` in web/, or pass --web-dir)");
+
+  Api api(evidence, **store, std::move(assets), options.api);
+  HttpServer server(api.router(), options.threads);
+
+  // Block the signals before any worker thread starts, so every thread inherits the mask and only
+  // the waiter below receives them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &signals, &previous);
+  struct RestoreMask {
+    sigset_t mask;
+    ~RestoreMask() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
+  } restore{previous};
+
+  auto port = server.bind(options.host, options.port);
+  if (!port) return port.error();
+  if (options.host != "127.0.0.1" && options.host != "localhost" && options.host != "::1") {
+    log::warn("listening on {}: the API is reachable from other machines", options.host);
+  }
+  log::info("serving on http://{}:{}/ (replications: {}, {} curves, {} measured rows)", options.host, *port,
+            (*store)->describe(), evidence.curves.curves.size(), evidence.rows.size());
+  if (!options.port_file.empty()) {
+    if (auto written = write_file_atomic(options.port_file, std::to_string(*port) + "\n"); !written) {
+      return written.error();
+    }
+  }
+
+  std::atomic<bool> done{false};
+  std::thread waiter([&] {
+    const timespec tick{0, 200'000'000};
+    while (!done.load()) {
+      const int signal = sigtimedwait(&signals, nullptr, &tick);
+      if (signal == SIGTERM || signal == SIGINT) {
+        log::info("received {}; finishing requests in flight", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+        server.stop();
+        return;
+      }
+    }
+  });
+  const bool listened = server.listen();
+  done.store(true);
+  waiter.join();
+  if (!listened && server.is_running()) {
+    return unexpected(ErrorCode::unavailable, "the HTTP server stopped unexpectedly");
+  }
+  log::info("stopped");
+  return {};
+}
+
+}  // namespace ecocompute::server

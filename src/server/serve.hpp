@@ -1,0 +1,33 @@
+// serve(): runs the API and web UI over HTTP until SIGTERM or SIGINT, then finishes the requests in
+// flight and returns.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "data/evidence.hpp"
+#include "server/api.hpp"
+#include "util/result.hpp"
+
+namespace ecocompute::server {
+
+struct ServeOptions {
+  std::string host = "127.0.0.1";   ///< loopback by default; another address is served with a warning
+  int port = 8080;                  ///< 0 picks a free port (written to port_file)
+  int threads = 8;                  ///< worker threads
+  std::string db;                   ///< replications store: SQLite path or postgresql:// URL
+  std::filesystem::path web_root;   ///< web UI folder; empty = default_web_root()
+  std::filesystem::path port_file;  ///< if set, the bound port is written here once listening
+  ApiOptions api;
+};
+
+/// Returns the default replications database: $ECOCOMPUTE_REPLICATIONS_DB if set, else
+/// data_dir()/replications.sqlite.
+std::string default_replications_db();
+
+/// Opens the store, binds, serves until SIGTERM/SIGINT (blocked in the calling thread and received by
+/// a waiting thread, so no handler runs in signal context), then stops gracefully. Errors: the store
+/// cannot be opened, the address cannot be bound.
+Result<void> serve(const ServeOptions& options, const data::Evidence& evidence);
+
+}  // namespace ecocompute::server

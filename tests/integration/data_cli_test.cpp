@@ -1,0 +1,153 @@
+// The decision-layer subcommands as a whole binary: data import/list/show/curves, estimate, optimize,
+// check (exit 0 / 1 / 2), compare and plot, on the shipped published data and small reports.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status = -1;
+  std::string stdout_text;
+};
+
+class DataCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ecocompute_data_cli_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs the binary with the shipped data and a store in the test folder; stderr to the test log.
+  Outcome ecocompute(const std::string& args) const {
+    const std::string command = "ECOCOMPUTE_DATA_DIR='" + std::string(ECOCOMPUTE_SOURCE_DIR) + "/data' ECOCOMPUTE_STORE='" +
+                                (dir_ / "store.sqlite").string() + "' '" + ECOCOMPUTE_BINARY + "' " + args;
+    Outcome outcome;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) return outcome;
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.stdout_text.append(buffer, n);
+    const int status = pclose(pipe);
+    outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return outcome;
+  }
+
+  fs::path report(const std::string& name, const std::string& arch, double params_b, const std::string& precision,
+                  double energy, double fp16, const std::string& basis = "measured",
+                  const std::string& fingerprint = "0123456789abcdef0123") const {
+    const fs::path path = dir_ / name;
+    nlohmann::json j{{"schema_version", "ecocompute-energy/1.2"},
+                     {"timestamp_utc", "2026-11-29T12:00:00Z"},
+                     {"system_under_test", {{"gpu", "RTX 4090"}, {"gpu_arch", arch}}},
+                     {"workload", {{"model_name", "m"}, {"params_b", params_b}, {"precision", precision}, {"weights", "real"}}},
+                     {"results", {{"energy_per_token_mj", energy}, {"fp16_energy_per_token_mj", fp16}, {"basis", basis}}},
+                     {"engine", {{"name", "transformers+bitsandbytes"}, {"version", "x"}}},
+                     {"environment", {{"fingerprint", fingerprint}}}};
+    std::ofstream(path) << j.dump(2);
+    return path;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(DataCliTest, ImportListShow) {
+  const std::string published = std::string(ECOCOMPUTE_SOURCE_DIR) + "/data/published";
+  Outcome imported = ecocompute("data import --json '" + published + "'");
+  ASSERT_EQ(imported.status, 0) << imported.stdout_text;
+  const auto summary = nlohmann::json::parse(imported.stdout_text);
+  EXPECT_EQ(summary[0]["rows_added"], 53);
+  EXPECT_EQ(summary[0]["sessions_added"], 7);
+  Outcome list = ecocompute("data list");
+  ASSERT_EQ(list.status, 0);
+  EXPECT_NE(list.stdout_text.find("rtx4090_2026-07-24"), std::string::npos);
+  Outcome show = ecocompute("data show --json rtx4090_2026-07-24");
+  ASSERT_EQ(show.status, 0) << show.stdout_text;
+  const auto session = nlohmann::json::parse(show.stdout_text);
+  bool found = false;
+  for (const auto& row : session["rows"]) {
+    if (row["model"] == "Qwen/Qwen2.5-3B" && row["precision"] == "NF4") {
+      found = true;
+      EXPECT_NEAR(row["delta_pct"].get<double>(), 0.7558, 1e-4);  // recomputed, not the stored 10.1
+      EXPECT_EQ(row["stored_delta_pct"], 10.1);
+    }
+  }
+  EXPECT_TRUE(found);
+  // A malformed source is a usage error (2) and adds nothing.
+  std::ofstream(dir_ / "bad.csv") << "gpu,gpu_arch\nRTX 4090\n";
+  EXPECT_EQ(ecocompute("data import '" + (dir_ / "bad.csv").string() + "'").status, 2);
+  EXPECT_EQ(ecocompute("data show nosuchsession").status, 2);
+}
+
+TEST_F(DataCliTest, CurvesReproduceThePublishedFit) {
+  Outcome curves = ecocompute("data curves --reproduce-published --json");
+  ASSERT_EQ(curves.status, 0) << curves.stdout_text;
+  const auto j = nlohmann::json::parse(curves.stdout_text);
+  ASSERT_EQ(j.size(), 6u);
+  EXPECT_EQ(j[0]["gpu_arch"], "ada");
+  EXPECT_EQ(j[0]["precision"], "NF4");
+  EXPECT_NEAR(j[0]["A"].get<double>(), 54.2295, 2e-3);
+  EXPECT_NEAR(j[0]["crossover_b"].get<double>(), 3.728, 1e-3);
+}
+
+TEST_F(DataCliTest, EstimateAndOptimize) {
+  Outcome e = ecocompute("estimate --json -N 3 --gpu 'RTX 4090' -p NF4");
+  ASSERT_EQ(e.status, 0) << e.stdout_text;
+  const auto j = nlohmann::json::parse(e.stdout_text);
+  EXPECT_EQ(j["basis"], "measured");
+  EXPECT_NEAR(j["delta_pct"].get<double>(), -15.064, 1e-3);
+  EXPECT_EQ(j["energy_estimate"]["label"], "estimated");
+  EXPECT_EQ(ecocompute("estimate -N -3 --arch ada").status, 2);
+  EXPECT_EQ(ecocompute("estimate -N 3 --arch volta9").status, 2);
+  Outcome o = ecocompute("optimize --json -N 3 --gpu 'RTX 4090' --batch 1 --max-delta-ppl-pct 1");
+  ASSERT_EQ(o.status, 0) << o.stdout_text;
+  EXPECT_EQ(nlohmann::json::parse(o.stdout_text)["recommended"]["precision"], "FP16");
+}
+
+TEST_F(DataCliTest, CheckExitCodes) {
+  // Published ada NF4 at 3 B: +6.76 % ± 2 × 11.48.
+  EXPECT_EQ(ecocompute("check --curves published '" + report("in.json", "ada", 3, "NF4", 1000, 1000).string() + "'").status, 0);
+  EXPECT_EQ(ecocompute("check --curves published '" + report("out.json", "ada", 3, "NF4", 1500, 1000).string() + "'").status, 1);
+  Outcome estimated =
+      ecocompute("check --curves published '" + report("est.json", "ada", 3, "NF4", 1000, 1000, "interpolated").string() + "'");
+  EXPECT_EQ(estimated.status, 2);
+  EXPECT_NE(estimated.stdout_text.find("not a measurement"), std::string::npos);
+  EXPECT_EQ(ecocompute("check '" + report("hopper.json", "hopper", 3, "NF4", 1000, 1000).string() + "'").status, 2);
+  std::ofstream(dir_ / "broken.json") << "{";
+  EXPECT_EQ(ecocompute("check '" + (dir_ / "broken.json").string() + "'").status, 2);
+}
+
+TEST_F(DataCliTest, CompareWarnsAcrossStacks) {
+  const fs::path a = report("a.json", "ada", 3, "NF4", 900, 1000, "measured", "aaaaaaaaaaaaaaaaaaaa");
+  const fs::path b = report("b.json", "ada", 3, "NF4", 950, 1000, "measured", "bbbbbbbbbbbbbbbbbbbb");
+  Outcome c = ecocompute("compare '" + a.string() + "' '" + b.string() + "'");
+  ASSERT_EQ(c.status, 0) << c.stdout_text;
+  EXPECT_NE(c.stdout_text.find("different stack: do not pool"), std::string::npos);
+  EXPECT_NE(c.stdout_text.find("+5.00"), std::string::npos);  // −5 % vs −10 %: +5 points
+  Outcome sessions = ecocompute("compare rtx4090_2026-07-24 rtx4090_2026-08-19");
+  ASSERT_EQ(sessions.status, 0);
+  EXPECT_NE(sessions.stdout_text.find("different stack: do not pool"), std::string::npos);
+}
+
+TEST_F(DataCliTest, PlotWritesSvgAndPng) {
+  if (std::system("gnuplot --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  const fs::path svg = dir_ / "ada.svg", png = dir_ / "ada.png";
+  Outcome p = ecocompute("plot --arch ada -p NF4 --per-session -o '" + svg.string() + "' -o '" + png.string() + "'");
+  ASSERT_EQ(p.status, 0) << p.stdout_text;
+  EXPECT_GT(fs::file_size(svg), 1000u);
+  EXPECT_GT(fs::file_size(png), 1000u);
+  EXPECT_EQ(ecocompute("plot --arch hopper -p NF4 -o '" + svg.string() + "'").status, 2);
+}
+
+}  // namespace

@@ -1,0 +1,245 @@
+// Tests of the estimator, the optimizer and the precision / GPU tables: basis labels, the CI rule,
+// quality cost, the absolute energy estimate, and the quality constraint that flips the 3B NF4 answer.
+#include "data/estimator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "data/gpu_spec.hpp"
+#include "data/optimizer.hpp"
+#include "data/precision.hpp"
+
+namespace ecocompute::data {
+namespace {
+
+class EstimatorTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    setenv("ECOCOMPUTE_DATA_DIR", (std::string(ECOCOMPUTE_SOURCE_DIR) + "/data").c_str(), 1);
+    auto loaded = load_published_evidence();
+    ASSERT_TRUE(loaded) << loaded.error().describe();
+    evidence_ = new Evidence(std::move(*loaded));
+    EvidenceOptions published;
+    published.curve_source = CurveSource::published;
+    auto p = load_published_evidence(published);
+    ASSERT_TRUE(p) << p.error().describe();
+    published_ = new Evidence(std::move(*p));
+  }
+  static void TearDownTestSuite() {
+    delete evidence_;
+    delete published_;
+  }
+  static EstimateRequest ask(double n, const std::string& arch, const std::string& precision) {
+    EstimateRequest r;
+    r.params_b = n;
+    r.arch = arch;
+    r.precision = precision;
+    return r;
+  }
+  static inline Evidence* evidence_ = nullptr;
+  static inline Evidence* published_ = nullptr;
+};
+
+TEST_F(EstimatorTest, MeasuredAnchorWithReplicatesGivesItsOwnCi) {
+  auto e = estimate(ask(0.5, "ada", "INT8"), *evidence_);
+  ASSERT_TRUE(e) << e.error().describe();
+  // The INT8 curve comes from the 2026-08-20 session (5 sizes × 3 replicates: most trials).
+  EXPECT_EQ(e->basis, Basis::measured);
+  EXPECT_FALSE(e->modelled);
+  EXPECT_NEAR(*e->delta_pct, 581.29, 0.005);
+  // 581.29 ± t(2) · 12.524/√3 = 581.29 ± 4.303 × 7.231 = ± 31.11.
+  EXPECT_NEAR(*e->ci_low_pct, 550.18, 0.02);
+  EXPECT_NEAR(*e->ci_high_pct, 612.41, 0.02);
+  EXPECT_EQ(e->recommendation, "do_not_quantize");
+  EXPECT_EQ(e->confidence, "high");
+  ASSERT_TRUE(e->quality_cost);
+  EXPECT_NEAR(e->quality_cost->delta_perplexity_pct, 0.519, 1e-3);  // 17.8543 / 17.7621 − 1
+}
+
+TEST_F(EstimatorTest, ThreeBillionNf4SavesButCostsPerplexity) {
+  auto e = estimate(ask(3.0, "ada", "NF4"), *evidence_);
+  ASSERT_TRUE(e);
+  // NF4 curve from the 2026-08-19 session (same-run baseline): 3295.419 / 3879.905 − 1 = −15.06 %.
+  EXPECT_EQ(e->basis, Basis::measured);
+  EXPECT_NEAR(*e->delta_pct, -15.064, 1e-3);
+  ASSERT_TRUE(e->quality_cost);
+  EXPECT_NEAR(e->quality_cost->delta_perplexity_pct, 27.564, 1e-3);
+  EXPECT_EQ(e->quality_cost->basis, Basis::measured);
+  EXPECT_NEAR(e->weight_gb, 1.6875, 1e-9);  // 3e9 × 4.5 bits / 8
+  EXPECT_NEAR(e->weight_gb_fp16, 6.0, 1e-9);
+  ASSERT_TRUE(e->energy_estimate);
+  EXPECT_EQ(e->energy_estimate->label, "estimated");
+  EXPECT_NEAR(e->energy_estimate->mj_per_token, e->energy_estimate->fp16_mj_per_token * (1 + *e->delta_pct / 100), 1e-6);
+}
+
+TEST_F(EstimatorTest, BasisLabels) {
+  auto inside = estimate(ask(2.0, "ada", "NF4"), *evidence_);
+  ASSERT_TRUE(inside);
+  EXPECT_EQ(inside->basis, Basis::interpolated);
+  EXPECT_TRUE(inside->modelled);
+  auto outside = estimate(ask(20.0, "ada", "NF4"), *evidence_);
+  ASSERT_TRUE(outside);
+  EXPECT_EQ(outside->basis, Basis::extrapolated);
+  bool said_so = false;
+  for (const std::string& note : outside->notes) said_so = said_so || note.find("extrapolated") != std::string::npos;
+  EXPECT_TRUE(said_so);
+  auto hopper = estimate(ask(2.0, "hopper", "NF4"), *evidence_);
+  ASSERT_TRUE(hopper);
+  EXPECT_EQ(hopper->basis, Basis::borrowed);
+  EXPECT_NE(hopper->arch_used, "hopper");
+  auto gguf = estimate(ask(8.0, "hopper", "Q4_K_M"), *evidence_);
+  ASSERT_TRUE(gguf);
+  EXPECT_EQ(gguf->basis, Basis::unavailable);
+  EXPECT_FALSE(gguf->delta_pct);
+  EXPECT_EQ(gguf->recommendation, "depends");
+  EXPECT_EQ(gguf->engine, "llama.cpp");
+}
+
+TEST_F(EstimatorTest, PublishedCurvesAnswerWithResidualCi) {
+  auto e = estimate(ask(3.0, "ada", "NF4"), *published_);
+  ASSERT_TRUE(e);
+  // 54.2295 − 131.0936 · (3/5.2846)/(1 + 3/5.2846) = 54.2295 − 131.0936 × 0.36213 = 6.757 %.
+  EXPECT_NEAR(*e->delta_pct, 6.757, 2e-3);
+  EXPECT_EQ(e->basis, Basis::interpolated);
+  EXPECT_EQ(e->ci_kind, "resid_std");
+  EXPECT_NEAR(*e->ci_high_pct - *e->ci_low_pct, 2 * 1.96 * 11.4822, 1e-6);
+  EXPECT_EQ(e->recommendation, "depends");
+  ASSERT_TRUE(e->crossover_b);
+  EXPECT_NEAR(*e->crossover_b, 3.728, 1e-9);
+}
+
+TEST_F(EstimatorTest, RecommendationRule) {
+  EXPECT_EQ(recommend(-10.0, -1.0), "quantize");
+  EXPECT_EQ(recommend(1.0, 10.0), "do_not_quantize");
+  EXPECT_EQ(recommend(-1.0, 1.0), "depends");
+  EXPECT_EQ(recommend(std::nullopt, std::nullopt), "depends");
+}
+
+TEST_F(EstimatorTest, ModelNameAndFreeText) {
+  EstimateRequest r;
+  r.model = "Qwen2.5-14B";
+  r.gpu = "A100";
+  auto e = estimate(r, *evidence_);
+  ASSERT_TRUE(e) << e.error().describe();
+  EXPECT_DOUBLE_EQ(e->input["params_b"].get<double>(), 14.0);
+  EXPECT_EQ(e->arch_used, "ampere");
+  EstimateRequest q;
+  q.q = "7B on RTX 4090 INT8";
+  auto f = estimate(q, *evidence_);
+  ASSERT_TRUE(f) << f.error().describe();
+  EXPECT_DOUBLE_EQ(f->input["params_b"].get<double>(), 7.0);
+  EXPECT_EQ(f->input["precision"], "INT8");
+  EXPECT_EQ(f->arch_used, "ada");
+}
+
+TEST_F(EstimatorTest, BadQuestionsAreClearErrors) {
+  auto negative = estimate(ask(-3, "ada", "NF4"), *evidence_);
+  ASSERT_FALSE(negative);
+  EXPECT_NE(negative.error().message().find("params_b"), std::string::npos);
+  EXPECT_FALSE(estimate(ask(std::nan(""), "ada", "NF4"), *evidence_));
+  auto arch = estimate(ask(3, "volta9", "NF4"), *evidence_);
+  ASSERT_FALSE(arch);
+  EXPECT_NE(arch.error().message().find("unknown GPU architecture 'volta9'"), std::string::npos);
+  auto precision = estimate(ask(3, "ada", "Q9_Z"), *evidence_);
+  ASSERT_FALSE(precision);
+  EXPECT_NE(precision.error().message().find("unknown precision 'Q9_Z'"), std::string::npos);
+  EXPECT_FALSE(estimate(ask(3, "ada", "FP16"), *evidence_));
+  EstimateRequest no_size;
+  no_size.arch = "ada";
+  EXPECT_FALSE(estimate(no_size, *evidence_));
+  auto body = estimate_request_from_json(Json{{"N", "abc"}});
+  ASSERT_FALSE(body);
+  EXPECT_NE(body.error().message().find("'N'"), std::string::npos);
+  auto good = estimate_request_from_json(Json{{"N", 7}, {"arch", "ada"}, {"ctx", 4096}});
+  ASSERT_TRUE(good);
+  EXPECT_EQ(good->context, 4096);
+}
+
+TEST_F(EstimatorTest, QualityConstraintFlipsThreeBillionNf4) {
+  OptimizeRequest r;
+  r.params_b = 3;
+  r.gpu = "RTX 4090";
+  r.batch = 1;
+  auto free = optimize(r, *evidence_);
+  ASSERT_TRUE(free) << free.error().describe();
+  ASSERT_TRUE(free->recommended);
+  EXPECT_EQ(free->recommended->precision, "NF4");  // −15 % energy per token
+  r.max_delta_ppl_pct = 1.0;                       // "nothing worse than +1 % perplexity"
+  auto strict = optimize(r, *evidence_);
+  ASSERT_TRUE(strict);
+  ASSERT_TRUE(strict->recommended);
+  EXPECT_EQ(strict->recommended->precision, "FP16");
+  ASSERT_TRUE(strict->closest_infeasible);
+  EXPECT_EQ(strict->closest_infeasible->precision, "INT8");  // +3.8 % PPL is closer than NF4's +27.6 %
+  bool nf4_excluded = false;
+  for (const Candidate& c : strict->pareto_energy_latency) nf4_excluded = nf4_excluded || c.precision == "NF4";
+  EXPECT_FALSE(nf4_excluded);
+}
+
+TEST_F(EstimatorTest, OptimizerConstraintsAndObjectives) {
+  OptimizeRequest r;
+  r.params_b = 70;
+  r.gpu = "RTX 4090";
+  r.batch = 1;
+  auto big = optimize(r, *evidence_);
+  ASSERT_TRUE(big);
+  // 70B FP16 = 140 GB of weights: never fits a 24 GB card.
+  for (const Candidate& c : big->pareto_energy_latency) EXPECT_NE(c.precision, "FP16");
+  r.params_b = 7;
+  r.gpu = "H200";
+  r.objective = Objective::min_latency;
+  r.batch.reset();
+  auto latency = optimize(r, *evidence_);
+  ASSERT_TRUE(latency);
+  ASSERT_TRUE(latency->recommended);
+  // Roofline at batch 1: NF4 reads 3.94 GB vs FP16 14 GB at 4800 GB/s → NF4 is fastest.
+  EXPECT_EQ(latency->recommended->precision, "NF4");
+  EXPECT_EQ(latency->recommended->batch, 1);
+  r.gpu = "Z9000";
+  EXPECT_FALSE(optimize(r, *evidence_));
+  EXPECT_FALSE(optimize_request_from_json(Json{{"objective", "fastest"}}));
+}
+
+TEST(Precision, ParsesClassesAndGgufTypes) {
+  EXPECT_EQ(parse_precision("nf4")->name, "NF4");
+  EXPECT_EQ(parse_precision("q4_k_m")->name, "Q4_K_M");
+  EXPECT_TRUE(parse_precision("Q4_K_M")->is_gguf);
+  EXPECT_TRUE(parse_precision("fp16")->is_baseline);
+  EXPECT_FALSE(parse_precision("int3"));
+  EXPECT_DOUBLE_EQ(weight_gb(7, *parse_precision("INT8")), 7.0);
+}
+
+TEST(Precision, ReadsSizesFromModelNames) {
+  EXPECT_EQ(params_b_from_model_name("Qwen2.5-14B"), 14.0);
+  EXPECT_EQ(params_b_from_model_name("TinyLlama/TinyLlama-1.1B-Chat-v1.0"), 1.1);
+  EXPECT_EQ(params_b_from_model_name("Qwen/Qwen2-0.5B"), 0.5);
+  EXPECT_EQ(params_b_from_model_name("llama-3-8b-instruct"), 8.0);
+  EXPECT_EQ(params_b_from_model_name("Mixtral-8x7B"), 56.0);
+  EXPECT_EQ(params_b_from_model_name("SmolLM-360M"), 0.36);
+  EXPECT_FALSE(params_b_from_model_name("gpt2"));
+  EXPECT_FALSE(check_params_b(-1, "params_b"));
+  EXPECT_FALSE(check_params_b(std::nan(""), "params_b"));
+}
+
+TEST(GpuSpec, ResolvesNamesAndArchitectures) {
+  EXPECT_EQ(find_gpu("NVIDIA H100 80GB HBM3")->name, "H100 SXM");
+  EXPECT_EQ(find_gpu("H100 PCIe")->name, "H100 PCIe");
+  EXPECT_EQ(find_gpu("NVIDIA GeForce RTX 4090")->name, "RTX 4090");
+  EXPECT_EQ(find_gpu("RTX 4090D")->name, "RTX 4090D");
+  EXPECT_EQ(find_gpu("h200")->arch, "hopper");
+  EXPECT_EQ(find_gpu("B200")->arch, "blackwell");
+  EXPECT_EQ(find_gpu("rtx5090")->arch, "blackwell");
+  EXPECT_EQ(find_gpu("Tesla T4")->arch, "turing");
+  EXPECT_EQ(find_gpu("A100-SXM4-80GB")->name, "A100 SXM");
+  EXPECT_EQ(find_gpu("A800")->arch, "ampere");
+  EXPECT_FALSE(find_gpu("Voodoo 5"));
+  EXPECT_EQ(*parse_architecture("Ada Lovelace"), "ada");
+  EXPECT_EQ(*parse_architecture("sm_90"), "hopper");
+  EXPECT_EQ(*resolve_architecture("RTX 4090"), "ada");
+  EXPECT_FALSE(parse_architecture("volta9"));
+}
+
+}  // namespace
+}  // namespace ecocompute::data

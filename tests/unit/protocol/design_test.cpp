@@ -1,0 +1,128 @@
+// Design tests: expansion into conditions and validation errors that name the field.
+#include "protocol/design.hpp"
+#include "protocol/trial_result.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <utility>
+
+namespace ecocompute::protocol {
+namespace {
+
+Design two_candidates() {
+  Design d;
+  d.candidates = {"Q8_0", "Q4_K_M"};
+  return d;
+}
+
+TEST(Design, DefaultsFollowThePublishedProtocol) {
+  const Design d;
+  EXPECT_EQ(d.baseline, "F16");
+  EXPECT_EQ(d.trials, 3);
+  EXPECT_EQ(d.warmups, 2);
+  EXPECT_EQ(d.tokens_per_iteration, 256);
+  EXPECT_EQ(d.iterations, 10);
+  EXPECT_EQ(d.min_window.value, 20.0);
+  EXPECT_EQ(d.max_edge_error_pct, 0.5);
+  EXPECT_EQ(d.idle_window.value, 10.0);
+  EXPECT_EQ(d.prompt.text, kDefaultPromptText);
+  EXPECT_EQ(d.order, ScheduleOrder::alternating);
+}
+
+TEST(Design, ExpandPutsTheBaselineFirst) {
+  const std::vector<Condition> c = two_candidates().expand();
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0], (Condition{0, "F16", true, 0}));
+  EXPECT_EQ(c[1], (Condition{1, "Q8_0", false, 0}));
+  EXPECT_EQ(c[2], (Condition{2, "Q4_K_M", false, 0}));
+}
+
+TEST(Design, ExpandCrossesPrecisionsWithPromptLengths) {
+  Design d = two_candidates();
+  d.baseline = "BF16";
+  d.prompt.lengths_tokens = {16, 512};
+  const std::vector<Condition> c = d.expand();
+  ASSERT_EQ(c.size(), 6u);  // 3 precisions × 2 lengths
+  EXPECT_EQ(c[1], (Condition{1, "BF16", true, 512}));
+  EXPECT_EQ(c[4], (Condition{4, "Q4_K_M", false, 16}));
+  EXPECT_EQ(c[4].label(), "Q4_K_M/p16");
+  EXPECT_EQ(c[0].label(), "BF16/p16");
+}
+
+TEST(Design, ValidDesignHasNoWarnings) {
+  Result<std::vector<std::string>> r = validate(two_candidates());
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->empty());
+}
+
+TEST(Design, ValidationNamesTheField) {
+  // Each case: the field the error must name, and how it is broken.
+  const std::vector<std::pair<std::string, std::function<void(Design&)>>> cases{
+      {"baseline", [](Design& d) { d.baseline = "Q8_0"; }},
+      {"candidates", [](Design& d) { d.candidates.push_back("Q8_0"); }},
+      {"candidates", [](Design& d) { d.candidates.push_back("F16"); }},
+      {"candidates", [](Design& d) { d.candidates.push_back(""); }},
+      {"trials", [](Design& d) { d.trials = 0; }},
+      {"warmups", [](Design& d) { d.warmups = 0; }},
+      {"trial_warmup_iterations", [](Design& d) { d.trial_warmup_iterations = -1; }},
+      {"tokens_per_iteration", [](Design& d) { d.tokens_per_iteration = 0; }},
+      {"iterations", [](Design& d) { d.iterations = 0; }},
+      {"min_window", [](Design& d) { d.min_window = Seconds{-1.0}; }},
+      {"max_edge_error_pct", [](Design& d) { d.max_edge_error_pct = 0.0; }},
+      {"prompt.text", [](Design& d) { d.prompt.text.clear(); }},
+      {"prompt.lengths_tokens", [](Design& d) { d.prompt.lengths_tokens = {32, 0}; }},
+      {"prompt.lengths_tokens", [](Design& d) { d.prompt.lengths_tokens = {32, 32}; }},
+      {"idle_window", [](Design& d) { d.idle_window = Seconds{-1.0}; }},
+      {"cool_down.gate_poll", [](Design& d) {
+         d.cool_down.max_temperature_c = 60.0;
+         d.cool_down.gate_poll = Seconds{0.0};
+       }},
+  };
+  for (const auto& [field, breaks] : cases) {
+    Design design = two_candidates();
+    breaks(design);
+    Result<std::vector<std::string>> r = validate(design);
+    ASSERT_FALSE(r.has_value()) << field;
+    EXPECT_EQ(r.error().code(), ErrorCode::invalid_argument);
+    EXPECT_EQ(r.error().message().rfind(field + ":", 0), 0u) << r.error().message();
+  }
+}
+
+TEST(Design, FewTrialsWarn) {
+  Design d = two_candidates();
+  d.trials = 1;
+  Result<std::vector<std::string>> one = validate(d);
+  ASSERT_TRUE(one.has_value());
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ(one->front().rfind("trials: 1;", 0), 0u);
+  d.trials = 2;
+  Result<std::vector<std::string>> two = validate(d);
+  ASSERT_EQ(two->size(), 1u);
+  EXPECT_NE(two->front().find("12.71"), std::string::npos);
+  d.trials = 3;
+  d.candidates.clear();
+  Result<std::vector<std::string>> none = validate(d);
+  ASSERT_EQ(none->size(), 1u);
+  EXPECT_EQ(none->front().rfind("candidates:", 0), 0u);
+}
+
+TEST(ScheduleOrder, ParsesItsOwnSpelling) {
+  for (ScheduleOrder o : {ScheduleOrder::alternating, ScheduleOrder::shuffled}) {
+    EXPECT_EQ(parse_schedule_order(to_string(o)).value(), o);
+  }
+  Result<ScheduleOrder> bad = parse_schedule_order("abba");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("'abba'"), std::string::npos);
+}
+
+TEST(TrialStatus, ParsesItsOwnSpelling) {
+  for (TrialStatus s : {TrialStatus::ok, TrialStatus::throttled, TrialStatus::invalid_window,
+                        TrialStatus::engine_failed, TrialStatus::not_run}) {
+    EXPECT_EQ(parse_trial_status(to_string(s)).value(), s);
+  }
+  EXPECT_FALSE(parse_trial_status("failed").has_value());
+}
+
+}  // namespace
+}  // namespace ecocompute::protocol

@@ -1,0 +1,394 @@
+// Runner tests on fake time: order, window arithmetic, failures kept with reasons, cancellation,
+// the temperature gate, a meter without energy.
+#include "protocol/runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "fake_run.hpp"
+
+namespace ecocompute::protocol {
+namespace {
+
+using testing::FakeRun;
+
+TEST(Runner, RunsEveryTrialInScheduleOrderWithExactEnergy) {
+  FakeRun fake;
+  Result<RunResult> result = fake.run();
+  ASSERT_TRUE(result.has_value()) << result.error().describe();
+  const RunResult& run = *result;
+
+  EXPECT_EQ(fake.provider_calls, 3);  // each precision loaded once, up front
+  ASSERT_EQ(run.trials.size(), 9u);
+  for (const TrialResult& trial : run.trials) EXPECT_EQ(trial.status, TrialStatus::ok) << trial.reason;
+  EXPECT_EQ(run.count_not_ok(), 0u);
+  EXPECT_EQ(run.schedule.seed, 1u);
+
+  // The meter saw the idle window, then prefill + decode per trial in alternating blocks.
+  const std::vector<std::string> expected_labels{
+      "idle",
+      "F16 #1 prefill", "F16 #1 decode", "Q8_0 #1 prefill", "Q8_0 #1 decode", "Q4_K_M #1 prefill", "Q4_K_M #1 decode",
+      "Q4_K_M #2 prefill", "Q4_K_M #2 decode", "Q8_0 #2 prefill", "Q8_0 #2 decode", "F16 #2 prefill", "F16 #2 decode",
+      "F16 #3 prefill", "F16 #3 decode", "Q8_0 #3 prefill", "Q8_0 #3 decode", "Q4_K_M #3 prefill", "Q4_K_M #3 decode"};
+  EXPECT_EQ(fake.meter.labels(), expected_labels);
+  EXPECT_EQ(fake.meter.open_windows(), 0u);
+
+  // Idle: 10 s at 100 W → 1000 J / 10 s = 100 W.
+  ASSERT_TRUE(run.idle.power.has_value());
+  EXPECT_DOUBLE_EQ(run.idle.power->value, 100.0);
+
+  // Fastest iteration: Q4_K_M, 10 prompt tokens × 1 ms + 256 × 5 ms = 1.29 s.
+  // Required window max(20 s, 0.1 s / 0.5 %) = 20 s; × 1.1 margin = 22 s; ⌈22 / 1.29⌉ = ⌈17.05⌉ = 18.
+  EXPECT_EQ(run.iteration_decision.iterations, 18);
+  EXPECT_EQ(run.iteration_decision.fastest_condition, std::optional<std::size_t>(2));
+  EXPECT_TRUE(run.iteration_decision.update_period_measured);
+  EXPECT_DOUBLE_EQ(run.iteration_decision.required_decode_window.value, 20.0);
+  // Prefill: 10 tokens × 1 ms = 0.01 s per prefill; ⌈22 / 0.01⌉ = 2200 repeats.
+  EXPECT_EQ(run.setups[0].prefill_repeats, 2200);
+  EXPECT_EQ(run.setups[0].prompt_token_count, 10);
+  ASSERT_EQ(run.setups[0].warmups.size(), 2u);
+
+  // F16 decode window: 18 × (prefill 0.01 s × 300 W = 3 J + decode 2.56 s × 400 W = 1024 J)
+  //   = 18486 J over 18 × 2.57 s = 46.26 s; idle 100 W × 46.26 s = 4626 J; net 13860 J;
+  //   4608 tokens → 18486 / 4608 = 4.01171875 J = 4011.71875 mJ gross, 13860 / 4608 = 3007.8125 mJ net.
+  const TrialResult& f16 = run.trials[0];
+  ASSERT_TRUE(f16.decode.has_value());
+  EXPECT_EQ(f16.decode->tokens, 4608);
+  EXPECT_EQ(f16.decode->repeats, 18);
+  EXPECT_EQ(f16.decode->prefill_tokens_inside, 180);
+  EXPECT_NEAR(f16.decode->measurement.duration.value, 46.26, 1e-9);
+  EXPECT_NEAR(f16.decode->energy_gross->value, 18486.0, 1e-6);
+  EXPECT_NEAR(f16.decode->energy_idle->value, 4626.0, 1e-6);
+  EXPECT_NEAR(f16.decode->energy_net->value, 13860.0, 1e-6);
+  EXPECT_NEAR(*f16.decode->energy_per_token_gross_mj(), 4011.71875, 1e-6);
+  EXPECT_NEAR(*f16.decode->energy_per_token_net_mj(), 3007.8125, 1e-6);
+  // Prefill window: 2200 × 10 tokens × 1 ms at 300 W = 22 s, 6600 J, 22000 tokens → 300 mJ/token.
+  ASSERT_TRUE(f16.prefill.has_value());
+  EXPECT_EQ(f16.prefill->tokens, 22000);
+  EXPECT_NEAR(f16.prefill->energy_gross->value, 6600.0, 1e-6);
+  EXPECT_NEAR(*f16.prefill->energy_per_token_gross_mj(), 300.0, 1e-9);
+  // Net prefill: 6600 − 100 W × 22 s = 4400 J → 200 mJ/token.
+  EXPECT_NEAR(*f16.prefill->energy_per_token_net_mj(), 200.0, 1e-6);
+
+  // Q4_K_M decode: 18 × (3 J + 1.28 s × 300 W = 384 J) = 6966 J; ΔE gross = 6966 / 18486 − 1 = −62.3174 %.
+  // Net: 6966 − 100 × 23.22 = 4644 J; 4644 / 13860 − 1 = −66.4935 %. Identical in every block: SD 0.
+  const PairedComparison* gross = run.find_comparison(2, "decode_energy_per_token_gross_mj");
+  ASSERT_NE(gross, nullptr);
+  EXPECT_EQ(gross->pairs.size(), 3u);
+  EXPECT_NEAR(gross->delta_pct.mean, -62.317429406037, 1e-9);
+  EXPECT_NEAR(*gross->delta_pct.sd, 0.0, 1e-9);
+  const PairedComparison* net = run.find_comparison(2, "decode_energy_per_token_net_mj");
+  ASSERT_NE(net, nullptr);
+  EXPECT_NEAR(net->delta_pct.mean, -66.49350649350649, 1e-9);
+
+  // Q8_0 decode: 18 × (3 J + 2.048 s × 350 W = 716.8 J) = 12956.4 J → 12956.4 / 4608 = 2811.71875 mJ/token.
+  const ConditionSummary& q8 = run.summaries[1];
+  EXPECT_EQ(q8.n_ok, 3u);
+  ASSERT_NE(q8.find("decode_energy_per_token_gross_mj"), nullptr);
+  EXPECT_NEAR(q8.find("decode_energy_per_token_gross_mj")->summary.mean, 2811.71875, 1e-6);
+  // Each comparison: 2 candidates × 4 paired metrics.
+  EXPECT_EQ(run.comparisons.size(), 8u);
+}
+
+TEST(Runner, FailedTrialIsKeptWithItsReasonAndTheRunGoesOn) {
+  FakeRun fake;
+  // Q8_0's decode calls: 2 warm-ups, then 18 per decode window; call 5 is inside trial 1's window.
+  fake.setup["Q8_0"] = [](fakes::FakeEngine& e) { e.fail_call("decode", 5, "CUDA error: out of memory"); };
+  Result<RunResult> result = fake.run();
+  ASSERT_TRUE(result.has_value());
+  const RunResult& run = *result;
+  ASSERT_EQ(run.trials.size(), 9u);
+  const TrialResult& failed = run.trials[1];
+  EXPECT_EQ(failed.precision, "Q8_0");
+  EXPECT_EQ(failed.status, TrialStatus::engine_failed);
+  EXPECT_EQ(failed.reason, "decode window: CUDA error: out of memory");
+  ASSERT_TRUE(failed.decode.has_value());
+  EXPECT_EQ(failed.decode->repeats, 2);  // two iterations finished before the failing call
+  EXPECT_EQ(fake.meter.open_windows(), 0u);
+  EXPECT_EQ(run.count_not_ok(), 1u);
+  EXPECT_EQ(run.summaries[1].n_trials, 3u);
+  EXPECT_EQ(run.summaries[1].n_ok, 2u);
+  const PairedComparison* q8 = run.find_comparison(1, "decode_energy_per_token_gross_mj");
+  ASSERT_NE(q8, nullptr);
+  ASSERT_EQ(q8->pairs.size(), 2u);  // blocks 2 and 3 only
+  EXPECT_EQ(q8->pairs[0].block, 1);
+  EXPECT_EQ(q8->pairs[1].block, 2);
+}
+
+TEST(Runner, InvalidWindowBecomesAnInvalidWindowTrial) {
+  FakeRun fake;
+  fake.meter.invalidate("Q4_K_M #2 decode", meter::WindowStatus::counter_reset, "counter went backwards");
+  fake.meter.fail("F16 #3 prefill", "nvmlDeviceGetTotalEnergyConsumption failed");
+  Result<RunResult> result = fake.run();
+  ASSERT_TRUE(result.has_value());
+  const RunResult& run = *result;
+  const TrialResult& reset = run.trials[3];  // block 2 starts with Q4_K_M
+  EXPECT_EQ(reset.precision, "Q4_K_M");
+  EXPECT_EQ(reset.status, TrialStatus::invalid_window);
+  EXPECT_EQ(reset.reason, "decode window: counter_reset: counter went backwards");
+  const TrialResult& error = run.trials[6];  // block 3 starts with F16
+  EXPECT_EQ(error.precision, "F16");
+  EXPECT_EQ(error.status, TrialStatus::invalid_window);
+  EXPECT_EQ(error.reason, "prefill window: nvmlDeviceGetTotalEnergyConsumption failed");
+  EXPECT_FALSE(error.decode.has_value());  // the trial stopped at its first invalid window
+  EXPECT_EQ(run.count_not_ok(), 2u);
+  // Q4_K_M pairs: block 1 only (its block-2 trial is invalid, block 3's baseline is invalid).
+  EXPECT_EQ(run.find_comparison(2, "decode_energy_per_token_gross_mj")->pairs.size(), 1u);
+}
+
+TEST(Runner, ThrottledTrialIsFlaggedAndExcludedUnlessAccepted) {
+  for (bool accept : {false, true}) {
+    FakeRun fake;
+      fake.meter.throttle("F16 #3 decode", {"sw_thermal_slowdown"});
+    Design design = testing::test_design();
+    design.accept_throttled = accept;
+    Result<RunResult> result = fake.run(design);
+    ASSERT_TRUE(result.has_value());
+    const TrialResult& trial = result->trials[6];
+    EXPECT_TRUE(trial.throttled);
+    if (accept) {
+      EXPECT_EQ(trial.status, TrialStatus::ok);
+      EXPECT_EQ(trial.reason, "throttled, accepted by the design: sw_thermal_slowdown (decode)");
+      EXPECT_EQ(result->summaries[0].n_ok, 3u);
+    } else {
+      EXPECT_EQ(trial.status, TrialStatus::throttled);
+      EXPECT_EQ(trial.reason, "throttled: sw_thermal_slowdown (decode)");
+      EXPECT_EQ(result->summaries[0].n_ok, 2u);
+    }
+  }
+}
+
+TEST(Runner, CancellationKeepsCompletedTrialsAndRecordsTheRestAsNotRun) {
+  FakeRun fake;
+  std::atomic<bool> cancel{false};
+  Result<RunResult> result = fake.run(testing::test_design(), [&](Runner& runner) {
+    runner.set_cancel_flag(&cancel);
+    runner.set_progress([&](const Progress& p) {
+      if (p.phase == Progress::Phase::trial && p.trial == 4) cancel = true;  // as Ctrl-C after trial 4
+    });
+  });
+  ASSERT_TRUE(result.has_value());
+  const RunResult& run = *result;
+  EXPECT_TRUE(run.cancelled);
+  ASSERT_EQ(run.trials.size(), 9u);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(run.trials[i].status, TrialStatus::ok) << i;
+  for (std::size_t i = 4; i < 9; ++i) {
+    EXPECT_EQ(run.trials[i].status, TrialStatus::not_run) << i;
+    EXPECT_EQ(run.trials[i].reason, "the run was cancelled before this trial");
+    EXPECT_FALSE(run.trials[i].decode.has_value());
+  }
+  // Block 1 is complete, so each candidate still has its first pair.
+  EXPECT_EQ(run.find_comparison(1, "decode_energy_per_token_gross_mj")->pairs.size(), 1u);
+  EXPECT_EQ(fake.meter.open_windows(), 0u);
+  EXPECT_EQ(run.count_not_ok(), 5u);
+}
+
+TEST(Runner, LoadFailureIsRecordedAgainstEveryTrialOfThatPrecision) {
+  FakeRun fake;
+  fake.load_failures["Q8_0"] = "Q8_0: not enough GPU memory";
+  Result<RunResult> result = fake.run();
+  ASSERT_TRUE(result.has_value());
+  const RunResult& run = *result;
+  EXPECT_FALSE(run.setups[1].loaded);
+  EXPECT_EQ(run.setups[1].failure, "load failed: Q8_0: not enough GPU memory");
+  int failed = 0;
+  for (const TrialResult& trial : run.trials) {
+    if (trial.precision == "Q8_0") {
+      EXPECT_EQ(trial.status, TrialStatus::engine_failed);
+      EXPECT_EQ(trial.reason, "load failed: Q8_0: not enough GPU memory");
+      ++failed;
+    } else {
+      EXPECT_EQ(trial.status, TrialStatus::ok);
+    }
+  }
+  EXPECT_EQ(failed, 3);
+}
+
+TEST(Runner, WarmupFailureFailsOnlyThatCondition) {
+  FakeRun fake;
+  fake.setup["Q4_K_M"] = [](fakes::FakeEngine& e) { e.fail_call("decode", 2, "kernel launch failed"); };
+  Result<RunResult> result = fake.run();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->setups[2].failure, "warm-up 2 failed: kernel launch failed");
+  EXPECT_EQ(result->trials[2].status, TrialStatus::engine_failed);
+  // The fastest usable condition is now Q8_0: 0.01 + 256 × 0.008 = 2.058 s; ⌈22 / 2.058⌉ = ⌈10.69⌉ = 11.
+  EXPECT_EQ(result->iteration_decision.iterations, 11);
+  EXPECT_EQ(result->iteration_decision.fastest_condition, std::optional<std::size_t>(1));
+}
+
+TEST(Runner, NoLoadableEngineIsAnEngineError) {
+  FakeRun fake;
+  for (const char* p : {"F16", "Q8_0", "Q4_K_M"}) fake.load_failures[p] = "missing file";
+  Result<RunResult> result = fake.run();
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().code(), ErrorCode::engine);
+  EXPECT_NE(result.error().message().find("F16: missing file"), std::string::npos);
+}
+
+TEST(Runner, InvalidDesignIsRejectedBeforeAnythingLoads) {
+  FakeRun fake;
+  Design design = testing::test_design();
+  design.trials = 0;
+  Result<RunResult> result = fake.run(design);
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().code(), ErrorCode::invalid_argument);
+  EXPECT_EQ(fake.provider_calls, 0);
+}
+
+TEST(Runner, MeterWithoutEnergyStillMeasuresThroughput) {
+  fakes::FakeDevice device;
+  fakes::FakeMeter meter(device, /*measures_energy=*/false);
+  FakeRun fake;
+  testing::FakeDeviceClock clock(device);
+  // The engines' work must advance this run's device.
+  EngineProvider provider = [&](const Condition& c) -> Result<std::unique_ptr<engine::Engine>> {
+    return std::unique_ptr<engine::Engine>(std::make_unique<fakes::FakeEngine>(
+        fake.scripts.at(c.precision), [&](Seconds d, Watts p) { device.run(d, p); }));
+  };
+  Runner runner(testing::test_design(), meter, provider, clock);
+  Result<RunResult> result = runner.run();
+  ASSERT_TRUE(result.has_value());
+  const RunResult& run = *result;
+  EXPECT_FALSE(run.meter_measures_energy);
+  EXPECT_FALSE(run.idle.power.has_value());
+  // No measured update period: the assumed 0.1 s gives the same 18 iterations.
+  EXPECT_FALSE(run.iteration_decision.update_period_measured);
+  for (const TrialResult& trial : run.trials) {
+    EXPECT_EQ(trial.status, TrialStatus::ok);
+    EXPECT_FALSE(trial.decode->energy_gross.has_value());
+  }
+  // F16 decode: 4608 tokens / 46.26 s = 99.6109 tokens/s.
+  EXPECT_NEAR(*run.trials[0].decode->throughput_tokens_per_s(), 4608.0 / 46.26, 1e-9);
+  EXPECT_EQ(run.summaries[0].find("decode_energy_per_token_gross_mj"), nullptr);
+  ASSERT_NE(run.summaries[0].find("decode_throughput_tokens_per_s"), nullptr);
+  EXPECT_TRUE(run.find_comparison(1, "decode_energy_per_token_gross_mj")->pairs.empty());
+}
+
+// Runs the test design with a 70 °C gate on a device at 90 °C that cools 1 °C per idle second and
+// does not heat: the 10-s idle window brings it to 80 °C before the first trial.
+Result<RunResult> run_with_gate(Seconds gate_timeout) {
+  FakeRun fake;
+  fake.device.set_temperature_c(90.0);
+  fake.device.set_thermal(0.0, 1.0, 20.0);
+  Design design = testing::test_design();
+  design.cool_down.max_temperature_c = 70.0;
+  design.cool_down.gate_timeout = gate_timeout;
+  return fake.run(design);
+}
+
+TEST(Runner, TemperatureGateWaitsUntilTheDeviceHasCooled) {
+  Result<RunResult> result = run_with_gate(Seconds{120.0});
+  ASSERT_TRUE(result.has_value());
+  // Trial 1 reads 80, 79, … 70 °C one second apart: 10 s of waiting. Later trials start at 70 °C.
+  EXPECT_NEAR(result->trials[0].cool_down_wait.value, 10.0, 1e-9);
+  EXPECT_EQ(result->trials[0].temperature_start_c, std::optional<double>(70.0));
+  EXPECT_FALSE(result->trials[0].gate_timed_out);
+  EXPECT_NEAR(result->trials[1].cool_down_wait.value, 0.0, 1e-12);
+}
+
+TEST(Runner, TemperatureGateGivesUpAfterItsTimeoutAndFlagsTheTrial) {
+  Result<RunResult> result = run_with_gate(Seconds{3.0});
+  ASSERT_TRUE(result.has_value());
+  // Reads at 0, 1, 2, 3 s: 80, 79, 78, 77 °C; at 3 s the timeout has passed.
+  EXPECT_TRUE(result->trials[0].gate_timed_out);
+  EXPECT_EQ(result->trials[0].temperature_start_c, std::optional<double>(77.0));
+  EXPECT_NEAR(result->trials[0].cool_down_wait.value, 3.0, 1e-9);
+  EXPECT_EQ(result->trials[0].status, TrialStatus::ok);
+}
+
+TEST(Runner, ProgressReportsEveryTrialWithAnEta) {
+  FakeRun fake;
+  std::vector<Progress> reports;
+  ASSERT_TRUE(fake.run(testing::test_design(), [&](Runner& runner) {
+                    runner.set_progress([&](const Progress& p) { reports.push_back(p); });
+                  }).has_value());
+  std::vector<std::size_t> finished;
+  for (const Progress& p : reports) {
+    EXPECT_EQ(p.n_trials, 9u);
+    if (p.phase == Progress::Phase::trial && p.message.find(": ok") != std::string::npos) {
+      finished.push_back(p.trial);
+      EXPECT_TRUE(p.eta.has_value());
+    }
+  }
+  EXPECT_EQ(finished, (std::vector<std::size_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(reports.back().phase, Progress::Phase::done);
+  EXPECT_EQ(reports.front().phase, Progress::Phase::loading);
+}
+
+TEST(Runner, PromptLengthsAreLevelsPairedWithTheirOwnBaseline) {
+  FakeRun fake;
+  Design design = testing::test_design();
+  design.candidates = {"Q8_0"};
+  design.prompt.lengths_tokens = {16, 64};
+  design.trials = 2;
+  Result<RunResult> result = fake.run(design);
+  ASSERT_TRUE(result.has_value());
+  ASSERT_EQ(result->conditions.size(), 4u);  // F16/p16, F16/p64, Q8_0/p16, Q8_0/p64
+  EXPECT_EQ(result->setups[0].prompt_token_count, 16);
+  EXPECT_EQ(result->setups[1].prompt_token_count, 64);
+  EXPECT_EQ(fake.provider_calls, 2);
+  const PairedComparison* p64 = result->find_comparison(3, "decode_energy_per_token_gross_mj");
+  ASSERT_NE(p64, nullptr);
+  EXPECT_EQ(p64->baseline_condition, 1u);
+  EXPECT_EQ(p64->pairs.size(), 2u);
+}
+
+TEST(Runner, DrawnSeedIsRecorded) {
+  FakeRun fake;
+  Design design = testing::test_design();
+  design.seed.reset();
+  design.order = ScheduleOrder::shuffled;
+  Result<RunResult> result = fake.run(design);
+  ASSERT_TRUE(result.has_value());
+  ASSERT_TRUE(result->design.seed.has_value());
+  EXPECT_EQ(result->schedule.seed, *result->design.seed);
+  EXPECT_EQ(result->schedule.order, ScheduleOrder::shuffled);
+}
+
+TEST(DecideIterations, ExtendsToTheRequiredWindowAndNeverShortens) {
+  Design design;
+  // 0.1 s / 0.5 % = 20 s = min_window; × 1.1 = 22 s; ⌈22 / 1.29⌉ = 18.
+  EXPECT_EQ(decide_iterations(design, Seconds{1.29}, std::nullopt).iterations, 18);
+  // 10 requested × 5 s = 50 s already ≥ 22 s: keep 10.
+  EXPECT_EQ(decide_iterations(design, Seconds{5.0}, std::nullopt).iterations, 10);
+  // A measured 0.2 s period: 0.2 / 0.005 = 40 s; × 1.1 = 44 s; ⌈44 / 1.29⌉ = ⌈34.1⌉ = 35.
+  const IterationDecision slow = decide_iterations(design, Seconds{1.29}, Seconds{0.2});
+  EXPECT_EQ(slow.iterations, 35);
+  EXPECT_TRUE(slow.update_period_measured);
+  EXPECT_DOUBLE_EQ(slow.required_decode_window.value, 40.0);
+  EXPECT_DOUBLE_EQ(slow.required_prefill_window.value, 20.0);  // min_prefill_window alone
+  // 22 / 2.2 = 10: exactly enough.
+  EXPECT_EQ(decide_iterations(design, Seconds{2.2}, std::nullopt).iterations, 10);
+  design.iterations = 1;
+  EXPECT_EQ(decide_iterations(design, Seconds{2.2}, std::nullopt).iterations, 10);
+  // No timing: the requested count.
+  EXPECT_EQ(decide_iterations(design, Seconds{0.0}, std::nullopt).iterations, 1);
+}
+
+TEST(DecidePrefillRepeats, FillsTheWindow) {
+  EXPECT_EQ(decide_prefill_repeats(Seconds{20.0}, Seconds{0.01}, 1.1), 2200);  // 22 / 0.01
+  EXPECT_EQ(decide_prefill_repeats(Seconds{20.0}, Seconds{0.0}, 1.1), 1);
+  EXPECT_EQ(decide_prefill_repeats(Seconds{1.0}, Seconds{5.0}, 1.1), 1);
+  EXPECT_EQ(decide_prefill_repeats(Seconds{20.0}, Seconds{0.03}, 1.0), 667);  // ⌈666.67⌉
+  // 22 / 0.022 = 1000.0000000000001 in doubles: still 1000, not 1001.
+  EXPECT_EQ(decide_prefill_repeats(Seconds{20.0}, Seconds{0.022}, 1.1), 1000);
+}
+
+TEST(MakePrompt, RepeatsTheTextAfterBosAndCuts) {
+  const std::vector<engine::Token> text{1, 5, 6, 7};
+  EXPECT_EQ(make_prompt(text, true, 9), (std::vector<engine::Token>{1, 5, 6, 7, 5, 6, 7, 5, 6}));
+  EXPECT_EQ(make_prompt(text, true, 2), (std::vector<engine::Token>{1, 5}));
+  EXPECT_EQ(make_prompt(text, true, 0), text);
+  EXPECT_EQ(make_prompt(std::vector<engine::Token>{5, 6}, false, 5), (std::vector<engine::Token>{5, 6, 5, 6, 5}));
+}
+
+TEST(WindowLabel, NamesConditionRepetitionAndKind) {
+  const Condition c{2, "Q8_0", false, 0};
+  EXPECT_EQ(window_label(c, 1, WindowKind::decode), "Q8_0 #2 decode");
+  const Condition p{3, "F16", true, 512};
+  EXPECT_EQ(window_label(p, 0, WindowKind::prefill), "F16/p512 #1 prefill");
+}
+
+}  // namespace
+}  // namespace ecocompute::protocol

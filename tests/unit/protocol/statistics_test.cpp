@@ -1,0 +1,170 @@
+// Statistics tests against hand-computed values (arithmetic in the comments).
+#include "protocol/statistics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace ecocompute::protocol {
+namespace {
+
+TEST(Summarize, PublishedInt8ReplicatesOfQwen2HalfB) {
+  // rtx4090_2026-08-20_int8_replicates.csv, Qwen2-0.5B INT8, ΔE % of the three replicates.
+  const std::vector<double> delta{595.05, 578.26, 570.56};
+  const Summary s = summarize(delta);
+  // mean = (595.05 + 578.26 + 570.56) / 3 = 1743.87 / 3 = 581.29
+  EXPECT_EQ(s.n, 3u);
+  EXPECT_NEAR(s.mean, 581.29, 1e-9);
+  // deviations 13.76, −3.03, −10.73; squares 189.3376 + 9.1809 + 115.1329 = 313.6514;
+  // SD = √(313.6514 / 2) = √156.8257 = 12.523007 (the published 12.52)
+  ASSERT_TRUE(s.sd.has_value());
+  EXPECT_NEAR(*s.sd, 12.523006827435653, 1e-9);
+  // CV = 12.523007 / 581.29 × 100 = 2.154348 %
+  EXPECT_NEAR(*s.cv_pct, 2.15434754209356, 1e-9);
+  // half-width = t(0.975, 2) · SD / √3 = 4.302653 × 12.523007 / 1.732051 = 31.108874
+  EXPECT_NEAR(*s.ci_half_width, 31.108873524539764, 1e-6);
+  EXPECT_NEAR(*s.ci_low, 581.29 - 31.108873524539764, 1e-6);
+  EXPECT_NEAR(*s.ci_high, 581.29 + 31.108873524539764, 1e-6);
+}
+
+TEST(Summarize, TooFewValuesLeaveSpreadAndIntervalEmpty) {
+  const Summary none = summarize(std::vector<double>{});
+  EXPECT_EQ(none.n, 0u);
+  EXPECT_EQ(none.mean, 0.0);
+  EXPECT_FALSE(none.sd.has_value());
+  const Summary one = summarize(std::vector<double>{42.0});
+  EXPECT_EQ(one.n, 1u);
+  EXPECT_EQ(one.mean, 42.0);
+  EXPECT_FALSE(one.sd.has_value());
+  EXPECT_FALSE(one.ci_half_width.has_value());
+}
+
+TEST(Summarize, LargeCommonOffsetDoesNotCancel) {
+  // 1e9 + {1, 2, 3}: mean 1e9 + 2, SD 1 exactly (deviations −1, 0, 1; (1 + 0 + 1) / 2 = 1).
+  const Summary s = summarize(std::vector<double>{1e9 + 1, 1e9 + 2, 1e9 + 3});
+  EXPECT_DOUBLE_EQ(*s.sd, 1.0);
+}
+
+TEST(Summarize, OtherConfidenceLevel) {
+  // n = 4, values 1..4: mean 2.5, SD √(5/3) = 1.290994; t(0.95, 3) = 2.353363 (90 % two-sided, tables);
+  // half-width = 2.353363 × 1.290994 / 2 = 1.519090
+  const Summary s = summarize(std::vector<double>{1, 2, 3, 4}, 0.90);
+  EXPECT_NEAR(*s.ci_half_width, 1.519090, 1e-6);
+  EXPECT_EQ(s.confidence, 0.90);
+}
+
+TEST(StudentT, CriticalValuesFromTables) {
+  // df 1: tan(π (0.975 − 0.5)) = 12.706205; df 2: (2p − 1) / √(2p(1 − p)) = 0.95 / √0.04875 = 4.302653
+  EXPECT_NEAR(student_t_critical(0.95, 1), 12.706204736174696, 1e-9);
+  EXPECT_NEAR(student_t_critical(0.95, 2), 4.302652729749462, 1e-9);
+  // printed tables: t(0.975, 9) = 2.262157, t(0.995, 5) = 4.032143
+  EXPECT_NEAR(student_t_critical(0.95, 9), 2.262157, 5e-7);
+  EXPECT_NEAR(student_t_critical(0.99, 5), 4.032143, 5e-7);
+}
+
+TEST(DeltaPct, SignedPositiveCosts) {
+  // (8219.999 − 1182.642) / 1182.642 × 100 = 595.05 % (published, rounded to 2 dp)
+  EXPECT_NEAR(delta_pct(8219.999, 1182.642), 595.05, 0.005);
+  EXPECT_DOUBLE_EQ(delta_pct(75.0, 100.0), -25.0);
+}
+
+// A trial with a decode window of `energy_j` over `tokens` tokens, valid, in `block`.
+TrialResult trial(std::size_t index, std::size_t condition, int block, double energy_j, std::int64_t tokens,
+                  TrialStatus status = TrialStatus::ok) {
+  TrialResult t;
+  t.index = index;
+  t.condition = condition;
+  t.block = block;
+  t.repetition = block;
+  t.status = status;
+  WindowResult w;
+  w.kind = WindowKind::decode;
+  w.tokens = tokens;
+  w.measurement.status = meter::WindowStatus::valid;
+  w.measurement.duration = Seconds{10.0};
+  w.measurement.energy = Joules{energy_j};
+  w.energy_gross = Joules{energy_j};
+  w.energy_idle = Joules{1000.0};  // 100 W × 10 s
+  w.energy_net = Joules{energy_j - 1000.0};
+  t.decode = w;
+  return t;
+}
+
+TEST(WindowResult, DerivedFigures) {
+  const TrialResult t = trial(0, 0, 0, 4000.0, 2560);
+  // 4000 J / 2560 tokens = 1.5625 J = 1562.5 mJ; net (4000 − 1000) / 2560 = 1171.875 mJ
+  EXPECT_DOUBLE_EQ(*t.decode->energy_per_token_gross_mj(), 1562.5);
+  EXPECT_DOUBLE_EQ(*t.decode->energy_per_token_net_mj(), 1171.875);
+  // 2560 tokens / 10 s = 256 tokens/s; 4000 J / 10 s = 400 W
+  EXPECT_DOUBLE_EQ(*t.decode->throughput_tokens_per_s(), 256.0);
+  EXPECT_DOUBLE_EQ(t.decode->average_power()->value, 400.0);
+  EXPECT_FALSE(t.decode->edge_uncertainty_pct().has_value());
+  const TrialMetric* metric = find_trial_metric("decode_avg_power_w");
+  ASSERT_NE(metric, nullptr);
+  EXPECT_EQ(metric->unit, "W");
+  EXPECT_DOUBLE_EQ(*metric->value(t), 400.0);
+  EXPECT_FALSE(find_trial_metric("prefill_avg_power_w")->value(t).has_value());  // no prefill window
+  EXPECT_EQ(find_trial_metric("no_such_metric"), nullptr);
+}
+
+TEST(ComparePaired, PairsCandidateWithBaselineOfTheSameBlock) {
+  const std::vector<Condition> conditions{{0, "F16", true, 0}, {1, "Q4_K_M", false, 0}};
+  // Blocks: baseline 2000, 2100, 1900 J; candidate 1500, 1470, 1520 J; all 1000 tokens.
+  // ΔE per block: 1500/2000 − 1 = −25 %; 1470/2100 − 1 = −30 %; 1520/1900 − 1 = −20 %.
+  // mean −25 %, SD √((0 + 25 + 25) / 2) = 5, half-width 4.302653 × 5 / √3 = 12.420804
+  const std::vector<TrialResult> trials{
+      trial(0, 0, 0, 2000, 1000), trial(1, 1, 0, 1500, 1000), trial(2, 1, 1, 1470, 1000),
+      trial(3, 0, 1, 2100, 1000), trial(4, 0, 2, 1900, 1000), trial(5, 1, 2, 1520, 1000)};
+  const std::vector<PairedComparison> comparisons = compare_paired(conditions, trials);
+  ASSERT_EQ(comparisons.size(), paired_metric_names().size());
+  const PairedComparison& gross = comparisons[0];
+  EXPECT_EQ(gross.metric, "decode_energy_per_token_gross_mj");
+  EXPECT_EQ(gross.precision, "Q4_K_M");
+  EXPECT_EQ(gross.baseline_precision, "F16");
+  ASSERT_EQ(gross.pairs.size(), 3u);
+  EXPECT_EQ(gross.pairs[1].candidate_trial, 2u);
+  EXPECT_EQ(gross.pairs[1].baseline_trial, 3u);
+  EXPECT_NEAR(gross.pairs[1].delta_pct, -30.0, 1e-9);
+  EXPECT_NEAR(gross.delta_pct.mean, -25.0, 1e-9);
+  EXPECT_NEAR(*gross.delta_pct.sd, 5.0, 1e-9);
+  EXPECT_NEAR(*gross.delta_pct.ci_half_width, 4.302652729749462 * 5.0 / std::sqrt(3.0), 1e-9);
+  // Net: (500/1000 − 1) = −50 %; 470/1100 − 1 = −57.2727 %; 520/900 − 1 = −42.2222 %.
+  const PairedComparison& net = comparisons[1];
+  EXPECT_EQ(net.metric, "decode_energy_per_token_net_mj");
+  EXPECT_NEAR(net.delta_pct.mean, (-50.0 + (470.0 / 1100.0 - 1) * 100 + (520.0 / 900.0 - 1) * 100) / 3, 1e-9);
+  // No prefill windows: the prefill comparisons exist with no pairs.
+  EXPECT_TRUE(comparisons[2].pairs.empty());
+  EXPECT_EQ(comparisons[2].delta_pct.n, 0u);
+}
+
+TEST(ComparePaired, FailedTrialsBreakOnlyTheirPair) {
+  const std::vector<Condition> conditions{{0, "F16", true, 0}, {1, "Q8_0", false, 0}};
+  const std::vector<TrialResult> trials{
+      trial(0, 0, 0, 2000, 1000), trial(1, 1, 0, 3000, 1000),
+      trial(2, 1, 1, 3100, 1000, TrialStatus::engine_failed), trial(3, 0, 1, 2000, 1000),
+      trial(4, 0, 2, 2000, 1000, TrialStatus::throttled), trial(5, 1, 2, 3200, 1000)};
+  const std::vector<PairedComparison> comparisons = compare_paired(conditions, trials);
+  // Only block 0 pairs: 3000 / 2000 − 1 = +50 %.
+  ASSERT_EQ(comparisons[0].pairs.size(), 1u);
+  EXPECT_NEAR(comparisons[0].delta_pct.mean, 50.0, 1e-9);
+  EXPECT_FALSE(comparisons[0].delta_pct.sd.has_value());
+}
+
+TEST(SummarizeConditions, CountsAndUsesOnlyOkTrials) {
+  const std::vector<Condition> conditions{{0, "F16", true, 0}};
+  const std::vector<TrialResult> trials{trial(0, 0, 0, 2000, 1000), trial(1, 0, 1, 2200, 1000),
+                                        trial(2, 0, 2, 9999, 1000, TrialStatus::invalid_window)};
+  const std::vector<ConditionSummary> summaries = summarize_conditions(conditions, trials);
+  ASSERT_EQ(summaries.size(), 1u);
+  EXPECT_EQ(summaries[0].n_trials, 3u);
+  EXPECT_EQ(summaries[0].n_ok, 2u);
+  // (2000 + 2200) / 2 J over 1000 tokens = 2100 mJ/token
+  const MetricSummary* e = summaries[0].find("decode_energy_per_token_gross_mj");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->unit, "mJ/token");
+  EXPECT_NEAR(e->summary.mean, 2100.0, 1e-9);
+  EXPECT_EQ(summaries[0].find("prefill_energy_per_token_gross_mj"), nullptr);
+}
+
+}  // namespace
+}  // namespace ecocompute::protocol

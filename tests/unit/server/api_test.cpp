@@ -1,0 +1,230 @@
+// Tests of the API's routes called directly (no socket): estimate, optimize, architectures, curves,
+// measurements, replications (upload, grading, bad-upload corpus), OpenAPI coverage, static files.
+#include "server/api.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "server_test_support.hpp"
+
+namespace ecocompute::server {
+namespace {
+using testing::fixture_report;
+using testing::get;
+using testing::post;
+using testing::published_evidence;
+
+class ApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::temp_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    auto store = open_sqlite_replication_store((dir_ / "replications.sqlite").string());
+    ASSERT_TRUE(store) << store.error().describe();
+    store_ = std::move(store).value();
+    std::filesystem::create_directories(dir_ / "web/assets");
+    ASSERT_TRUE(write_file_atomic(dir_ / "web/index.html", "<!doctype html><title>t</title>"));
+    ASSERT_TRUE(write_file_atomic(dir_ / "web/assets/app.js", "console.log(1);"));
+    ASSERT_TRUE(write_file_atomic(dir_ / "secret.txt", "do not serve"));
+    auto files = StaticFiles::load(dir_ / "web");
+    ASSERT_TRUE(files) << files.error().describe();
+    ApiOptions options;
+    options.rate_limit_per_minute = 0;
+    api_ = std::make_unique<Api>(published_evidence(), *store_, std::move(files).value(), options);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  Json call(const HttpRequest& request, int expected_status) {
+    const HttpResponse r = api_->handle(request);
+    EXPECT_EQ(r.status, expected_status) << request.method << " " << request.path << " → " << r.body;
+    Json body = Json::parse(r.body, nullptr, false);
+    EXPECT_FALSE(body.is_discarded()) << r.body;
+    return body;
+  }
+  std::int64_t stored() { return *store_->count({}); }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<ReplicationStore> store_;
+  std::unique_ptr<Api> api_;
+};
+
+TEST_F(ApiTest, EstimateAnswersGetAndPostAlike) {
+  const Json by_get = call(get("/v1/estimate", {{"params_b", "7"}, {"arch", "ada"}, {"precision", "NF4"}}), 200);
+  const Json by_post = call(post("/v1/estimate", R"({"params_b": 7, "arch": "ada", "precision": "NF4"})"), 200);
+  EXPECT_EQ(by_get, by_post);
+  EXPECT_EQ(by_get["arch_used"], "ada");
+  for (const char* field : {"input", "delta_pct", "ci", "basis", "confidence", "recommendation", "verdict",
+                            "crossover_b", "anchors", "arch_used", "modelled", "weight_gb", "weight_gb_fp16", "notes"}) {
+    EXPECT_TRUE(by_get.contains(field)) << field;
+  }
+  const std::set<std::string> recommendations{"quantize", "do_not_quantize", "depends"};
+  EXPECT_TRUE(recommendations.contains(by_get["recommendation"].get<std::string>()));
+}
+
+TEST_F(ApiTest, EstimateBadInputIs400NamingTheField) {
+  Json e = call(get("/v1/estimate", {{"params_b", "-3"}, {"arch", "ada"}}), 400);
+  EXPECT_NE(e["error"].get<std::string>().find("params_b"), std::string::npos) << e;
+  e = call(get("/v1/estimate", {{"params_b", "7"}, {"arch", "nosucharch"}}), 400);
+  EXPECT_NE(e["error"].get<std::string>().find("nosucharch"), std::string::npos) << e;
+  call(post("/v1/estimate", "{not json"), 400);
+  call(post("/v1/estimate", "[1,2]"), 400);
+  call(post("/v1/estimate", R"({"params_b": "NaN", "arch": "ada"})"), 400);
+  call(post("/v1/estimate", R"({"params_b": 1e999, "arch": "ada"})"), 400);
+  call(post("/v1/estimate", std::string(50, '[') + std::string(50, ']')), 400);
+  EXPECT_EQ(api_->handle(post("/v1/estimate", std::string(8 * 1024 + 1, ' '))).status, 413);
+}
+
+TEST_F(ApiTest, OptimizeTakesListsFromTheQuery) {
+  const Json by_get = call(get("/v1/optimize", {{"params_b", "7"}, {"gpu", "RTX 4090"}, {"precisions", "FP16,NF4"},
+                                                {"batches", "1,8"}}),
+                           200);
+  const Json by_post = call(post("/v1/optimize", R"({"params_b": 7, "gpu": "RTX 4090", "precisions": ["FP16", "NF4"],
+                                                     "batches": [1, 8]})"),
+                            200);
+  EXPECT_EQ(by_get, by_post);
+  for (const char* field : {"input", "basis", "feasible_count", "notes", "recommended", "closest_infeasible",
+                            "alternatives", "pareto_energy_latency"}) {
+    EXPECT_TRUE(by_get.contains(field)) << field;
+  }
+  call(get("/v1/optimize", {{"params_b", "7"}, {"gpu", "RTX 4090"}, {"objective", "fastest"}}), 400);
+}
+
+TEST_F(ApiTest, ArchitecturesListThePublishedCurves) {
+  const Json a = call(get("/v1/architectures"), 200);
+  EXPECT_EQ(a["curve_source"], "published");
+  std::set<std::string> archs;
+  for (const Json& entry : a["architectures"]) archs.insert(entry["arch"].get<std::string>());
+  // published_curves.csv has ada, ampere, blackwell and turing curves.
+  EXPECT_EQ(archs, (std::set<std::string>{"ada", "ampere", "blackwell", "turing"}));
+}
+
+TEST_F(ApiTest, CurvesCarrySamplesForDrawing) {
+  const Json c = call(get("/v1/curves", {{"arch", "ada"}, {"precision", "NF4"}}), 200);
+  ASSERT_EQ(c["curves"].size(), 1u);
+  const Json& curve = c["curves"][0];
+  EXPECT_NEAR(curve["A"].get<double>(), 54.2295, 1e-9);
+  ASSERT_EQ(curve["samples"].size(), 41u);
+  // Drawn from 0.5/2 = 0.25 B to 7 × 2 = 14 B (the published range is 0.5–7 B).
+  EXPECT_NEAR(curve["samples"].front()["params_b"].get<double>(), 0.25, 1e-9);
+  EXPECT_NEAR(curve["samples"].back()["params_b"].get<double>(), 14.0, 1e-9);
+  // ΔE(3) = 54.2295 − 131.0936 · x/(1+x), x = 3/5.2846 = 0.567687 → 54.2295 − 47.4711 = 6.758 (checked at a sample).
+}
+
+TEST_F(ApiTest, MeasurementsFilterRows) {
+  const Json all = call(get("/v1/measurements"), 200);
+  const Json ada_int8 = call(get("/v1/measurements", {{"arch", "ada"}, {"precision", "INT8"}}), 200);
+  EXPECT_GT(all["count"].get<int>(), ada_int8["count"].get<int>());
+  EXPECT_GT(ada_int8["count"].get<int>(), 0);
+  for (const Json& row : ada_int8["rows"]) {
+    EXPECT_EQ(row["gpu_arch"], "ada");
+    EXPECT_EQ(row["precision"], "INT8");
+  }
+}
+
+TEST_F(ApiTest, AnUploadIsGradedStoredAndListed) {
+  const std::string body = testing::fixture("rtx4090_qwen2.5-3b_nf4.energy.json");
+  const HttpResponse created = api_->handle(post("/v1/replications", body));
+  ASSERT_EQ(created.status, 201) << created.body;
+  const Json c = Json::parse(created.body);
+  EXPECT_EQ(c["created"], true);
+  EXPECT_EQ(c["model_name"], "Qwen/Qwen2.5-3B");
+  EXPECT_EQ(c["gpu_arch"], "ada");
+  EXPECT_EQ(c["basis"], "measured");
+  // Published ada NF4 curve at 3 B: 6.758 %; measured (3584.88 − 3557.99)/3557.99 = +0.756 %;
+  // |0.756 − 6.758| = 6.0 < 2 × resid_std 11.48 = 22.96 → inside.
+  EXPECT_EQ(c["grade"], "inside") << c;
+  EXPECT_EQ(created.header("Location"), "/v1/replications?id=" + std::to_string(c["id"].get<int>()));
+  EXPECT_FALSE(created.header("Access-Control-Allow-Origin"));
+
+  // The same report again: 200 with the same row.
+  const Json again = call(post("/v1/replications", body), 200);
+  EXPECT_EQ(again["id"], c["id"]);
+  EXPECT_EQ(again["created"], false);
+
+  const Json list = call(get("/v1/replications"), 200);
+  EXPECT_EQ(list["total"], 1);
+  ASSERT_EQ(list["replications"].size(), 1u);
+  EXPECT_FALSE(list["replications"][0].contains("report"));
+  const Json one = call(get("/v1/replications", {{"id", std::to_string(c["id"].get<int>())}}), 200);
+  EXPECT_EQ(one["report"]["workload"]["params_b"], 3.0);
+  call(get("/v1/replications", {{"id", "424242"}}), 404);
+  call(get("/v1/replications", {{"limit", "0"}}), 400);
+}
+
+TEST_F(ApiTest, BadUploadsAreRefusedAndNothingIsStored) {
+  OrderedJson wrong_type = fixture_report();
+  wrong_type["workload"]["batch_size"] = "one";
+  OrderedJson missing = fixture_report();
+  missing.erase("results");
+  OrderedJson huge = fixture_report();
+  huge["results"]["energy_per_token_mj"] = 1e308;
+  OrderedJson mismatch = fixture_report();  // says measured, carries no energy
+  mismatch["results"]["energy_per_token_mj"] = nullptr;
+  OrderedJson estimate_as_measured = fixture_report();
+  estimate_as_measured["measurement_source"] = "dataset-interpolation";
+  OrderedJson wrong_version = fixture_report();
+  wrong_version["schema_version"] = "ecocompute-energy/9.9";
+  std::string nan_text = fixture_report().dump();
+  nan_text.replace(nan_text.find("3584.88"), 7, "NaN");
+
+  const std::vector<std::pair<std::string, std::string>> corpus{
+      {"not JSON", "this is not json"},
+      {"empty", ""},
+      {"array", "[1, 2, 3]"},
+      {"wrong type", wrong_type.dump()},
+      {"missing results", missing.dump()},
+      {"huge number", huge.dump()},
+      {"NaN", nan_text},
+      {"basis mismatch", mismatch.dump()},
+      {"estimate labelled measured", estimate_as_measured.dump()},
+      {"unknown schema version", wrong_version.dump()},
+      {"deeply nested", std::string(10000, '[') + std::string(10000, ']')},
+      {"deeply nested object", "{\"schema_version\":" + std::string(5000, '[') + std::string(5000, ']') + "}"},
+  };
+  for (const auto& [name, body] : corpus) {
+    const HttpResponse r = api_->handle(post("/v1/replications", body));
+    EXPECT_EQ(r.status, 400) << name << ": " << r.body;
+    const Json error = Json::parse(r.body, nullptr, false);
+    ASSERT_TRUE(error.is_object()) << name;
+    EXPECT_TRUE(error["error"].is_string()) << name;
+  }
+  const HttpResponse mismatch_answer = api_->handle(post("/v1/replications", mismatch.dump()));
+  EXPECT_NE(Json::parse(mismatch_answer.body)["error"].get<std::string>().find("measured"), std::string::npos);
+  // 10 MB body: over the 256 KiB upload limit.
+  EXPECT_EQ(api_->handle(post("/v1/replications", std::string(10 * 1024 * 1024, 'x'))).status, 413);
+  EXPECT_EQ(stored(), 0);
+}
+
+TEST_F(ApiTest, OpenApiDescribesEveryRoute) {
+  const Json doc = call(get("/openapi.json"), 200);
+  EXPECT_EQ(doc["openapi"], "3.1.0");
+  for (const std::string& route : api_->routes()) {
+    const auto space = route.find(' ');
+    std::string method = route.substr(0, space);
+    for (char& ch : method) ch = static_cast<char>(std::tolower(ch));
+    const std::string path = route.substr(space + 1);
+    EXPECT_TRUE(doc["paths"].contains(path) && doc["paths"][path].contains(method)) << route;
+  }
+  EXPECT_EQ(api_->routes().size(), 12u);
+}
+
+TEST_F(ApiTest, HealthzReportsTheStore) {
+  const Json h = call(get("/healthz"), 200);
+  EXPECT_EQ(h["status"], "ok");
+  EXPECT_EQ(h["replications"], 0);
+  EXPECT_EQ(h["curve_source"], "published");
+}
+
+TEST_F(ApiTest, StaticFilesAreServedByExactPathOnly) {
+  const HttpResponse index = api_->handle(get("/"));
+  EXPECT_EQ(index.status, 200);
+  EXPECT_EQ(index.content_type, "text/html; charset=utf-8");
+  EXPECT_EQ(api_->handle(get("/assets/app.js")).content_type, "text/javascript; charset=utf-8");
+  for (const char* path : {"/../secret.txt", "/assets/../../secret.txt", "/..%2fsecret.txt", "/%2e%2e/secret.txt",
+                           "//etc/passwd", "/assets/../index.html/..", "/secret.txt", "/etc/passwd"}) {
+    EXPECT_EQ(api_->handle(get(path)).status, 404) << path;
+  }
+}
+
+}  // namespace
+}  // namespace ecocompute::server

@@ -1,0 +1,388 @@
+// EcoCompute web UI: tabs over the REST API of `ecocompute serve`. No framework; charts by Chart.js.
+'use strict';
+
+const state = { curves: [], rows: [], report: null, reportText: null, charts: {} };
+const TABS = ['curves', 'models', 'estimate', 'optimize', 'run', 'gallery'];
+const $ = (id) => document.getElementById(id);
+const fmt = (v, digits = 1) => (typeof v === 'number' && isFinite(v) ? v.toFixed(digits) : '–');
+const signed = (v, digits = 1) => (typeof v === 'number' && isFinite(v) ? (v > 0 ? '+' : '') + v.toFixed(digits) : '–');
+
+// ---------- API ----------
+async function api(path, options = {}) {
+  const response = await fetch(path, options);
+  let body = null;
+  try { body = await response.json(); } catch (e) { body = { error: `HTTP ${response.status}` }; }
+  if (!response.ok) throw new Error(body && body.error ? body.error : `HTTP ${response.status}`);
+  return body;
+}
+
+// ---------- share links: ?tab=run&overlay=<base64url JSON {m,N,a,p,e,b,g}> (the published encoding) ----------
+function toBase64Url(text) {
+  const bytes = new TextEncoder().encode(text);
+  let binary = '';
+  bytes.forEach((b) => { binary += String.fromCharCode(b); });
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+function fromBase64Url(text) {
+  const padded = text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4);
+  const binary = atob(padded);
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+function encodeOverlay(o) {
+  return toBase64Url(JSON.stringify({ m: o.m, N: o.N, a: o.a, p: o.p, e: Math.round(o.e * 100) / 100, b: o.b, g: o.g }));
+}
+function decodeOverlay(text) {
+  const o = JSON.parse(fromBase64Url(text));
+  if (typeof o !== 'object' || o === null) throw new Error('overlay is not an object');
+  return { m: String(o.m ?? ''), N: Number(o.N), a: String(o.a ?? ''), p: String(o.p ?? ''), e: Number(o.e), b: String(o.b ?? ''), g: String(o.g ?? '') };
+}
+
+// ---------- tabs (WAI-ARIA tabs: arrows, Home, End) ----------
+function selectTab(name, focus = false) {
+  if (!TABS.includes(name)) name = 'curves';
+  for (const t of TABS) {
+    const tab = $(`tab-${t}`);
+    const selected = t === name;
+    tab.setAttribute('aria-selected', String(selected));
+    tab.tabIndex = selected ? 0 : -1;
+    $(`panel-${t}`).hidden = !selected;
+    if (selected && focus) tab.focus();
+  }
+  const url = new URL(window.location.href);
+  url.searchParams.set('tab', name);
+  if (name !== 'run') url.searchParams.delete('overlay');
+  history.replaceState(null, '', url);
+  document.body.dataset.tab = name;
+  if (name === 'gallery') loadGallery();
+  if (name === 'run') drawRunChart();
+  if (name === 'curves') drawCurveChart();
+}
+function setUpTabs() {
+  for (const t of TABS) $(`tab-${t}`).addEventListener('click', () => selectTab(t));
+  $('tabs').addEventListener('keydown', (event) => {
+    const current = TABS.indexOf(document.body.dataset.tab);
+    let next = null;
+    if (event.key === 'ArrowRight') next = (current + 1) % TABS.length;
+    if (event.key === 'ArrowLeft') next = (current + TABS.length - 1) % TABS.length;
+    if (event.key === 'Home') next = 0;
+    if (event.key === 'End') next = TABS.length - 1;
+    if (next !== null) { event.preventDefault(); selectTab(TABS[next], true); }
+  });
+}
+
+// ---------- curves ----------
+const curveKey = (c) => `${c.gpu_arch}|${c.engine}|${c.precision}`;
+function curveValue(c, n) { const x = n / c.n_star_b; return c.A - c.S * x / (1 + x); }
+function findCurve(arch, precision) {
+  const a = (arch || '').toLowerCase();
+  const p = (precision || '').toUpperCase();
+  return state.curves.find((c) => c.gpu_arch === a && c.precision.toUpperCase() === p) || null;
+}
+function pointsFor(c) {
+  return state.rows.filter((r) => r.gpu_arch === c.gpu_arch && r.engine === c.engine && r.precision === c.precision && typeof r.delta_pct === 'number');
+}
+function curveDatasets(c) {
+  const samples = c.samples || [];
+  const rows = pointsFor(c);
+  const filled = rows.filter((r) => (r.n_trials || 1) >= 2);
+  const hollow = rows.filter((r) => (r.n_trials || 1) < 2);
+  const xy = (r) => ({ x: r.params_b, y: r.delta_pct, model: r.model, n: r.n_trials || 1 });
+  const sets = [];
+  if (samples.some((s) => typeof s.ci_low_pct === 'number')) {
+    sets.push({ label: '95 % band (low)', data: samples.map((s) => ({ x: s.params_b, y: s.ci_low_pct })), borderWidth: 0, pointRadius: 0, fill: false, showLine: true, backgroundColor: 'rgba(11,110,79,0.12)' });
+    sets.push({ label: '95 % confidence band', data: samples.map((s) => ({ x: s.params_b, y: s.ci_high_pct })), borderWidth: 0, pointRadius: 0, fill: '-1', showLine: true, backgroundColor: 'rgba(11,110,79,0.12)' });
+  }
+  sets.push({ label: 'fitted curve (measured range)', data: samples.filter((s) => s.in_range).map((s) => ({ x: s.params_b, y: s.delta_pct })), showLine: true, pointRadius: 0, borderColor: '#0b6e4f', borderWidth: 2 });
+  sets.push({ label: 'curve beyond the data (extrapolated)', data: samples.map((s) => ({ x: s.params_b, y: s.delta_pct })), showLine: true, pointRadius: 0, borderColor: '#0b6e4f', borderDash: [6, 4], borderWidth: 1 });
+  sets.push({ label: 'measured, n ≥ 2', data: filled.map(xy), pointRadius: 6, pointStyle: 'circle', backgroundColor: '#1f2937', borderColor: '#1f2937' });
+  sets.push({ label: 'measured, n = 1', data: hollow.map(xy), pointRadius: 6, pointStyle: 'circle', backgroundColor: 'rgba(255,255,255,1)', borderColor: '#1f2937', borderWidth: 2 });
+  return sets;
+}
+function chartOptions(xTitle, yTitle, logX = true) {
+  return {
+    responsive: true, maintainAspectRatio: false, animation: false,
+    scales: {
+      x: { type: logX ? 'logarithmic' : 'linear', title: { display: true, text: xTitle } },
+      y: { title: { display: true, text: yTitle } },
+    },
+    plugins: {
+      legend: { position: 'bottom', labels: { filter: (item) => item.text !== '95 % band (low)' } },
+      tooltip: { callbacks: { label: (ctx) => { const d = ctx.raw; return `${d.model ? d.model + ' ' : ''}${fmt(d.x, 2)} B: ${signed(d.y)} %${d.n ? ` (n = ${d.n})` : ''}`; } } },
+    },
+  };
+}
+function replaceChart(name, canvasId, config) {
+  if (state.charts[name]) state.charts[name].destroy();
+  if (typeof Chart === 'undefined') return;
+  state.charts[name] = new Chart($(canvasId), config);
+}
+function drawCurveChart() {
+  const c = state.curves.find((x) => curveKey(x) === $('curve-select').value);
+  if (!c) { $('curve-summary').textContent = 'No curves in this dataset.'; return; }
+  const crossover = typeof c.crossover_b === 'number' ? `crossover at ${fmt(c.crossover_b, 2)} B` : 'no crossover inside the measured range';
+  $('curve-summary').textContent = `${c.gpu_arch} · ${c.engine} · ${c.precision}: A = ${fmt(c.A, 2)}, S = ${fmt(c.S, 2)}, N* = ${fmt(c.n_star_b, 2)} B, residual SD ${fmt(c.resid_std, 2)} pp, measured ${fmt(c.range_min_b, 1)}–${fmt(c.range_max_b, 1)} B, ${crossover} (${c.source}).`;
+  replaceChart('curve', 'curve-chart', { type: 'scatter', data: { datasets: curveDatasets(c) }, options: chartOptions('model size (billions of parameters)', 'ΔE % vs FP16') });
+}
+async function loadCurves() {
+  const [curves, rows, archs] = await Promise.all([api('/v1/curves'), api('/v1/measurements'), api('/v1/architectures')]);
+  state.curves = curves.curves;
+  state.rows = rows.rows;
+  const select = $('curve-select');
+  select.innerHTML = '';
+  for (const c of state.curves) {
+    const option = document.createElement('option');
+    option.value = curveKey(c);
+    option.textContent = `${c.gpu_arch} · ${c.precision} · ${c.engine}`;
+    select.appendChild(option);
+  }
+  for (const s of document.querySelectorAll('.arch-select')) {
+    s.innerHTML = '';
+    for (const a of archs.known) { const o = document.createElement('option'); o.value = a; o.textContent = a; s.appendChild(o); }
+    s.value = 'ada';
+  }
+  renderModels();
+}
+
+// ---------- tested models ----------
+function renderModels() {
+  const filter = $('models-filter').value.trim().toLowerCase();
+  const body = $('models-table').querySelector('tbody');
+  body.innerHTML = '';
+  for (const r of state.rows) {
+    const text = `${r.model} ${r.gpu} ${r.precision} ${r.engine}`.toLowerCase();
+    if (filter && !text.includes(filter)) continue;
+    const tr = document.createElement('tr');
+    // 1 mJ/token × 1e6 tokens = 1e6 mJ = 1000 J.
+    const cells = [r.model, r.gpu, r.engine, r.precision, fmt(r.energy_per_token_mj * 1000, 0), fmt(r.fp16_energy_per_token_mj * 1000, 0), signed(r.delta_pct), String(r.n_trials || 1), signed(r.delta_perplexity_pct, 2)];
+    cells.forEach((value, i) => { const td = document.createElement('td'); td.textContent = value; if (i >= 4) td.className = 'num'; tr.appendChild(td); });
+    body.appendChild(tr);
+  }
+}
+
+// ---------- your model (estimate) ----------
+function formJson(form) {
+  const out = {};
+  for (const el of form.elements) {
+    if (!el.name || el.value === '') continue;
+    out[el.name] = el.type === 'number' ? Number(el.value) : el.value;
+  }
+  return out;
+}
+function badge(text, cls) { const b = document.createElement('span'); b.className = `badge ${cls}`; b.textContent = text; return b; }
+async function submitEstimate(event) {
+  event.preventDefault();
+  const result = $('estimate-result');
+  result.textContent = 'Estimating…';
+  const body = formJson(event.target);
+  if (body.gpu) delete body.arch;
+  try {
+    const e = await api('/v1/estimate', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    result.innerHTML = '';
+    const verdict = document.createElement('p');
+    verdict.id = 'estimate-verdict';
+    verdict.className = 'verdict';
+    verdict.textContent = e.verdict;
+    result.appendChild(verdict);
+    const line = document.createElement('p');
+    line.id = 'estimate-numbers';
+    const ci = Array.isArray(e.ci) ? ` (95 % interval ${signed(e.ci[0])} … ${signed(e.ci[1])} %)` : '';
+    line.textContent = `ΔE ${signed(e.delta_pct)} % vs FP16${ci} · basis: ${e.basis} · confidence: ${e.confidence} · architecture used: ${e.arch_used} · engine: ${e.engine} `;
+    line.appendChild(badge(e.recommendation.replace(/_/g, ' '), e.recommendation));
+    result.appendChild(line);
+    if (e.quality_cost) {
+      const q = document.createElement('p');
+      q.textContent = `Quality cost: perplexity ${signed(e.quality_cost.delta_perplexity_pct, 2)} % (${e.quality_cost.basis} at ${e.quality_cost.measured_at_b} B, ${e.quality_cost.model}).`;
+      result.appendChild(q);
+    }
+    if (e.energy_estimate) {
+      const q = document.createElement('p');
+      q.textContent = `Absolute (estimated): ${fmt(e.energy_estimate.mj_per_token, 0)} mJ/token vs FP16 ${fmt(e.energy_estimate.fp16_mj_per_token, 0)} mJ/token — ${e.energy_estimate.method}.`;
+      result.appendChild(q);
+    }
+    for (const n of e.notes || []) { const p = document.createElement('p'); p.className = 'summary'; p.textContent = n; result.appendChild(p); }
+  } catch (err) {
+    result.innerHTML = '';
+    const p = document.createElement('p'); p.className = 'error'; p.id = 'estimate-error'; p.textContent = err.message; result.appendChild(p);
+  }
+}
+
+// ---------- optimize ----------
+async function submitOptimize(event) {
+  event.preventDefault();
+  const result = $('optimize-result');
+  result.textContent = 'Optimizing…';
+  try {
+    const o = await api('/v1/optimize', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(formJson(event.target)) });
+    result.innerHTML = '';
+    const p = document.createElement('p');
+    p.id = 'optimize-recommended';
+    p.className = 'verdict';
+    p.textContent = o.recommended
+      ? `Recommended: ${o.recommended.precision}, batch ${o.recommended.batch}, context ${o.recommended.ctx} — ${fmt(o.recommended.latency_ms_per_token, 1)} ms/token, ${fmt(o.recommended.vram_gb, 1)} GB, ΔE ${signed(o.recommended.delta_pct)} % (${o.recommended.basis}); ${o.feasible_count} feasible.`
+      : `Nothing meets the constraints${o.closest_infeasible ? `; closest: ${o.closest_infeasible.precision} batch ${o.closest_infeasible.batch} (${o.closest_infeasible.violations.join('; ')})` : ''}.`;
+    result.appendChild(p);
+    for (const n of o.notes || []) { const q = document.createElement('p'); q.className = 'summary'; q.textContent = n; result.appendChild(q); }
+    const energy = (c) => (typeof c.relative_energy === 'number' ? c.relative_energy : 1 + (c.delta_pct || 0) / 100);
+    const pt = (c) => ({ x: c.latency_ms_per_token, y: energy(c), label: `${c.precision} b${c.batch}` });
+    replaceChart('optimize', 'optimize-chart', {
+      type: 'scatter',
+      data: { datasets: [
+        { label: 'Pareto front (energy vs latency)', data: (o.pareto_energy_latency || []).map(pt), showLine: true, borderColor: '#0b6e4f', backgroundColor: '#0b6e4f', pointRadius: 5 },
+        { label: 'alternatives', data: (o.alternatives || []).map(pt), backgroundColor: '#8c959f', pointRadius: 4 },
+        { label: 'recommended', data: o.recommended ? [pt(o.recommended)] : [], backgroundColor: '#bf8700', pointRadius: 9, pointStyle: 'star' },
+      ] },
+      options: { responsive: true, maintainAspectRatio: false, animation: false,
+        scales: { x: { type: 'linear', title: { display: true, text: 'latency per token (ms, roofline)' } }, y: { title: { display: true, text: 'energy per token relative to FP16 batch 1' } } },
+        plugins: { tooltip: { callbacks: { label: (ctx) => `${ctx.raw.label}: ${fmt(ctx.raw.x, 2)} ms, ×${fmt(ctx.raw.y, 3)}` } } } },
+    });
+  } catch (err) {
+    result.innerHTML = '';
+    const p = document.createElement('p'); p.className = 'error'; p.textContent = err.message; result.appendChild(p);
+  }
+}
+
+// ---------- run it yourself ----------
+function overlayFromReport(report) {
+  const w = report.workload || {}; const s = report.system_under_test || {}; const r = report.results || {};
+  let e = r.vs_fp16_energy_pct;
+  if (typeof r.energy_per_token_mj === 'number' && typeof r.fp16_energy_per_token_mj === 'number' && r.fp16_energy_per_token_mj > 0) {
+    e = (r.energy_per_token_mj - r.fp16_energy_per_token_mj) / r.fp16_energy_per_token_mj * 100;  // recomputed, never trusted
+  }
+  return { m: w.model_name || '', N: Number(w.params_b), a: String(s.gpu_arch || '').toLowerCase(), p: w.precision || '', e: Number(e), b: r.basis || '', g: s.gpu || '' };
+}
+// Grades like `ecocompute check`: inside when |ΔE − curve(N)| ≤ 2 · resid_std, within the measured range.
+function gradeOverlay(o) {
+  if (o.b !== 'measured') return { grade: 'not_gradeable', reason: `basis is ${o.b || 'missing'}, not measured` };
+  if (!isFinite(o.N) || o.N <= 0) return { grade: 'not_gradeable', reason: 'the report gives no model size (workload.params_b)' };
+  if (!isFinite(o.e)) return { grade: 'not_gradeable', reason: 'the report gives no ΔE vs FP16' };
+  const c = findCurve(o.a, o.p);
+  if (!c) return { grade: 'not_gradeable', reason: `no curve for ${o.a} ${o.p}` };
+  if (o.N < c.range_min_b || o.N > c.range_max_b) return { grade: 'not_gradeable', reason: `${o.N} B is outside the curve's measured range ${c.range_min_b}–${c.range_max_b} B` };
+  const expected = curveValue(c, o.N);
+  const half = 2 * c.resid_std;
+  const inside = Math.abs(o.e - expected) <= half;
+  return { grade: inside ? 'inside' : 'outside', expected, reason: `curve expects ${signed(expected)} % ± ${fmt(half)} (2 × residual SD); this run ${signed(o.e)} %` };
+}
+function showOverlay(o, source) {
+  state.overlay = o;
+  const g = gradeOverlay(o);
+  const result = $('run-result');
+  result.innerHTML = '';
+  const p = document.createElement('p');
+  p.id = 'run-summary';
+  p.textContent = `${o.m || 'model'} (${fmt(o.N, 2)} B) on ${o.g || o.a}, ${o.p}: ΔE ${signed(o.e, 2)} % vs FP16, basis ${o.b}${source ? ` — ${source}` : ''}. `;
+  const b = badge(g.grade.replace('_', ' '), g.grade);
+  b.id = 'run-grade';
+  p.appendChild(b);
+  result.appendChild(p);
+  const reason = document.createElement('p'); reason.className = 'summary'; reason.textContent = g.reason; result.appendChild(reason);
+  const link = $('share-link');
+  const url = new URL(window.location.href);
+  url.search = '';
+  url.searchParams.set('tab', 'run');
+  url.searchParams.set('overlay', encodeOverlay(o));
+  link.href = url.toString();
+  link.hidden = false;
+  drawRunChart();
+}
+function drawRunChart() {
+  const o = state.overlay;
+  if (!o || $('panel-run').hidden) return;
+  const c = findCurve(o.a, o.p);
+  const sets = c ? curveDatasets(c) : [];
+  sets.push({ label: 'your report', data: [{ x: o.N, y: o.e, model: o.m }], pointRadius: 10, pointStyle: 'triangle', backgroundColor: '#bf8700', borderColor: '#7d4e00' });
+  replaceChart('run', 'run-chart', { type: 'scatter', data: { datasets: sets }, options: chartOptions('model size (billions of parameters)', 'ΔE % vs FP16') });
+}
+async function readReportFile(file) {
+  const text = await file.text();
+  const submit = $('submit-report');
+  $('submit-result').textContent = '';
+  try {
+    const report = JSON.parse(text);
+    if (typeof report !== 'object' || report === null || !String(report.schema_version || '').startsWith('ecocompute-energy/')) {
+      throw new Error('not an energy.json (schema_version ecocompute-energy/…)');
+    }
+    state.report = report;
+    state.reportText = text;
+    showOverlay(overlayFromReport(report), file.name);
+    submit.hidden = false;
+  } catch (err) {
+    state.report = null;
+    submit.hidden = true;
+    $('run-result').innerHTML = '';
+    const p = document.createElement('p'); p.className = 'error'; p.id = 'run-error'; p.textContent = `${file.name}: ${err.message}`; $('run-result').appendChild(p);
+  }
+}
+async function submitReport() {
+  const out = $('submit-result');
+  out.textContent = 'Submitting…';
+  try {
+    const r = await api('/v1/replications', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: state.reportText });
+    out.textContent = `${r.created ? 'Stored' : 'Already stored'} as replication #${r.id}; the server graded it ${r.grade.replace('_', ' ')}: ${r.grade_reason}`;
+    out.dataset.id = String(r.id);
+  } catch (err) {
+    out.textContent = `Not stored: ${err.message}`;
+  }
+}
+function setUpDropZone() {
+  const zone = $('drop-zone');
+  const input = $('report-file');
+  zone.addEventListener('click', () => input.click());
+  zone.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); input.click(); } });
+  zone.addEventListener('dragover', (e) => { e.preventDefault(); zone.classList.add('over'); });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('over');
+    if (e.dataTransfer.files.length > 0) readReportFile(e.dataTransfer.files[0]);
+  });
+  input.addEventListener('change', () => { if (input.files.length > 0) readReportFile(input.files[0]); });
+  $('submit-report').addEventListener('click', submitReport);
+}
+
+// ---------- replications gallery ----------
+async function loadGallery() {
+  const body = $('gallery-table').querySelector('tbody');
+  try {
+    const page = await api('/v1/replications?limit=100');
+    body.innerHTML = '';
+    $('gallery-empty').hidden = page.replications.length > 0;
+    for (const r of page.replications) {
+      const tr = document.createElement('tr');
+      tr.dataset.id = String(r.id);
+      const cells = [String(r.id), r.received_at_utc, r.model_name || '–', fmt(r.params_b, 2), r.gpu || '–', r.precision || '–', r.engine || '–', signed(r.vs_fp16_energy_pct, 2), r.basis || '–'];
+      cells.forEach((v) => { const td = document.createElement('td'); td.textContent = v; tr.appendChild(td); });
+      const grade = document.createElement('td');
+      const b = badge(r.grade.replace('_', ' '), r.grade);
+      b.title = r.grade_reason;
+      grade.appendChild(b);
+      tr.appendChild(grade);
+      body.appendChild(tr);
+    }
+  } catch (err) {
+    body.innerHTML = '';
+    $('gallery-empty').hidden = false;
+    $('gallery-empty').textContent = `Could not load replications: ${err.message}`;
+  }
+}
+
+// ---------- start ----------
+async function start() {
+  setUpTabs();
+  setUpDropZone();
+  $('estimate-form').addEventListener('submit', submitEstimate);
+  $('optimize-form').addEventListener('submit', submitOptimize);
+  $('curve-select').addEventListener('change', drawCurveChart);
+  $('models-filter').addEventListener('input', renderModels);
+  const params = new URLSearchParams(window.location.search);
+  try { await loadCurves(); } catch (err) { $('curve-summary').textContent = `Could not load curves: ${err.message}`; }
+  selectTab(params.get('tab') || 'curves');
+  const overlay = params.get('overlay');
+  if (overlay) {
+    try { showOverlay(decodeOverlay(overlay), 'shared link'); selectTab('run'); } catch (err) {
+      const p = document.createElement('p'); p.className = 'error'; p.textContent = `The shared overlay could not be read: ${err.message}`; $('run-result').appendChild(p);
+    }
+  }
+  document.body.dataset.ready = 'true';
+}
+document.addEventListener('DOMContentLoaded', start);
