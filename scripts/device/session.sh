@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the lent H200: unpacks .device/bundle.tar.xz (from scripts/device/package.sh) into /tmp/eco
-# and runs the steps named as arguments, writing every output under $OUT.
-#   steps: info selftest synth quantize measure bench
+# and runs the steps named as arguments, writing every output under $OUT (at most 8 files come back,
+# so each step's files are packed into one tarball).
+#   info       environment fingerprint
+#   selftest   the meter against its own CUDA load
+#   smoke      a short measure on a synthetic Qwen2-0.5B shape (catches GPU-path errors cheaply)
+#   synth8b    writes the synthetic Llama-3-8B F16 GGUF and quantizes Q8_0, Q4_K_M, Q4_0 into the cache
+#   measure8b  the issue's figure run: F16 vs Q8_0 vs Q4_K_M vs Q4_0, k = 3
+#   bench8b    bare llama.cpp decode loop vs the engine on the same files
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp/eco-out}
@@ -9,17 +15,48 @@ mkdir -p "$out" /tmp/eco
 [ -x /tmp/eco/bundle/bin/ecocompute ] || tar -xJf "$root/.device/bundle.tar.xz" -C /tmp/eco
 export LD_LIBRARY_PATH=/tmp/eco/bundle/lib:${LD_LIBRARY_PATH:-}
 export ECOCOMPUTE_DATA_DIR="$root/data"
+[ -d /tmp/eco/vocab ] || tar -xJf "$root/.device/vocab.tar.xz" -C /tmp/eco
+export ECOCOMPUTE_VOCAB_DIR=/tmp/eco/vocab
 eco=/tmp/eco/bundle/bin/ecocompute
 models=/tmp/eco/models
-mkdir -p "$models"
+cache="$models/cache"
+mkdir -p "$models" "$cache"
 status=0
+stamp() { date -u +%H:%M:%S; }
+pack() { tar -czf "$out/$1.tar.gz" -C "$2" . ; }
 for step in "$@"; do
-  echo "=== $step $(date -u +%H:%M:%S)"
+  echo "=== $step $(stamp)"
   case "$step" in
-    info) "$eco" info | tee "$out/info.txt"; "$eco" info --json > "$out/info.json" ;;
-    selftest) "$eco" selftest --markdown "$out/h200-selftest.md" --json "$out/h200-selftest.json" 2>&1 | tee "$out/selftest.log" || status=1 ;;
-    synth) [ -f "$models/llama3-8b-f16.gguf" ] || "$eco" synth --arch llama3-8b --type f16 -o "$models/llama3-8b-f16.gguf" || status=1 ;;
+    info)
+      "$eco" info | tee "$out/info.txt"; "$eco" info --json > "$out/info.json" ;;
+    selftest)
+      "$eco" selftest --markdown "$out/h200-selftest.md" --json "$out/h200-selftest.json" 2>&1 | tail -40 || status=1 ;;
+    smoke)
+      "$eco" synth --arch qwen2-0.5b --type f16 -o "$models/qwen2-0.5b-f16.gguf" &&
+      "$eco" measure -m "$models/qwen2-0.5b-f16.gguf" -p Q8_0,Q4_K_M -k 2 --warmups 1 --min-window 3 \
+        --min-prefill-window 1 --idle-window 3 --cache-dir "$cache" -o /tmp/eco/smoke --no-progress --output md \
+        > /tmp/eco/smoke.out 2> /tmp/eco/smoke.err; echo "smoke exit $?"; tail -25 /tmp/eco/smoke.err; cat /tmp/eco/smoke.out
+      cp /tmp/eco/smoke.out /tmp/eco/smoke.err /tmp/eco/smoke/ 2>/dev/null; pack smoke /tmp/eco/smoke ;;
+    synth8b)
+      [ -f "$models/llama3-8b-f16.gguf" ] || { time "$eco" synth --arch llama3-8b --type f16 -o "$models/llama3-8b-f16.gguf"; } 2>&1 | tail -5
+      for t in Q8_0 Q4_K_M Q4_0; do
+        { time "$eco" quantize -m "$models/llama3-8b-f16.gguf" --type "$t" --cache-dir "$cache" ; } 2>&1 | tail -4
+      done ;;
+    measure8b)
+      mkdir -p /tmp/eco/session
+      timeout -s TERM "${MEASURE_TIMEOUT:-540}" "$eco" measure -m "$models/llama3-8b-f16.gguf" -p Q8_0,Q4_K_M,Q4_0 -k 3 \
+        --min-prefill-window "${PREFILL_WINDOW:-5}" --cache-dir "$cache" -o /tmp/eco/session --no-progress --output md \
+        > /tmp/eco/session/stdout.md 2> /tmp/eco/session/stderr.log
+      echo "measure exit $?"; tail -30 /tmp/eco/session/stderr.log; cat /tmp/eco/session/stdout.md
+      pack session /tmp/eco/session ;;
+    bench8b)
+      for t in F16 Q4_K_M; do
+        f="$models/llama3-8b-f16.gguf"; [ "$t" = F16 ] || f=$(ls "$cache"/*/"$t".gguf | head -1)
+        echo "--- $t $f"
+        ECOCOMPUTE_BENCH_MODEL="$f" /tmp/eco/bundle/bin/decode_loop_bench --benchmark_format=console 2>&1 | tail -12
+      done 2>&1 | tee "$out/decode_loop_bench.txt" ;;
     *) echo "session.sh: unknown step $step" >&2; status=2 ;;
   esac
 done
+echo "=== done $(stamp)"
 exit $status

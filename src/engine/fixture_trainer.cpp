@@ -169,11 +169,11 @@ std::string vocab_listing(const TokenizerSpec& t) {
 }  // namespace
 
 Result<FixtureTrainingSummary> train_fixture(const fs::path& out, const FixtureRecipe& recipe,
-                                             const FixtureProgressSink& on_progress, std::int64_t report_every) {
+                                             const FixtureProgressSink& on_progress) {
   const Clock::time_point started = Clock::now();
-  if (recipe.steps <= 0 || recipe.n_ctx < 8 || report_every <= 0 || !(recipe.learning_rate > 0.0F)) {
-    return unexpected(ErrorCode::invalid_argument, "fixture recipe: steps, report interval and learning rate must "
-                                                   "be > 0 and the context at least 8 tokens");
+  if (recipe.steps <= 0 || recipe.n_ctx < 8 || recipe.steps_per_context <= 0 || !(recipe.learning_rate > 0.0F)) {
+    return unexpected(ErrorCode::invalid_argument, "fixture recipe: steps, steps per context and learning rate "
+                                                   "must be > 0 and the context at least 8 tokens");
   }
   auto train_text = read_text(recipe.training_text, "training");
   if (!train_text) return train_text.error();
@@ -243,33 +243,41 @@ Result<FixtureTrainingSummary> train_fixture(const fs::path& out, const FixtureR
                                                             n_ctx, train_tokens->size(), heldout_tokens->size()));
   }
 
-  llama_context_params context_params = llama_context_default_params();
-  context_params.n_ctx = recipe.n_ctx;
-  context_params.n_batch = recipe.n_ctx;
-  context_params.n_ubatch = recipe.n_ctx;  // one window per optimizer step, gradients through every position
-  context_params.n_seq_max = 1;
-  context_params.n_threads = recipe.n_threads;
-  context_params.n_threads_batch = recipe.n_threads;
-  context_params.type_k = GGML_TYPE_F32;  // the backward pass needs F32 caches
-  context_params.type_v = GGML_TYPE_F32;
-  context_params.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
-  context_params.no_perf = true;
-  ContextPtr ctx(llama_init_from_model(model.get(), context_params));
-  if (!ctx) return unexpected(ErrorCode::engine, "llama.cpp cannot create a training context for the fixture");
-
   LearningRateSchedule schedule;
   schedule.peak = recipe.learning_rate;
   schedule.warmup = recipe.warmup_steps;
   schedule.total = recipe.steps;
   schedule.weight_decay = recipe.weight_decay;
-  llama_opt_params opt_params{};
-  opt_params.n_ctx_train = 0;  // the context's n_ctx
-  opt_params.param_filter = llama_opt_param_filter_all;
-  opt_params.param_filter_ud = nullptr;
-  opt_params.get_opt_pars = next_optimizer_params;
-  opt_params.get_opt_pars_ud = &schedule;
-  opt_params.optimizer_type = GGML_OPT_OPTIMIZER_TYPE_ADAMW;
-  llama_opt_init(ctx.get(), model.get(), opt_params);
+
+  // A fresh training context (and so fresh gradient accumulators and AdamW moments) every
+  // steps_per_context steps: with llama.cpp's rebuilt (non-static) graphs, ggml-opt never clears its
+  // gradient accumulators, so each step's gradient is the sum of every gradient since the context was
+  // made. Restarting bounds that sum to a short block (a growing mini-batch) instead of all history.
+  auto new_training_context = [&]() -> ContextPtr {
+    llama_context_params context_params = llama_context_default_params();
+    context_params.n_ctx = recipe.n_ctx;
+    context_params.n_batch = recipe.n_ctx;
+    context_params.n_ubatch = recipe.n_ctx;  // one window per optimizer step, gradients through every position
+    context_params.n_seq_max = 1;
+    context_params.n_threads = recipe.n_threads;
+    context_params.n_threads_batch = recipe.n_threads;
+    context_params.type_k = GGML_TYPE_F32;  // the backward pass needs F32 caches
+    context_params.type_v = GGML_TYPE_F32;
+    context_params.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    context_params.no_perf = true;
+    ContextPtr ctx(llama_init_from_model(model.get(), context_params));
+    if (!ctx) return ctx;
+    llama_opt_params opt_params{};
+    opt_params.n_ctx_train = 0;  // the context's n_ctx
+    opt_params.param_filter = llama_opt_param_filter_all;
+    opt_params.param_filter_ud = nullptr;
+    opt_params.get_opt_pars = next_optimizer_params;
+    opt_params.get_opt_pars_ud = &schedule;
+    opt_params.optimizer_type = GGML_OPT_OPTIMIZER_TYPE_ADAMW;
+    llama_opt_init(ctx.get(), model.get(), opt_params);
+    return ctx;
+  };
+  ContextPtr ctx;
 
   const llama_token bos = llama_vocab_bos(vocab);
   std::mt19937_64 rng(recipe.seed);
@@ -278,8 +286,11 @@ Result<FixtureTrainingSummary> train_fixture(const fs::path& out, const FixtureR
   ResultPtr result_eval(ggml_opt_result_init());
   FixtureTrainingSummary summary;
   const Clock::time_point training_started = Clock::now();
-  for (std::int64_t step = 0; step < recipe.steps; step += report_every) {
-    const std::int64_t n = std::min(report_every, recipe.steps - step);
+  for (std::int64_t step = 0; step < recipe.steps; step += recipe.steps_per_context) {
+    const std::int64_t n = std::min(recipe.steps_per_context, recipe.steps - step);
+    ctx.reset();
+    ctx = new_training_context();
+    if (!ctx) return unexpected(ErrorCode::engine, "llama.cpp cannot create a training context for the fixture");
     std::vector<std::int64_t> starts(static_cast<std::size_t>(n));
     for (std::int64_t& s : starts) s = pick_start(rng);
     DatasetPtr windows = make_windows(*train_tokens, starts, n_ctx, bos);
@@ -298,10 +309,15 @@ Result<FixtureTrainingSummary> train_fixture(const fs::path& out, const FixtureR
   summary.training_time = since(training_started);
 
   std::vector<std::int64_t> heldout_starts;
-  for (std::int64_t s = 0; s + n_ctx <= static_cast<std::int64_t>(heldout_tokens->size()); s += n_ctx) {
+  for (std::int64_t s = 0; s + n_ctx <= static_cast<std::int64_t>(heldout_tokens->size()) &&
+                          heldout_starts.size() < recipe.heldout_max_windows;
+       s += n_ctx) {
     heldout_starts.push_back(s);
   }
   DatasetPtr heldout = make_windows(*heldout_tokens, heldout_starts, n_ctx, bos);
+  ctx.reset();
+  ctx = new_training_context();
+  if (!ctx) return unexpected(ErrorCode::engine, "llama.cpp cannot create an evaluation context for the fixture");
   ggml_opt_result_reset(result_eval.get());
   llama_opt_epoch(ctx.get(), heldout.get(), result_train.get(), result_eval.get(), /*idata_split=*/0, nullptr, nullptr);
   summary.heldout_loss = mean_loss(result_eval.get());

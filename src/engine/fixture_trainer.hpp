@@ -18,25 +18,27 @@ struct FixtureRecipe {
   std::filesystem::path training_text;  ///< UTF-8 text the tokenizer and the model learn from
   std::filesystem::path heldout_text;   ///< text never trained on; its loss is logged and reported
   std::uint64_t seed = 1;               ///< initial weights and the order of training windows
-  std::size_t vocab_size = 2048;        ///< pieces of the fixture's own tokenizer
-  std::uint32_t n_layer = 4;
+  std::size_t vocab_size = 1024;        ///< pieces of the fixture's own tokenizer
+  std::uint32_t n_layer = 2;
   std::uint32_t n_embd = 256;           ///< multiple of 256, so k-quants (Q4_K …) apply to every matrix
   std::uint32_t n_head = 4;
-  std::uint32_t n_ff = 768;
+  std::uint32_t n_ff = 512;
   std::uint32_t n_ctx = 256;            ///< training window (tokens, BOS first); becomes context_length
-  std::int64_t steps = 1500;            ///< optimizer steps, one window of n_ctx tokens each
-  float learning_rate = 2e-3F;          ///< AdamW peak; linear warm-up, then cosine decay to 10 %
-  std::int64_t warmup_steps = 100;
+  std::int64_t steps_per_context = 10;  ///< steps between fresh training contexts (see fixture_trainer.cpp)
+  std::int64_t steps = 300;             ///< optimizer steps, one window of n_ctx tokens each
+  float learning_rate = 1e-3F;          ///< AdamW peak; linear warm-up, then cosine decay to 10 %
+  std::int64_t warmup_steps = 20;
   float weight_decay = 0.0F;
-  int n_threads = 2;
+  int n_threads = 1;                    ///< one thread: the same sums in the same order on any machine
   WeightType output_type = WeightType::f16;
+  std::size_t heldout_max_windows = 8;  ///< held-out windows scored at the end (the run's own check)
 };
 
-/// Progress of a training run, reported every `report_every` steps.
+/// Progress of a training run, reported after every block of steps_per_context steps.
 struct FixtureProgress {
   std::int64_t step = 0;
   std::int64_t steps = 0;
-  double train_loss = 0.0;  ///< mean cross-entropy (nats/token) over the steps since the last report
+  double train_loss = 0.0;  ///< mean cross-entropy (nats/token) over the last block of steps
   double learning_rate = 0.0;
   Seconds elapsed{0.0};
 };
@@ -64,6 +66,6 @@ struct FixtureTrainingSummary {
 /// `output_type` with the metadata ecocompute.weights = "trained-fixture" and the recipe.
 /// Errors: not_found / invalid_input for the texts, engine when llama.cpp refuses the model, io.
 Result<FixtureTrainingSummary> train_fixture(const std::filesystem::path& out, const FixtureRecipe& recipe,
-                                             const FixtureProgressSink& on_progress, std::int64_t report_every = 50);
+                                             const FixtureProgressSink& on_progress);
 
 }  // namespace ecocompute::engine

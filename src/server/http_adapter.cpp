@@ -7,6 +7,10 @@
 
 #include "server/http_adapter.hpp"
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "server/api_error.hpp"
@@ -17,6 +21,10 @@ namespace ecocompute::server {
 struct HttpServer::Impl {
   const Router& router;
   httplib::Server server;
+  // The library's stop() does nothing until its listen loop has started; these two flags make a stop
+  // that comes first (a signal during start-up, a test stopping at once) take effect anyway.
+  std::atomic<bool> stop_requested{false};
+  std::atomic<bool> listening{false};
   explicit Impl(const Router& r) : router(r) {}
 };
 
@@ -109,9 +117,23 @@ Result<int> HttpServer::bind(const std::string& host, int port) {
   return bound;
 }
 
-bool HttpServer::listen() { return impl_->server.listen_after_bind(); }
+bool HttpServer::listen() {
+  impl_->listening.store(true);
+  if (impl_->stop_requested.load()) {
+    impl_->listening.store(false);
+    return true;
+  }
+  const bool ok = impl_->server.listen_after_bind();
+  impl_->listening.store(false);
+  return ok;
+}
 
 void HttpServer::stop() noexcept {
+  impl_->stop_requested.store(true);
+  // listen() has begun but its loop may not be running yet: wait for it (bounded) so the stop is not lost.
+  for (int i = 0; i < 2000 && impl_->listening.load() && !impl_->server.is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   try {
     impl_->server.stop();
   } catch (...) {

@@ -29,6 +29,22 @@ std::optional<double> number_at(const OrderedJson& doc, const char* section, con
   return s[key].get<double>();
 }
 
+// Bounds the 1.1 schema does not state (the 1.2 schema does): a size and energies a real run can have.
+std::optional<std::string> implausible_number(const OrderedJson& doc) {
+  const std::optional<double> params_b = number_at(doc, "workload", "params_b");
+  if (params_b && !(*params_b > 0 && *params_b <= 100000)) {
+    return fmt::format("workload.params_b {} is outside (0, 100000] billion parameters", *params_b);
+  }
+  for (const char* key : {"energy_per_token_mj", "fp16_energy_per_token_mj"}) {
+    const std::optional<double> v = number_at(doc, "results", key);
+    if (v && !(*v >= 0 && *v <= 1e7)) return fmt::format("results.{} {} is outside [0, 1e7] mJ", key, *v);
+  }
+  if (const auto pct = number_at(doc, "results", "vs_fp16_energy_pct"); pct && !(*pct >= -100 && *pct <= 1e6)) {
+    return fmt::format("results.vs_fp16_energy_pct {} is outside [-100, 1e6] %", *pct);
+  }
+  return std::nullopt;
+}
+
 // The basis rules a 1.1 schema cannot state: a measured report carries its energy per token.
 std::optional<std::string> basis_mismatch(const OrderedJson& doc) {
   const std::optional<std::string> basis = text_at(doc, "results", "basis");
@@ -56,8 +72,9 @@ CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence
     for (const report::SchemaProblem& p : *problems) {
       lines.push_back(fmt::format("{}: {}", p.pointer.empty() ? "/" : p.pointer, p.message));
     }
-    return reject(fmt::format("uploaded energy.json does not match the schema ({} problem{})", lines.size(),
-                              lines.size() == 1 ? "" : "s"),
+    const std::size_t count = lines.size();
+    return reject(fmt::format("uploaded energy.json does not match the schema ({} problem{})", count,
+                              count == 1 ? "" : "s"),
                   std::move(lines));
   }
   // Valid against the schema, so it is JSON of bounded depth.
@@ -65,6 +82,7 @@ CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence
   if (!parsed) return reject(parsed.error().describe());
   const OrderedJson& doc = *parsed;
   if (auto mismatch = basis_mismatch(doc)) return reject(*mismatch);
+  if (auto implausible = implausible_number(doc)) return reject(*implausible);
 
   auto batch = data::parse_energy_report(Json(doc), "uploaded energy.json");
   if (!batch) return reject(batch.error().describe());

@@ -112,7 +112,7 @@ TEST(Fixture, IsMarkedSmallAndCarriesItsOwnTokenizer) {
   EXPECT_EQ(std::string(gguf_get_val_str(ctx.get(), weights)), weights_trained_fixture);
   EXPECT_EQ(std::string(gguf_get_val_str(ctx.get(), gguf_find_key(ctx.get(), "general.architecture"))), "llama");
   EXPECT_EQ(std::string(gguf_get_val_str(ctx.get(), gguf_find_key(ctx.get(), "tokenizer.ggml.model"))), "llama");
-  EXPECT_EQ(gguf_get_arr_n(ctx.get(), gguf_find_key(ctx.get(), "tokenizer.ggml.tokens")), 2048U);
+  EXPECT_EQ(gguf_get_arr_n(ctx.get(), gguf_find_key(ctx.get(), "tokenizer.ggml.tokens")), 1024U);
   EXPECT_EQ(gguf_get_tensor_type(ctx.get(), gguf_find_tensor(ctx.get(), "blk.0.ffn_up.weight")), GGML_TYPE_F16);
 }
 
@@ -170,7 +170,7 @@ TEST(Fixture, HeldOutPerplexityIsLowAndQuantizationCostsQualityInOrder) {
               "KLD %.6f)\n",
               static_cast<long long>(scored), ppl_f16, ppl_q8, 100 * (ppl_q8 / ppl_f16 - 1), kld_q8, ppl_q4,
               100 * (ppl_q4 / ppl_f16 - 1), kld_q4);
-  EXPECT_LT(ppl_f16, n_vocab / 4.0);  // 2048 pieces: a uniform guess has perplexity 2048
+  EXPECT_LT(ppl_f16, n_vocab / 4.0);  // 1024 pieces: a uniform guess has perplexity 1024
   EXPECT_GT(ppl_q8, ppl_f16);
   EXPECT_LT(ppl_q8 - ppl_f16, ppl_q4 - ppl_f16);
   EXPECT_GT(kld_q8, 0.0);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/gguf_inspection.hpp"
 #include "engine/llama_engine.hpp"
 #include "engine/quantization_cache.hpp"
 #include "quality/corpus.hpp"
@@ -20,7 +21,8 @@ namespace ecocompute::quality {
 namespace {
 namespace fs = std::filesystem;
 
-// The fixture's source GGUF: the first data/fixture/*.gguf by name.
+// The fixture's source GGUF: the first data/fixture/*.gguf, by name, holding unquantized weights
+// (F32, F16 or BF16) that Q8_0 and Q4_K_M can be made from.
 std::optional<fs::path> fixture_model() {
   const fs::path dir = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data" / "fixture";
   std::vector<fs::path> models;
@@ -28,8 +30,16 @@ std::optional<fs::path> fixture_model() {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     if (it->path().extension() == ".gguf") models.push_back(it->path());
   }
-  if (models.empty()) return std::nullopt;
-  return *std::min_element(models.begin(), models.end());
+  std::sort(models.begin(), models.end());
+  for (const auto& model : models) {
+    auto inspection = engine::inspect_gguf(model);
+    if (inspection &&
+        (inspection->type == engine::GgufType::F32 || inspection->type == engine::GgufType::F16 ||
+         inspection->type == engine::GgufType::BF16)) {
+      return model;
+    }
+  }
+  return std::nullopt;
 }
 
 std::unique_ptr<engine::Engine> open(const fs::path& model, std::uint32_t n_ctx) {
@@ -44,7 +54,7 @@ std::unique_ptr<engine::Engine> open(const fs::path& model, std::uint32_t n_ctx)
 
 TEST(QualityFixture, QuantizationCostsQualityInOrder) {
   const auto source = fixture_model();
-  if (!source) GTEST_SKIP() << "no fixture model in data/fixture/";
+  if (!source) GTEST_SKIP() << "no unquantized fixture model in data/fixture/";
   auto corpus = load_corpus_or_default({});
   ASSERT_TRUE(corpus.has_value()) << corpus.error().describe();
 

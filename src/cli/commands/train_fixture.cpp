@@ -16,7 +16,6 @@ struct TrainFixtureArgs {
   engine::FixtureRecipe recipe;
   std::string out;
   std::string type = "f16";
-  std::int64_t report_every = 50;
 };
 
 int run_train_fixture(TrainFixtureArgs args) {
@@ -37,8 +36,7 @@ int run_train_fixture(TrainFixtureArgs args) {
       [](const engine::FixtureProgress& p) {
         log::info("train-fixture: step {}/{} loss {:.4f} lr {:.2e} {:.0f} s", p.step, p.steps, p.train_loss,
                   p.learning_rate, p.elapsed.value);
-      },
-      args.report_every);
+      });
   if (!summary) return report_error(summary.error());
   fmt::print("fixture: {}\n", summary->path.string());
   fmt::print("sha256: {}\nbytes: {}\nparameters: {}\nvocabulary: {}\n", summary->sha256, summary->file_bytes,
@@ -75,7 +73,9 @@ Command make_train_fixture_command(CLI::App& root) {
   app->add_option("--lr", r.learning_rate, "Peak AdamW learning rate")->capture_default_str();
   app->add_option("--warmup", r.warmup_steps, "Warm-up steps")->capture_default_str();
   app->add_option("--type", args->type, "Stored weight type: f16|bf16|f32")->capture_default_str();
-  app->add_option("--report-every", args->report_every, "Steps between progress lines")->capture_default_str();
+  app->add_option("--steps-per-context", r.steps_per_context,
+                  "Steps between fresh training contexts (gradient accumulators are cleared only then)")
+      ->capture_default_str();
   return {app, [args] { return run_train_fixture(*args); }};
 }
 

@@ -195,7 +195,7 @@ TEST_P(ReplicationStoreTest, BadPageArgumentsAreRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ReplicationStoreTest, ::testing::Values(Backend::sqlite, Backend::postgres),
-                         [](const auto& info) { return info.param == Backend::sqlite ? "sqlite" : "postgres"; });
+                         [](const auto& param_info) { return param_info.param == Backend::sqlite ? "sqlite" : "postgres"; });
 
 TEST(ReplicationStore, UnreachablePostgresIsAnErrorNamingTheServerWithoutPassword) {
   auto store = open_replication_store("postgresql://user:hunter2@127.0.0.1:1/none?connect_timeout=2");

@@ -1,0 +1,43 @@
+// `ecocompute quantize`: puts a precision's file into the quantization cache ahead of a measurement.
+#include <iostream>
+
+#include "cli/command.hpp"
+#include "cli/exit_code.hpp"
+#include "engine/precision.hpp"
+#include "engine/quantization_cache.hpp"
+
+namespace ecocompute::cli {
+namespace {
+
+struct QuantizeFlags {
+  std::filesystem::path model;
+  std::string type;
+  std::filesystem::path cache_dir;
+  int threads = 0;
+};
+
+int run_quantize(const QuantizeFlags& flags) {
+  auto type = engine::parse_gguf_type(flags.type);
+  if (!type) return report_error(type.error());
+  engine::QuantizationCache cache(flags.cache_dir.empty() ? engine::QuantizationCache::default_folder()
+                                                          : flags.cache_dir);
+  auto prepared = cache.prepare(flags.model, *type, flags.threads);
+  if (!prepared) return report_error(prepared.error());
+  std::cout << prepared->path.string() << "\t" << engine::to_string(prepared->origin) << "\n";
+  return exit_ok;
+}
+
+}  // namespace
+
+Command make_quantize_command(CLI::App& root) {
+  CLI::App* app = root.add_subcommand(
+      "quantize", "Quantize an F32/F16/BF16 GGUF into the cache (what measure does before its first window)");
+  auto flags = std::make_shared<QuantizeFlags>();
+  app->add_option("-m,--model", flags->model, "Source GGUF")->required()->check(CLI::ExistingFile);
+  app->add_option("--type", flags->type, "Target GGUF type (e.g. Q8_0, Q4_K_M, IQ4_NL)")->required();
+  app->add_option("--cache-dir", flags->cache_dir, "Cache folder (default: $XDG_CACHE_HOME/ecocompute)");
+  app->add_option("-t,--threads", flags->threads, "CPU threads (0: all)")->check(CLI::Range(0, 1024));
+  return {app, [flags] { return run_quantize(*flags); }};
+}
+
+}  // namespace ecocompute::cli
