@@ -1,4 +1,3 @@
-# Included after project() (CMAKE_PROJECT_INCLUDE) by fuzz/run_fuzz.sh: adds fuzz/ once every library
-# target of the project exists.
-cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL add_subdirectory "${CMAKE_SOURCE_DIR}/fuzz"
-               "${CMAKE_BINARY_DIR}/fuzz")
+# Included after project() (CMAKE_PROJECT_INCLUDE) by fuzz/run_fuzz.sh: defines the fuzz target once every
+# library target of the project exists (a deferred call may not add a subdirectory, so it includes a file).
+cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL include "${CMAKE_SOURCE_DIR}/fuzz/fuzz_targets.cmake")

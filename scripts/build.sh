@@ -19,3 +19,5 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-$flavour" "${extra[@]}" >/dev/null
 cmake --build "$build" --parallel "$(nproc)"
+# The web UI the server mounts: front-end libraries from npm, pinned by the lock file.
+(cd "$root/web" && npm ci --no-audit --no-fund --prefer-offline >/dev/null && npm run build >/dev/null)

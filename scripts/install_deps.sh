@@ -10,6 +10,8 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libboost-dev                    # Boost.Math (Student-t quantiles in protocol/statistics)
   gnuplot-nox
+  postgresql                      # a real server for the replication store's tests (scripts/start_postgres.sh)
+  chromium                        # headless browser for the web UI test (driven by playwright-core from npm)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -4,5 +4,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh"
+# A throwaway PostgreSQL server on loopback: the replication store's suite runs against it too.
+eval "$("$root/scripts/start_postgres.sh")"
+trap '"$root/scripts/start_postgres.sh" stop "$ECOCOMPUTE_TEST_PG_DIR"' EXIT
 cd "${ECOCOMPUTE_BUILD_DIR:-$root/build}"
 ctest --output-on-failure --label-exclude gpu --parallel "$(nproc)" --timeout 1800

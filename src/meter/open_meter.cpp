@@ -26,7 +26,9 @@ Result<std::unique_ptr<Meter>> open_meter(const MeterOptions& options) {
   if (!spec) return spec.error();
   std::vector<std::string> reasons;
 
-  auto nvml = NvmlLibrary::open(options.nvml_library);
+  auto nvml = options.use_gpu ? NvmlLibrary::open(options.nvml_library)
+                              : Result<std::shared_ptr<NvmlLibrary>>(unexpected(
+                                    ErrorCode::unavailable, "no GPU energy source: the measured work runs on the CPU"));
   if (nvml) {
     auto gpu = select_gpu(**nvml, *spec);
     if (gpu) {
@@ -50,7 +52,7 @@ Result<std::unique_ptr<Meter>> open_meter(const MeterOptions& options) {
     }
     reasons.push_back("no GPU energy source: " + gpu.error().describe());
   } else {
-    if (spec->kind != GpuSpec::Kind::default_cuda) {
+    if (spec->kind != GpuSpec::Kind::default_cuda && options.use_gpu) {
       return unexpected(Error{ErrorCode::unavailable, fmt::format("--gpu '{}' cannot be measured", options.gpu),
                               nvml.error()});
     }

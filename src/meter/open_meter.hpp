@@ -16,6 +16,8 @@ struct MeterOptions {
   std::string gpu;                       ///< `--gpu` value; empty = the first visible CUDA device
   bool allow_shared = false;             ///< measure even when other processes use the GPU
   bool allow_fallback = true;            ///< fall back to RAPL, then to the null meter
+  /// False when the measured work runs on the CPU: a GPU counter would read a device doing none of it.
+  bool use_gpu = true;
   std::string nvml_library;              ///< empty: $ECOCOMPUTE_NVML_LIBRARY or libnvidia-ml.so.1
   std::filesystem::path rapl_root = "/sys/class/powercap";
   std::shared_ptr<Clock> clock = system_clock();

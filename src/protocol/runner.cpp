@@ -421,6 +421,7 @@ void Execution::run_trial(TrialResult& trial) {
   }
 
   trial.status = TrialStatus::ok;
+  trial.reason.clear();  // the "not run" reason every trial starts with
   if (!throttling.empty()) {
     trial.throttled = true;
     const std::string names = fmt::format("{}", fmt::join(throttling, ", "));

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "engine/gguf_inspection.hpp"
+#include "engine/llama_backend.hpp"
 #include "engine/model_writer.hpp"
 #include "engine/llama_engine.hpp"
 #include "engine/precision.hpp"
@@ -92,7 +93,11 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   if (!inspection) return inspection.error();
   const WeightsKind weights = weights_kind(*inspection);
 
+  // A CPU-only llama.cpp build (or --n-gpu-layers 0) does its work on the CPU; reading a GPU's counter
+  // then would measure a device that does none of it.
+  const bool engine_on_gpu = engine::llama_build_info().gpu_offload && options.n_gpu_layers != 0;
   meter::MeterOptions meter_options;
+  meter_options.use_gpu = engine_on_gpu;
   meter_options.gpu = options.gpu;
   meter_options.allow_shared = options.allow_shared;
   meter_options.allow_fallback = !options.require_energy;
@@ -128,7 +133,7 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   load.n_ctx = context_size(options);
   load.n_threads = options.n_threads;
   // The engine runs on the GPU the meter reads: the same UUID, never "device 0".
-  if (context.sources.gpu) load.device_uuid = context.sources.gpu->uuid;
+  if (engine_on_gpu && context.sources.gpu) load.device_uuid = context.sources.gpu->uuid;
 
   std::map<std::string, std::shared_ptr<engine::Engine>, std::less<>> loaded;
   protocol::EngineProvider provider =

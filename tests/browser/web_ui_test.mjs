@@ -36,7 +36,8 @@ const browser = await chromium.launch({
   executablePath: chromiumPath,
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', `--user-data-dir=${join(work, 'profile')}`],
+    '--disable-component-update', '--disable-sync'],
+  // playwright gives every launch a fresh temporary --user-data-dir of its own (it refuses one passed here).
 });
 
 let passed = 0;

@@ -12,15 +12,15 @@
 
 namespace {
 
-struct Run {
+struct CommandRun {
   int exit_code = -1;
   std::string out;
 };
 
 // Runs `env ... ecocompute args` through the shell, capturing stdout; stderr goes to the test log.
-Run run(const std::string& env, const std::string& args) {
+CommandRun run(const std::string& env, const std::string& args) {
   const std::string command = env + " '" + ECOCOMPUTE_BINARY + "' " + args;
-  Run result;
+  CommandRun result;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return result;
   std::array<char, 4096> buffer{};
@@ -37,7 +37,7 @@ TEST(InfoCliTest, DescribesTheFakeGpuAsJson) {
   const auto script = std::filesystem::temp_directory_path() / "info_cli_fake_nvml.json";
   std::ofstream(script) << R"({"devices": [{"name": "NVIDIA H200", "uuid": ")" << uuid
                         << R"(", "pci_bus_id": "00000000:19:00.0", "architecture": 9, "power_limit_mw": 700000}]})";
-  const Run r = run(std::string("ECOCOMPUTE_NVML_LIBRARY='") + FAKE_NVML_PATH + "' FAKE_NVML_SCRIPT='" + script.string() + "'",
+  const CommandRun r = run(std::string("ECOCOMPUTE_NVML_LIBRARY='") + FAKE_NVML_PATH + "' FAKE_NVML_SCRIPT='" + script.string() + "'",
                     std::string("info --json --gpu ") + uuid);
   std::filesystem::remove(script);
   ASSERT_EQ(r.exit_code, 0) << r.out;
@@ -54,7 +54,7 @@ TEST(InfoCliTest, DescribesTheFakeGpuAsJson) {
 }
 
 TEST(InfoCliTest, WithoutNvmlSaysSoAndExitsZero) {
-  const Run r = run("ECOCOMPUTE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", "info");
+  const CommandRun r = run("ECOCOMPUTE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", "info");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("GPU energy:    no GPU energy source: cannot load NVML (/nonexistent/libnvidia-ml.so.1)"),
             std::string::npos)
@@ -63,7 +63,7 @@ TEST(InfoCliTest, WithoutNvmlSaysSoAndExitsZero) {
 }
 
 TEST(InfoCliTest, WithoutNvmlJsonHasNullGpu) {
-  const Run r = run("ECOCOMPUTE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", "info --json");
+  const CommandRun r = run("ECOCOMPUTE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", "info --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto json = nlohmann::json::parse(r.out);
   EXPECT_EQ(json["energy"]["nvml_available"], false);
@@ -71,7 +71,7 @@ TEST(InfoCliTest, WithoutNvmlJsonHasNullGpu) {
 }
 
 TEST(SelftestCliTest, WithoutCudaBuildOrGpuExitsThreeWithoutNumbers) {
-  const Run r = run("ECOCOMPUTE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", "selftest");
+  const CommandRun r = run("ECOCOMPUTE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1", "selftest");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.out, "");  // nothing measured, nothing printed on stdout
 }

@@ -94,7 +94,7 @@ TEST(QualityFixture, QuantizationCostsQualityInOrder) {
 
   // A model that learned anything predicts far better than a uniform guess over its vocabulary.
   const double n_vocab = baseline->model().n_vocab;
-  EXPECT_LT(base.perplexity.value, n_vocab / 10.0);
+  EXPECT_LT(base.perplexity.value, n_vocab / 4.0);
   EXPECT_GT(base.tokens_evaluated, 1000);
   // Coarser weights cost more: 0 < ΔPPL(Q8_0) < ΔPPL(Q4_K_M), and the KLD in the same order.
   EXPECT_GT(r8.delta_ppl_pct.value, 0.0);

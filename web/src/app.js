@@ -290,7 +290,7 @@ function drawRunChart() {
   if (!o || $('panel-run').hidden) return;
   const c = findCurve(o.a, o.p);
   const sets = c ? curveDatasets(c) : [];
-  sets.push({ label: 'your report', data: [{ x: o.N, y: o.e, model: o.m }], pointRadius: 10, pointStyle: 'triangle', backgroundColor: '#bf8700', borderColor: '#7d4e00' });
+  sets.push({ label: 'your report', order: -1, data: [{ x: o.N, y: o.e, model: o.m }], pointRadius: 10, pointStyle: 'triangle', backgroundColor: '#bf8700', borderColor: '#7d4e00' });
   replaceChart('run', 'run-chart', { type: 'scatter', data: { datasets: sets }, options: chartOptions('model size (billions of parameters)', 'ΔE % vs FP16') });
 }
 async function readReportFile(file) {

@@ -52,6 +52,18 @@ TEST_F(OpenMeterTest, AllowSharedAndOwnProcessAreAccepted) {
   ASSERT_TRUE(own.has_value()) << own.error().describe();
 }
 
+TEST_F(OpenMeterTest, CpuWorkIsNeverMeasuredOnTheGpuCounter) {
+  load(script("[]"));
+  MeterOptions cpu_work = options();
+  cpu_work.gpu.clear();  // the default device: a fallback is allowed
+  cpu_work.use_gpu = false;
+  auto meter = open_meter(cpu_work);
+  ASSERT_TRUE(meter.has_value()) << meter.error().describe();
+  // The fake GPU is there and readable, but the work runs on the CPU: no RAPL here, so no energy at all.
+  EXPECT_EQ((*meter)->source(), "none");
+  EXPECT_FALSE((*meter)->measures_energy());
+}
+
 TEST_F(OpenMeterTest, DescribesTheGpu) {
   load(script("[]"));
   const EnergySources sources = describe_energy_sources(testing::h200_uuid, FAKE_NVML_PATH, "/nonexistent/powercap");

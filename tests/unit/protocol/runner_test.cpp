@@ -21,7 +21,10 @@ TEST(Runner, RunsEveryTrialInScheduleOrderWithExactEnergy) {
 
   EXPECT_EQ(fake.provider_calls, 3);  // each precision loaded once, up front
   ASSERT_EQ(run.trials.size(), 9u);
-  for (const TrialResult& trial : run.trials) EXPECT_EQ(trial.status, TrialStatus::ok) << trial.reason;
+  for (const TrialResult& trial : run.trials) {
+    EXPECT_EQ(trial.status, TrialStatus::ok) << trial.reason;
+    EXPECT_EQ(trial.reason, "");  // an ok trial carries no reason
+  }
   EXPECT_EQ(run.count_not_ok(), 0u);
   EXPECT_EQ(run.schedule.seed, 1u);
 

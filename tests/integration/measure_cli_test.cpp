@@ -1,0 +1,129 @@
+// End-to-end tests of `ecocompute measure` on the trained fixture (CPU engine): a good run writes
+// validated reports with a quality block; bad input gets its exit code and a message naming it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+class MeasureCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ecocompute_measure_cli_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs the binary with no NVML (whatever the machine has) and the shipped data; keeps both streams.
+  Outcome ecocompute(const std::string& args) const {
+    const std::string command = "ECOCOMPUTE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 ECOCOMPUTE_DATA_DIR='" +
+                                std::string(ECOCOMPUTE_SOURCE_DIR) + "/data' '" + ECOCOMPUTE_BINARY + "' " + args +
+                                " > '" + (dir_ / "stdout").string() + "' 2> '" + (dir_ / "stderr").string() + "'";
+    Outcome outcome;
+    const int status = std::system(command.c_str());
+    outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    outcome.out = slurp(dir_ / "stdout");
+    outcome.err = slurp(dir_ / "stderr");
+    return outcome;
+  }
+
+  static std::string fixture() { return std::string(ECOCOMPUTE_SOURCE_DIR) + "/data/fixture/fixture-kjv-f16.gguf"; }
+
+  // Short windows: this machine has no GPU counter whose 100-ms edges need 20-s windows.
+  std::string fast_flags() const {
+    return " -k 2 --warmups 1 --min-window 1 --min-prefill-window 0.5 --idle-window 0.5 --threads 2 --no-progress"
+           " --quality-max-tokens 3000 --cache-dir '" + (dir_ / "cache").string() + "' --out '" + (dir_ / "out").string() + "'";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(MeasureCliTest, FixtureRunWritesValidatedReportsWithQuality) {
+  const Outcome run = ecocompute("measure -m '" + fixture() + "' -p Q8_0,Q4_K_M" + fast_flags());
+  ASSERT_EQ(run.status, 0) << run.err;
+  // The verdict table names every precision.
+  EXPECT_NE(run.out.find("F16"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Q8_0"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Q4_K_M"), std::string::npos) << run.out;
+
+  for (const char* name : {"energy-F16.json", "energy-Q8_0.json", "energy-Q4_K_M.json", "run.json"}) {
+    EXPECT_TRUE(fs::exists(dir_ / "out" / name)) << name;
+  }
+  const Outcome valid = ecocompute("validate '" + (dir_ / "out" / "energy-F16.json").string() + "' '" +
+                                   (dir_ / "out" / "energy-Q8_0.json").string() + "' '" +
+                                   (dir_ / "out" / "energy-Q4_K_M.json").string() + "'");
+  EXPECT_EQ(valid.status, 0) << valid.out << valid.err;
+
+  const auto q8 = nlohmann::json::parse(slurp(dir_ / "out" / "energy-Q8_0.json"));
+  const auto q4 = nlohmann::json::parse(slurp(dir_ / "out" / "energy-Q4_K_M.json"));
+  EXPECT_EQ(q8["workload"]["weights"], "trained-fixture");
+  EXPECT_EQ(q8["workload"]["precision"], "Q8_0");
+  EXPECT_EQ(q8["statistics"]["n_trials"], 2);
+  // No NVML and (on CI machines) no RAPL: energy is unavailable, never made up; throughput is measured.
+  if (q8["measurement_source"] == "none") {
+    EXPECT_EQ(q8["results"]["basis"], "unavailable");
+    EXPECT_TRUE(q8["results"]["energy_per_token_mj"].is_null());
+  } else {
+    EXPECT_EQ(q8["measurement_source"], "rapl");
+  }
+  EXPECT_GT(q8["results"]["throughput_tokens_per_s"].get<double>(), 0.0);
+  // Same weights, same tokens: quantization costs quality, Q4_K_M more than Q8_0.
+  ASSERT_TRUE(q8.contains("quality")) << q8.dump(2);
+  const double ppl = q8["quality"]["fp16_value"].get<double>();
+  EXPECT_LT(ppl, 1024.0 / 4);  // far below the 1024-piece vocabulary
+  const double dppl8 = q8["quality"]["delta_vs_fp16_pct"].get<double>();
+  const double dppl4 = q4["quality"]["delta_vs_fp16_pct"].get<double>();
+  EXPECT_GT(dppl8, 0.0);
+  EXPECT_GT(dppl4, dppl8);
+  EXPECT_GT(q4["quality"]["kld"].get<double>(), q8["quality"]["kld"].get<double>());
+
+  const auto summary = nlohmann::json::parse(slurp(dir_ / "out" / "run.json"));
+  ASSERT_EQ(summary["trials"].size(), 6u);  // 3 precisions × k = 2, every one listed
+  for (const auto& trial : summary["trials"]) EXPECT_EQ(trial["status"], "ok") << trial.dump();
+}
+
+TEST_F(MeasureCliTest, TruncatedModelIsBadInputNamingTheFile) {
+  const fs::path broken = dir_ / "broken.gguf";
+  {
+    const std::string bytes = slurp(fixture());
+    std::ofstream(broken, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+  }
+  const Outcome run = ecocompute("measure -m '" + broken.string() + "' -p Q8_0" + fast_flags());
+  EXPECT_EQ(run.status, 2) << run.err;
+  EXPECT_NE(run.err.find("broken.gguf"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "run.json"));
+}
+
+TEST_F(MeasureCliTest, UnknownPrecisionIsAUsageError) {
+  const Outcome run = ecocompute("measure -m '" + fixture() + "' -p Q9_X" + fast_flags());
+  EXPECT_EQ(run.status, 2) << run.err;
+  EXPECT_NE(run.err.find("Q9_X"), std::string::npos) << run.err;
+}
+
+TEST_F(MeasureCliTest, MissingModelIsAUsageError) {
+  const Outcome run = ecocompute("measure -m '" + (dir_ / "nope.gguf").string() + "'" + fast_flags());
+  EXPECT_EQ(run.status, 2) << run.err;
+  EXPECT_NE(run.err.find("nope.gguf"), std::string::npos) << run.err;
+}
+
+}  // namespace
