@@ -1,6 +1,8 @@
 // ModelWriter: GGUF header from gguf.h's writer (metadata only), then tensor data streamed in chunks.
 #include "engine/model_writer.hpp"
 
+#include "engine/gguf_handle.hpp"
+
 #include <fmt/format.h>
 #include <ggml.h>
 #include <gguf.h>
@@ -20,16 +22,6 @@ namespace ecocompute::engine {
 namespace fs = std::filesystem;
 
 namespace {
-
-struct GgufDeleter {
-  void operator()(gguf_context* ctx) const noexcept { gguf_free(ctx); }
-};
-using GgufPtr = std::unique_ptr<gguf_context, GgufDeleter>;
-
-struct GgmlDeleter {
-  void operator()(ggml_context* ctx) const noexcept { ggml_free(ctx); }
-};
-using GgmlPtr = std::unique_ptr<ggml_context, GgmlDeleter>;
 
 struct FileCloser {
   void operator()(std::FILE* f) const noexcept { std::fclose(f); }

@@ -2,6 +2,7 @@
 // an estimate and its verdict, an energy.json dropped on the "Run it yourself" tab (its point and
 // grade), its submission and its row in the gallery, a share link, and a phone-sized page.
 // Usage: node web_ui_test.mjs <ecocompute binary> <web/dist folder> <fixture energy.json> <artefact folder>
+//                            [<energy.json written by `ecocompute measure`>]
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, basename } from 'node:path';
 import assert from 'node:assert/strict';
 
-const [binary, webDir, fixturePath, artefacts] = process.argv.slice(2);
+const [binary, webDir, fixturePath, artefacts, measuredPath] = process.argv.slice(2);
 if (!artefacts) {
   console.error('usage: node web_ui_test.mjs <binary> <web/dist> <energy.json> <artefact folder>');
   process.exit(2);
@@ -134,6 +135,27 @@ await check('a dropped energy.json is drawn and graded in the browser', async ()
   const overlay = JSON.parse(Buffer.from(new URL(shareUrl).searchParams.get('overlay'), 'base64url').toString());
   assert.deepEqual(overlay, { m: 'Qwen/Qwen2.5-3B', N: 3, a: 'ada', p: 'NF4', e: 0.76, b: 'measured', g: 'RTX 4090' });
   await page.screenshot({ path: join(artefacts, 'run-overlay.png'), fullPage: true });
+});
+
+await check('an energy.json written by ecocompute measure is read and honestly not graded', async () => {
+  if (!measuredPath) throw new Error('no measure report given');
+  const text = readFileSync(measuredPath, 'utf8');
+  await page.evaluate(({ text, name }) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], name, { type: 'application/json' }));
+    document.getElementById('drop-zone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, { text, name: basename(measuredPath) });
+  // H200 session of 2026-11-29, Q4_0 vs F16: paired mean −51.906 %; no published curve covers hopper Q4_0.
+  await page.waitForFunction(() => /51\.91/.test(document.getElementById('run-summary')?.textContent || ''), null, { timeout: 15000 });
+  assert.equal((await page.textContent('#run-grade')).trim(), 'not gradeable');
+  await page.screenshot({ path: join(artefacts, 'run-measured-report.png'), fullPage: true });
+  // Put the published-style report back for the submission check below.
+  await page.evaluate(({ text, name }) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], name, { type: 'application/json' }));
+    document.getElementById('drop-zone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, { text: readFileSync(fixturePath, 'utf8'), name: basename(fixturePath) });
+  await page.waitForFunction(() => /\+0\.76/.test(document.getElementById('run-summary')?.textContent || ''), null, { timeout: 15000 });
 });
 
 await check('submitting stores it and the gallery lists it with its grade', async () => {
