@@ -135,6 +135,24 @@ Result<void> validate_query(const ReplicationQuery& query) {
   return {};
 }
 
+Result<std::vector<Replication>> replications_from_rows(const std::vector<std::vector<SqlValue>>& rows) {
+  std::vector<Replication> out;
+  out.reserve(rows.size());
+  for (const auto& row : rows) {
+    auto replication = replication_from_row(row);
+    if (!replication) return replication.error();
+    out.push_back(std::move(replication).value());
+  }
+  return out;
+}
+
+Result<std::optional<Replication>> first_replication(const std::vector<std::vector<SqlValue>>& rows) {
+  if (rows.empty()) return std::optional<Replication>{};
+  auto replication = replication_from_row(rows.front());
+  if (!replication) return replication.error();
+  return std::optional<Replication>{std::move(replication).value()};
+}
+
 }  // namespace ecocompute::server::detail
 
 namespace ecocompute::server {

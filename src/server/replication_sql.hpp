@@ -75,6 +75,12 @@ std::vector<SqlValue> query_parameters(const ReplicationQuery& query, bool with_
 /// (PostgreSQL's text format) or as numbers (SQLite).
 Result<Replication> replication_from_row(const std::vector<SqlValue>& row);
 
+/// Builds every row of a select_page result, in order; the first bad row's error.
+Result<std::vector<Replication>> replications_from_rows(const std::vector<std::vector<SqlValue>>& rows);
+
+/// Builds the first row of a select_by_id result; empty when there is none.
+Result<std::optional<Replication>> first_replication(const std::vector<std::vector<SqlValue>>& rows);
+
 /// Checks a query's limit and offset; the error names the bad value.
 Result<void> validate_query(const ReplicationQuery& query);
 

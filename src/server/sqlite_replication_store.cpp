@@ -81,23 +81,14 @@ class SqliteReplicationStore final : public ReplicationStore {
     if (auto r = run(std::string(detail::select_page), detail::query_parameters(query, true), &rows); !r) {
       return r.error();
     }
-    std::vector<Replication> out;
-    for (const auto& row : rows) {
-      auto replication = detail::replication_from_row(row);
-      if (!replication) return replication.error();
-      out.push_back(std::move(replication).value());
-    }
-    return out;
+    return detail::replications_from_rows(rows);
   }
 
   Result<std::optional<Replication>> find(std::int64_t id) override {
     std::lock_guard lock(mutex_);
     std::vector<std::vector<SqlValue>> rows;
     if (auto r = run(std::string(detail::select_by_id), {id}, &rows); !r) return r.error();
-    if (rows.empty()) return std::optional<Replication>{};
-    auto replication = detail::replication_from_row(rows.front());
-    if (!replication) return replication.error();
-    return std::optional<Replication>{std::move(replication).value()};
+    return detail::first_replication(rows);
   }
 
   Result<std::int64_t> count(const ReplicationQuery& query) override {
