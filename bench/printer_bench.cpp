@@ -1,11 +1,12 @@
-// Speed of the report path: building a llama-bench row from an energy.json, printing rows in each
-// format, and validating a report against the schema. All run once per report, after the measurement,
+// Speed of the report path: building a report from a run, reading and writing its JSON, building a
+// llama-bench row from it, printing rows in each format, and validating a report against the schema. All run once per report, after the measurement,
 // so this only confirms they are negligible next to a run (results in bench/RESULTS.md).
 #include <benchmark/benchmark.h>
 
 #include <sstream>
 
-#include "../tests/unit/report/sample_run.hpp"
+#include "../tests/unit/experiment/sample_run.hpp"
+#include "experiment/report_builder.hpp"
 #include "report/bench_record.hpp"
 #include "report/energy_report.hpp"
 #include "report/energy_schema.hpp"
@@ -14,26 +15,38 @@
 namespace ecocompute::report {
 namespace {
 
-OrderedJson sample_report() {
-  return *build_energy_json(testing::sample_run(), 2, testing::sample_context());
+EnergyReport sample_report() {
+  return *experiment::build_energy_report(experiment::testing::sample_run(), 2, experiment::testing::sample_context());
 }
 
-void BM_BuildEnergyJson(benchmark::State& state) {
-  const protocol::RunResult run = testing::sample_run();
-  const RunContext context = testing::sample_context();
-  for (auto _ : state) benchmark::DoNotOptimize(build_energy_json(run, 2, context));
+void BM_BuildEnergyReport(benchmark::State& state) {
+  const protocol::RunResult run = experiment::testing::sample_run();
+  const experiment::ReportContext context = experiment::testing::sample_context();
+  for (auto _ : state) benchmark::DoNotOptimize(experiment::build_energy_report(run, 2, context));
 }
-BENCHMARK(BM_BuildEnergyJson);
+BENCHMARK(BM_BuildEnergyReport);
+
+void BM_ReportToJson(benchmark::State& state) {
+  const EnergyReport report = sample_report();
+  for (auto _ : state) benchmark::DoNotOptimize(to_json(report));
+}
+BENCHMARK(BM_ReportToJson);
+
+void BM_ReportFromJson(benchmark::State& state) {
+  const OrderedJson doc = to_json(sample_report());
+  for (auto _ : state) benchmark::DoNotOptimize(energy_report_from_json(doc, "bench"));
+}
+BENCHMARK(BM_ReportFromJson);
 
 void BM_ValidateEnergyJson(benchmark::State& state) {
-  const OrderedJson doc = sample_report();
+  const OrderedJson doc = to_json(sample_report());
   for (auto _ : state) benchmark::DoNotOptimize(validate_energy_json(doc));
 }
 BENCHMARK(BM_ValidateEnergyJson);
 
 void BM_BenchRecord(benchmark::State& state) {
-  const OrderedJson doc = sample_report();
-  for (auto _ : state) benchmark::DoNotOptimize(bench_record(doc));
+  const EnergyReport report = sample_report();
+  for (auto _ : state) benchmark::DoNotOptimize(bench_record(report));
 }
 BENCHMARK(BM_BenchRecord);
 

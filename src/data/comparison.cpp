@@ -8,24 +8,24 @@
 #include <fmt/format.h>
 
 #include "data/dataset_import.hpp"
-#include "data/student_t.hpp"
+#include "util/statistics.hpp"
 
 namespace ecocompute::data {
 namespace {
 
-struct Summary {
+struct SideSummary {
   double delta = 0, energy = 0;
   int n = 0;
   std::string model;
 };
 
 // Replicates of one (size, precision) averaged: ΔE from each row's energies, then the mean.
-std::map<std::pair<double, std::string>, Summary> summarize(const std::vector<DataRow>& rows) {
+std::map<std::pair<double, std::string>, SideSummary> summarize_side(const std::vector<DataRow>& rows) {
   std::map<std::pair<double, std::string>, std::vector<const DataRow*>> groups;
   for (const DataRow& r : rows) groups[{r.params_b, r.precision}].push_back(&r);
-  std::map<std::pair<double, std::string>, Summary> out;
+  std::map<std::pair<double, std::string>, SideSummary> out;
   for (const auto& [key, members] : groups) {
-    Summary s;
+    SideSummary s;
     s.model = members.front()->model;
     for (const DataRow* r : members) {
       s.delta += r->delta_pct() / static_cast<double>(members.size());
@@ -80,8 +80,8 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
   if (!c.same_stack) {
     c.warnings.push_back(std::string(kDifferentStackWarning) + ": the environment fingerprints differ");
   }
-  const auto sa = summarize(a.rows);
-  const auto sb = summarize(b.rows);
+  const auto sa = summarize_side(a.rows);
+  const auto sb = summarize_side(b.rows);
   std::vector<double> differences;
   for (const auto& [key, x] : sa) {
     auto it = sb.find(key);
@@ -89,7 +89,7 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
       c.unmatched.push_back(fmt::format("{} {:g} B {} only in {}", x.model, key.first, key.second, a.label));
       continue;
     }
-    const Summary& y = it->second;
+    const SideSummary& y = it->second;
     PairedRow p;
     p.params_b = key.first;
     p.precision = key.second;
@@ -109,15 +109,12 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
     if (!sa.contains(key)) c.unmatched.push_back(fmt::format("{} {:g} B {} only in {}", y.model, key.first, key.second, b.label));
   }
   if (!differences.empty()) {
-    const Moments m = moments(differences);
-    c.mean_difference_pp = m.mean;
-    c.sd_difference_pp = m.sd;
-    if (m.sd) {
-      // Paired t interval: mean ± t(n−1) · sd/√n.
-      const double half = t_quantile_975(m.n - 1) * *m.sd / std::sqrt(static_cast<double>(m.n));
-      c.ci95_low_pp = m.mean - half;
-      c.ci95_high_pp = m.mean + half;
-    }
+    // Paired t interval: mean ± t(n−1) · sd/√n.
+    const Summary s = summarize(differences);
+    c.mean_difference_pp = s.mean;
+    c.sd_difference_pp = s.sd;
+    c.ci95_low_pp = s.ci_low;
+    c.ci95_high_pp = s.ci_high;
   }
   return c;
 }

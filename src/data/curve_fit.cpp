@@ -13,7 +13,7 @@
 #include <limits>
 #include <numeric>
 
-#include "data/student_t.hpp"
+#include "util/statistics.hpp"
 
 namespace ecocompute::data {
 namespace {
@@ -406,7 +406,7 @@ CurveValue CurveFit::at(double params_b) const {
   for (int a = 0; a < 3; ++a) {
     for (int c = 0; c < 3; ++c) var += g[a] * (*covariance)[a][c] * g[c];
   }
-  const double t = t_quantile_975(dof);
+  const double t = student_t_critical(0.95, static_cast<std::size_t>(dof));
   const double half_ci = t * std::sqrt(std::max(var, 0.0));
   const double half_pi = t * std::sqrt(std::max(var, 0.0) + sigma_pct * sigma_pct / new_point_weight);
   v.ci_low_pct = v.delta_pct - half_ci;

@@ -8,8 +8,9 @@
 #include <set>
 
 #include "data/csv_table.hpp"
-#include "data/precision.hpp"
-#include "data/student_t.hpp"
+#include "data/model_size.hpp"
+#include "util/precision.hpp"
+#include "util/statistics.hpp"
 
 namespace ecocompute::data {
 namespace {
@@ -111,16 +112,16 @@ std::vector<FitPoint> summarize_points(const std::vector<DataRow>& rows) {
       if (r.delta_sd_pct && r.n_trials >= 2) {
         p.se_pct = *r.delta_sd_pct / std::sqrt(static_cast<double>(r.n_trials));
       } else if (r.delta_ci95_low_pct && r.delta_ci95_high_pct && r.n_trials >= 2) {
-        p.se_pct = (*r.delta_ci95_high_pct - *r.delta_ci95_low_pct) / (2 * t_quantile_975(r.n_trials - 1));
+        p.se_pct = (*r.delta_ci95_high_pct - *r.delta_ci95_low_pct) / (2 * student_t_critical(0.95, static_cast<std::size_t>(r.n_trials - 1)));
       }
     } else {
       // Replicates: ΔE of each recomputed from its own energies, then mean and SD (ddof 1).
       std::vector<double> deltas;
       for (const DataRow* r : members) deltas.push_back(r->delta_pct());
-      const Moments m = moments(deltas);
-      p.delta_pct = m.mean;
-      p.n = m.n;
-      if (m.sd) p.se_pct = *m.sd / std::sqrt(static_cast<double>(m.n));
+      const Summary s = summarize(deltas);
+      p.delta_pct = s.mean;
+      p.n = static_cast<int>(s.n);
+      if (s.sd) p.se_pct = *s.sd / std::sqrt(static_cast<double>(s.n));
     }
     points.push_back(std::move(p));
   }
@@ -224,7 +225,7 @@ Result<CurveSet> read_published_curves(const std::filesystem::path& path) {
     fit.range_max_b = *hi;
     fit.crossover_b = *crossover;
     fit.loo_mae_pct = *loo;
-    set.curves.push_back(Curve{{*arch, kDefaultPublishedEngine, *precision}, "published", {}, "published curves.json (2026-08)",
+    set.curves.push_back(Curve{{*arch, std::string(published_engine), *precision}, "published", {}, "published curves.json (2026-08)",
                                std::move(fit)});
   }
   return set;
@@ -243,7 +244,7 @@ Result<std::vector<Curve>> reproduce_published_curves(const std::filesystem::pat
     auto quant = table->number(i, "energy_quant_j1k");
     if (const Error* e = first_error(arch, precision, model, size, fp16, quant)) return *e;
     if (*fp16 <= 0 || *size <= 0) return unexpected(ErrorCode::invalid_input, table->where(i) + ": sizes and energies must be > 0");
-    const CurveKey key{*arch, kDefaultPublishedEngine, *precision};
+    const CurveKey key{*arch, std::string(published_engine), *precision};
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
     if (it == groups.end()) {
       groups.emplace_back(key, std::vector<FitPoint>{});

@@ -7,12 +7,10 @@
 #include <vector>
 
 #include "data/basis.hpp"
+#include "util/precision.hpp"
 #include "util/json.hpp"
 
 namespace ecocompute::data {
-
-/// The engine name given to published rows and 1.1 reports that do not name one.
-inline constexpr const char* kDefaultPublishedEngine = "transformers+bitsandbytes";
 
 /// Rows whose energy per token and power / throughput disagree by more than this are flagged.
 inline constexpr double kConsistencyTolerancePct = 2.0;

@@ -8,7 +8,9 @@
 
 #include "data/csv_table.hpp"
 #include "data/gpu_spec.hpp"
-#include "data/precision.hpp"
+#include "report/energy_report.hpp"
+#include "data/model_size.hpp"
+#include "util/precision.hpp"
 #include "util/file_io.hpp"
 
 namespace ecocompute::data {
@@ -87,7 +89,7 @@ Result<ImportBatch> read_july(const CsvTable& t, const fs::path& path) {
     ECO_TRY_ASSIGN(size, size_of(t, i));
     ECO_TRY_ASSIGN(fp16, energy_of(t, i, "fp16_mj_per_token"));
     if (batch.sessions.empty()) {
-      batch.sessions.push_back(make_session("rtx4090_2026-07-24", gpu, arch, kDefaultPublishedEngine, "",
+      batch.sessions.push_back(make_session("rtx4090_2026-07-24", gpu, arch, std::string(published_engine), "",
                                             software_of(t, i), "2026-07-24", std::string(kZenodoMain) + " (July session)"));
     }
     for (auto [precision, column, stored] : {std::tuple{"NF4", "nf4_mj_per_token", "same_run_delta_nf4_pct"},
@@ -99,7 +101,7 @@ Result<ImportBatch> read_july(const CsvTable& t, const fs::path& path) {
       row.row_key = model + "|" + precision;
       row.gpu = gpu;
       row.gpu_arch = arch;
-      row.engine = kDefaultPublishedEngine;
+      row.engine = std::string(published_engine);
       row.model = model;
       row.params_b = size;
       row.precision = precision;
@@ -144,7 +146,7 @@ Result<ImportBatch> read_long_format(const CsvTable& t, const fs::path& path, co
     auto session = std::find_if(batch.sessions.begin(), batch.sessions.end(),
                                 [&](const Session& s) { return s.label == label; });
     if (session == batch.sessions.end()) {
-      batch.sessions.push_back(make_session(label, gpu, arch, kDefaultPublishedEngine, "", software_of(t, i), f.date,
+      batch.sessions.push_back(make_session(label, gpu, arch, std::string(published_engine), "", software_of(t, i), f.date,
                                             f.provenance));
       session = std::prev(batch.sessions.end());
     }
@@ -177,7 +179,7 @@ Result<ImportBatch> read_long_format(const CsvTable& t, const fs::path& path, co
     row.session_id = session->id;
     row.gpu = gpu;
     row.gpu_arch = arch;
-    row.engine = kDefaultPublishedEngine;
+    row.engine = std::string(published_engine);
     row.model = model;
     row.params_b = size;
     row.precision = precision;
@@ -196,26 +198,6 @@ Result<ImportBatch> read_long_format(const CsvTable& t, const fs::path& path, co
   });
   if (!r) return r.error();
   return batch;
-}
-
-Result<std::optional<double>> optional_json_number(const Json& parent, const char* key, const std::string& where) {
-  if (!parent.is_object() || !parent.contains(key) || parent.at(key).is_null()) return std::optional<double>{};
-  const Json& v = parent.at(key);
-  if (!v.is_number()) return unexpected(ErrorCode::invalid_input, where + "." + key + " is not a number");
-  const double d = v.get<double>();
-  if (!std::isfinite(d)) return unexpected(ErrorCode::invalid_input, where + "." + key + " is not finite");
-  return std::optional<double>{d};
-}
-
-std::string json_text(const Json& parent, const char* key) {
-  if (!parent.is_object() || !parent.contains(key) || !parent.at(key).is_string()) return "";
-  return parent.at(key).get<std::string>();
-}
-
-const Json& member(const Json& parent, const char* key) {
-  static const Json empty = Json::object();
-  if (!parent.is_object() || !parent.contains(key) || !parent.at(key).is_object()) return empty;
-  return parent.at(key);
 }
 
 }  // namespace
@@ -275,49 +257,36 @@ Result<ImportBatch> read_published_dir(const fs::path& dir) {
   return all;
 }
 
-Result<ImportBatch> parse_energy_report(const Json& report, std::string_view source_view) {
+Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::string_view source_view) {
   const std::string source(source_view);
   auto bad = [&](const std::string& what) { return unexpected(ErrorCode::invalid_input, source + ": " + what); };
-  if (!report.is_object()) return bad("not a JSON object");
-  const std::string schema = json_text(report, "schema_version");
-  if (!schema.starts_with("ecocompute-energy/1.")) {
-    return bad("schema_version '" + schema + "' is not ecocompute-energy/1.x");
-  }
-  const Json& sut = member(report, "system_under_test");
-  const Json& workload = member(report, "workload");
-  const Json& results = member(report, "results");
-  const Json& engine = member(report, "engine");
-  const Json& environment = member(report, "environment");
-  const Json& quality = member(report, "quality");
-  const Json& statistics = member(report, "statistics");
-
-  const std::string gpu = json_text(sut, "gpu");
-  auto arch = parse_architecture(json_text(sut, "gpu_arch"));
+  const std::string& gpu = r.system_under_test.gpu;
+  auto arch = parse_architecture(r.system_under_test.gpu_arch);
   if (!arch) return bad("system_under_test.gpu_arch: " + arch.error().message());
-  ECO_TRY_ASSIGN(params_b, optional_json_number(workload, "params_b", source + ": workload"));
+  const std::optional<double> params_b = r.workload.params_b;
   if (!params_b) return bad("workload.params_b is missing");
   if (*params_b <= 0) return bad("workload.params_b must be > 0, got " + std::to_string(*params_b));
-  const std::string precision = json_text(workload, "precision");
-  if (precision.empty()) return bad("workload.precision is missing");
-  auto basis = parse_basis(json_text(results, "basis"));
+  if (r.workload.precision.empty()) return bad("workload.precision is missing");
+  auto basis = parse_basis(report::to_string(r.results.basis));
   if (!basis) return bad("results.basis: " + basis.error().message());
-  ECO_TRY_ASSIGN(energy, optional_json_number(results, "energy_per_token_mj", source + ": results"));
-  ECO_TRY_ASSIGN(fp16, optional_json_number(results, "fp16_energy_per_token_mj", source + ": results"));
+  const std::optional<double> energy = r.results.energy_per_token_mj;
+  const std::optional<double> fp16 = r.results.fp16_energy_per_token_mj;
   if (!energy || *energy <= 0) return bad("results.energy_per_token_mj is missing or not > 0");
   if (!fp16 || *fp16 <= 0) return bad("results.fp16_energy_per_token_mj is missing or not > 0");
 
-  std::string engine_name = json_text(engine, "name");
-  if (engine_name.empty()) engine_name = kDefaultPublishedEngine;  // 1.1 reports: the published stack
-  std::string engine_version = json_text(engine, "version");
-  const std::string commit = json_text(engine, "commit");
-  if (!commit.empty()) engine_version += (engine_version.empty() ? "" : " ") + ("(" + commit + ")");
-  const std::string timestamp = json_text(report, "timestamp_utc");
+  // 1.1 reports name no engine: theirs is the published stack.
+  const std::string engine_name = r.engine && !r.engine->name.empty() ? r.engine->name : std::string(published_engine);
+  std::string engine_version = r.engine ? r.engine->version : "";
+  if (r.engine && !r.engine->commit.empty()) {
+    engine_version += (engine_version.empty() ? "" : " ") + ("(" + r.engine->commit + ")");
+  }
+  const std::string timestamp = r.timestamp_utc.value_or("");
   const std::string date = timestamp.size() >= 10 ? timestamp.substr(0, 10) : "";
-  const Json& software = member(report, "software");
-  const std::string fingerprint = json_text(environment, "fingerprint");
+  // The software block hashed with sorted keys, so that the same stack gives the same session.
+  const std::string software = r.software.empty() ? "" : Json(r.software).dump();
+  const std::string fingerprint = r.environment ? r.environment->fingerprint : "";
   Session session = make_session(gpu + " " + engine_name + (date.empty() ? "" : " " + date), gpu, *arch, engine_name,
-                                 engine_version, software.empty() ? "" : software.dump(), fingerprint.empty() ? date : "",
-                                 source, fingerprint);
+                                 engine_version, software, fingerprint.empty() ? date : "", source, fingerprint);
   session.date = date;
 
   DataRow row;
@@ -325,44 +294,33 @@ Result<ImportBatch> parse_energy_report(const Json& report, std::string_view sou
   row.gpu = gpu;
   row.gpu_arch = *arch;
   row.engine = engine_name;
-  row.model = json_text(workload, "model_name");
+  row.model = r.workload.model_name;
   row.params_b = *params_b;
-  row.precision = precision;
-  if (auto p = parse_precision(precision)) row.precision = p->name;
+  row.precision = r.workload.precision;
+  if (auto p = parse_precision(row.precision)) row.precision = std::string(p->name);
   row.row_key = row.model + "|" + row.precision + "|" + (timestamp.empty() ? source : timestamp);
   row.basis = *basis;
-  row.weights = json_text(workload, "weights");
+  row.weights = r.workload.weights ? std::string(report::to_string(*r.workload.weights)) : "";
   row.energy_per_token_mj = *energy;
   row.fp16_energy_per_token_mj = *fp16;
-  ECO_TRY_ASSIGN(stored, optional_json_number(results, "vs_fp16_energy_pct", source + ": results"));
-  ECO_TRY_ASSIGN(power, optional_json_number(results, "avg_power_watts", source + ": results"));
-  ECO_TRY_ASSIGN(throughput, optional_json_number(results, "throughput_tokens_per_s", source + ": results"));
-  row.stored_delta_pct = stored;
-  row.avg_power_w = power;
-  row.throughput_tokens_per_s = throughput;
-  ECO_TRY_ASSIGN(n_trials, optional_json_number(statistics, "n_trials", source + ": statistics"));
-  if (n_trials) {
-    if (*n_trials < 1) return bad("statistics.n_trials must be ≥ 1");
-    row.n_trials = static_cast<int>(*n_trials);
+  row.stored_delta_pct = r.results.vs_fp16_energy_pct;
+  row.avg_power_w = r.results.avg_power_watts;
+  row.throughput_tokens_per_s = r.results.throughput_tokens_per_s;
+  if (r.statistics) {
+    if (r.statistics->n_trials < 1) return bad("statistics.n_trials must be ≥ 1");
+    row.n_trials = static_cast<int>(r.statistics->n_trials);
+    const report::PairedDelta& delta = r.statistics->vs_fp16_energy_pct;
+    row.delta_sd_pct = delta.sd;
+    row.delta_ci95_low_pct = delta.ci95_low;
+    row.delta_ci95_high_pct = delta.ci95_high;
+    if (delta.n_pairs >= 1) row.n_trials = static_cast<int>(delta.n_pairs);
   }
-  const Json& delta_stats = member(statistics, "vs_fp16_energy_pct");
-  ECO_TRY_ASSIGN(sd, optional_json_number(delta_stats, "sd", source + ": statistics.vs_fp16_energy_pct"));
-  ECO_TRY_ASSIGN(lo, optional_json_number(delta_stats, "ci95_low", source + ": statistics.vs_fp16_energy_pct"));
-  ECO_TRY_ASSIGN(hi, optional_json_number(delta_stats, "ci95_high", source + ": statistics.vs_fp16_energy_pct"));
-  ECO_TRY_ASSIGN(n_pairs, optional_json_number(delta_stats, "n_pairs", source + ": statistics.vs_fp16_energy_pct"));
-  row.delta_sd_pct = sd;
-  row.delta_ci95_low_pct = lo;
-  row.delta_ci95_high_pct = hi;
-  if (n_pairs && *n_pairs >= 1) row.n_trials = static_cast<int>(*n_pairs);
-  ECO_TRY_ASSIGN(ppl, optional_json_number(quality, "value", source + ": quality"));
-  ECO_TRY_ASSIGN(fp16_ppl, optional_json_number(quality, "fp16_value", source + ": quality"));
-  ECO_TRY_ASSIGN(kld, optional_json_number(quality, "kld", source + ": quality"));
-  if (row.weights != "synthetic") {  // quality of random weights is meaningless
-    row.perplexity = ppl;
-    row.fp16_perplexity = fp16_ppl;
-    row.kld = kld;
+  if (r.quality && row.weights != "synthetic") {  // quality of random weights is meaningless
+    row.perplexity = r.quality->value;
+    row.fp16_perplexity = r.quality->fp16_value;
+    row.kld = r.quality->kld;
   }
-  row.note = json_text(results, "note");
+  row.note = r.results.note.value_or("");
 
   ImportBatch batch{source, {std::move(session)}, {}, {}};
   if (auto p = parse_precision(row.precision); p && p->is_baseline) {
@@ -373,9 +331,16 @@ Result<ImportBatch> parse_energy_report(const Json& report, std::string_view sou
   return batch;
 }
 
-Result<ImportBatch> read_energy_report(const fs::path& path) {
-  ECO_TRY_ASSIGN(json, read_json_file(path));
-  return parse_energy_report(Json(json), path.string());
+Result<ImportBatch> parse_energy_report(const OrderedJson& document, std::string_view source) {
+  auto report = report::energy_report_from_json(document, source);
+  if (!report) return report.error();
+  return import_energy_report(*report, source);
+}
+
+Result<ImportBatch> read_report_batch(const fs::path& path) {
+  auto report = report::read_energy_report(path);
+  if (!report) return report.error();
+  return import_energy_report(*report, path.string());
 }
 
 Result<ImportBatch> read_import_source(const fs::path& path) {
@@ -383,7 +348,7 @@ Result<ImportBatch> read_import_source(const fs::path& path) {
   if (fs::is_directory(path, ec)) return read_published_dir(path);
   if (!fs::exists(path, ec)) return unexpected(ErrorCode::not_found, path.string() + " does not exist");
   if (path.extension() == ".csv") return read_published_csv(path);
-  return read_energy_report(path);
+  return read_report_batch(path);
 }
 
 }  // namespace ecocompute::data

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "data/data_row.hpp"
+#include "report/energy_report.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
 
@@ -20,11 +21,15 @@ Result<ImportBatch> read_published_dir(const std::filesystem::path& dir);
 /// Reads one published CSV file, recognised by its header.
 Result<ImportBatch> read_published_csv(const std::filesystem::path& path);
 
-/// Reads one energy.json (schema ecocompute-energy/1.1 or 1.2).
-Result<ImportBatch> read_energy_report(const std::filesystem::path& path);
+/// Turns one report (1.0, 1.1 or 1.2) into its session and row; `source` names it in errors and is the
+/// session's provenance. A baseline report records its session and no row.
+Result<ImportBatch> import_energy_report(const report::EnergyReport& report, std::string_view source);
 
-/// Parses an energy.json document already read; `source` names it in errors.
-Result<ImportBatch> parse_energy_report(const Json& report, std::string_view source);
+/// Reads one energy.json file and imports it.
+Result<ImportBatch> read_report_batch(const std::filesystem::path& path);
+
+/// Reads an energy.json document already parsed and imports it; `source` names it in errors.
+Result<ImportBatch> parse_energy_report(const OrderedJson& document, std::string_view source);
 
 /// Dispatches on the path: a folder → published CSVs; *.csv → one published CSV; else energy.json.
 Result<ImportBatch> read_import_source(const std::filesystem::path& path);

@@ -11,8 +11,9 @@
 #include <fmt/format.h>
 
 #include "data/gpu_spec.hpp"
-#include "data/precision.hpp"
-#include "data/student_t.hpp"
+#include "data/model_size.hpp"
+#include "util/precision.hpp"
+#include "util/statistics.hpp"
 
 namespace ecocompute::data {
 namespace {
@@ -138,7 +139,7 @@ std::optional<QualityCost> find_quality_cost(const Evidence& evidence, const std
 
 Result<EstimateResponse> estimate(const EstimateRequest& request_in, const Evidence& evidence) {
   EstimateRequest request = request_in;
-  apply_free_text(request, request_in.q.empty() || request_in.precision != "NF4");
+  apply_free_text(request, request_in.q.empty() || request_in.precision != defaults::estimate_precision);
   if (!request.params_b && !request.model.empty()) {
     request.params_b = params_b_from_model_name(request.model);
     if (!request.params_b) {
@@ -155,7 +156,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request_in, const Evide
   auto precision = parse_precision(request.precision);
   if (!precision) return precision.error();
   if (precision->is_baseline) {
-    return unexpected(ErrorCode::invalid_argument, "precision " + precision->name + " is the baseline; ask about a quantized one");
+    return unexpected(ErrorCode::invalid_argument, "precision " + std::string(precision->name) + " is the baseline; ask about a quantized one");
   }
   std::string arch;
   if (!request.arch.empty()) {
@@ -169,33 +170,33 @@ Result<EstimateResponse> estimate(const EstimateRequest& request_in, const Evide
   } else {
     return unexpected(ErrorCode::invalid_argument, "arch or gpu is required");
   }
-  const std::string engine = request.engine.empty() ? precision->default_engine : request.engine;
+  const std::string engine = request.engine.empty() ? std::string(precision->default_engine) : request.engine;
 
   EstimateResponse out;
   out.engine = engine;
   out.input = Json{{"params_b", n},         {"arch", arch},           {"gpu", request.gpu},
-                   {"precision", precision->name}, {"batch", request.batch}, {"ctx", request.context},
+                   {"precision", std::string(precision->name)}, {"batch", request.batch}, {"ctx", request.context},
                    {"engine", engine},      {"model", request.model}, {"curve_source", to_string(evidence.curve_source)}};
   out.weight_gb = weight_gb(n, *precision);
   out.weight_gb_fp16 = weight_gb(n, *parse_precision("FP16"));
-  if (request.batch != 1 || request.context != 2048) {
+  if (request.batch != defaults::batch || request.context != defaults::context) {
     out.notes.push_back("the curves were measured at batch 1 with short prompts; batch and context are not modelled in ΔE");
   }
 
-  const CurveKey key{arch, engine, precision->name};
+  const CurveKey key{arch, engine, std::string(precision->name)};
   const Curve* curve = evidence.curves.find(key);
   out.arch_used = arch;
   if (curve == nullptr) {
     // Another architecture's curve for the same engine and precision: one that covers the size first.
     const Curve* borrowed = nullptr;
-    for (const Curve* c : evidence.curves.for_precision(engine, precision->name)) {
+    for (const Curve* c : evidence.curves.for_precision(engine, std::string(precision->name))) {
       if (borrowed == nullptr || (c->fit.covers(n) && !borrowed->fit.covers(n))) borrowed = c;
     }
     if (borrowed != nullptr) {
       curve = borrowed;
       out.arch_used = borrowed->key.gpu_arch;
       out.basis = Basis::borrowed;
-      out.notes.push_back("no " + precision->name + " curve for " + arch + " with " + engine + "; borrowed the " +
+      out.notes.push_back("no " + std::string(precision->name) + " curve for " + arch + " with " + engine + "; borrowed the " +
                           borrowed->key.gpu_arch + " curve");
     }
   }
@@ -204,8 +205,8 @@ Result<EstimateResponse> estimate(const EstimateRequest& request_in, const Evide
     out.confidence = "none";
     out.recommendation = "depends";
     out.verdict = fmt::format("No measurement or curve supports an estimate for {} with {} ({}); measure it.",
-                              precision->name, engine, arch);
-    out.notes.push_back("no curve for " + precision->name + " with " + engine + " on any architecture");
+                              std::string(precision->name), engine, arch);
+    out.notes.push_back("no curve for " + std::string(precision->name) + " with " + engine + " on any architecture");
   } else {
     out.curve = *curve;
     out.curve->fit.points.clear();
@@ -227,7 +228,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request_in, const Evide
       out.modelled = false;
       out.delta_pct = anchor->delta_pct;
       if (anchor->se_pct && anchor->n >= 2) {
-        const double half = t_quantile_975(anchor->n - 1) * *anchor->se_pct;
+        const double half = student_t_critical(0.95, static_cast<std::size_t>(anchor->n - 1)) * *anchor->se_pct;
         out.ci_low_pct = anchor->delta_pct - half;
         out.ci_high_pct = anchor->delta_pct + half;
         out.ci_kind = "anchor CI";
@@ -273,15 +274,15 @@ Result<EstimateResponse> estimate(const EstimateRequest& request_in, const Evide
         out.ci_low_pct ? fmt::format(" (95 % CI {} … {})", signed_pct(*out.ci_low_pct), signed_pct(*out.ci_high_pct)) : "";
     const char* effect = *out.delta_pct < 0 ? "saves" : "costs";
     out.verdict = fmt::format("{} {} {:.1f} % energy per token{} vs FP16 for a {:g} B model on {} with {} ({}{}).",
-                              precision->name, effect, std::abs(*out.delta_pct), ci_text, n, out.arch_used, engine,
+                              std::string(precision->name), effect, std::abs(*out.delta_pct), ci_text, n, out.arch_used, engine,
                               to_string(out.basis), out.basis == Basis::measured ? "" : " from a curve");
   }
 
-  out.quality_cost = find_quality_cost(evidence, engine, precision->name, n);
+  out.quality_cost = find_quality_cost(evidence, engine, std::string(precision->name), n);
   if (out.quality_cost) {
     out.verdict += " Quality: " + out.quality_cost->note + ".";
   } else {
-    out.notes.push_back("no measured quality cost for " + precision->name + " with " + engine);
+    out.notes.push_back("no measured quality cost for " + std::string(precision->name) + " with " + engine);
   }
   if (auto energy = estimate_fp16_energy(evidence, out.arch_used, engine, n); energy && out.delta_pct) {
     energy->mj_per_token = energy->fp16_mj_per_token * (1 + *out.delta_pct / 100);

@@ -10,6 +10,7 @@
 
 #include "data/basis.hpp"
 #include "data/evidence.hpp"
+#include "util/defaults.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
 
@@ -23,9 +24,9 @@ struct EstimateRequest {
   std::string q;              ///< published free-text query ("14B on A100 NF4"): size, GPU, precision
   std::string gpu;            ///< e.g. "A100"; resolved to its architecture
   std::string arch;           ///< e.g. "ampere"
-  std::string precision = "NF4";
-  int batch = 1;
-  int context = 2048;
+  std::string precision{defaults::estimate_precision};
+  int batch = defaults::batch;
+  int context = defaults::context;
   std::string engine;
 };
 

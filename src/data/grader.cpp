@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "data/precision.hpp"
+#include "data/model_size.hpp"
+#include "util/precision.hpp"
 
 namespace ecocompute::data {
 

@@ -6,6 +6,7 @@
 
 #include "data/data_row.hpp"
 #include "data/evidence.hpp"
+#include "util/defaults.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
 
@@ -24,7 +25,7 @@ struct GradeResult {
   std::optional<double> measured_delta_pct;
   std::optional<double> expected_delta_pct;
   std::optional<double> band_low_pct, band_high_pct;
-  double k = 2.0;
+  double k = defaults::check_band_k;
   std::optional<CurveKey> curve;
   std::string curve_session;
 
@@ -32,11 +33,11 @@ struct GradeResult {
   [[nodiscard]] int exit_code() const noexcept;
 };
 
-/// Grades the first quantized row of a report batch (read_energy_report) against the evidence.
-GradeResult grade(const ImportBatch& report, const Evidence& evidence, double k = 2.0);
+/// Grades the first quantized row of a report batch (import_energy_report) against the evidence.
+GradeResult grade(const ImportBatch& report, const Evidence& evidence, double k = defaults::check_band_k);
 
 /// Grades one row.
-GradeResult grade_row(const DataRow& row, const Evidence& evidence, double k = 2.0);
+GradeResult grade_row(const DataRow& row, const Evidence& evidence, double k = defaults::check_band_k);
 
 void to_json(Json& j, const GradeResult& result);
 

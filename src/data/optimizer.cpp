@@ -10,7 +10,8 @@
 
 #include "data/estimator.hpp"
 #include "data/gpu_spec.hpp"
-#include "data/precision.hpp"
+#include "data/model_size.hpp"
+#include "util/precision.hpp"
 
 namespace ecocompute::data {
 namespace {
@@ -151,7 +152,7 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
     std::optional<double> delta;
     Basis basis = Basis::measured;
     std::optional<QualityCost> quality;
-    const std::string engine = request.engine.empty() ? p.default_engine : request.engine;
+    const std::string engine = request.engine.empty() ? std::string(p.default_engine) : request.engine;
     if (!p.is_baseline) {
       EstimateRequest er;
       er.params_b = n;
@@ -212,14 +213,14 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
         }
         if (request.max_delta_ppl_pct) {
           if (!c.delta_ppl_pct) {
-            violate("quality unknown (no measured perplexity for " + p.name + ")");
+            violate("quality unknown (no measured perplexity for " + std::string(p.name) + ")");
           } else if (*c.delta_ppl_pct > *request.max_delta_ppl_pct) {
             violate(fmt::format("perplexity {:+.1f} % > {:g} %", *c.delta_ppl_pct, *request.max_delta_ppl_pct));
           }
         }
         if (request.max_kld) {
           if (!c.kld) {
-            violate("quality unknown (no measured KL divergence for " + p.name + ")");
+            violate("quality unknown (no measured KL divergence for " + std::string(p.name) + ")");
           } else if (*c.kld > *request.max_kld) {
             violate(fmt::format("KL divergence {:.4f} > {:g}", *c.kld, *request.max_kld));
           }

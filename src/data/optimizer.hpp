@@ -10,6 +10,7 @@
 
 #include "data/basis.hpp"
 #include "data/evidence.hpp"
+#include "util/defaults.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
 
@@ -33,16 +34,16 @@ struct OptimizeRequest {
   std::optional<double> max_kld;              ///< quality: KL divergence vs FP16
   std::optional<int> batch;                   ///< pin
   std::optional<int> context;                 ///< pin
-  std::vector<std::string> precisions{"FP16", "NF4", "INT8"};
+  std::vector<std::string> precisions{defaults::optimize_precisions.begin(), defaults::optimize_precisions.end()};
   std::vector<int> batches{1, 4, 8, 16, 32};
-  std::vector<int> contexts{2048};
+  std::vector<int> contexts{defaults::context};
 };
 
 /// One grid point, estimated.
 struct Candidate {
   std::string precision;
-  int batch = 1;
-  int context = 2048;
+  int batch = defaults::batch;
+  int context = defaults::context;
   std::optional<double> delta_pct;              ///< ΔE vs FP16 at batch 1 (from the estimator)
   std::optional<double> energy_per_token_mj;    ///< estimated, absolute (needs FP16 anchors)
   std::optional<double> relative_energy;        ///< energy per token vs FP16 batch 1 (= 1.0)

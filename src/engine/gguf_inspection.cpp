@@ -12,7 +12,7 @@
 
 #include "engine/gguf_handle.hpp"
 #include "engine/llama_backend.hpp"
-#include "engine/model_writer.hpp"
+#include "engine/weights_label.hpp"
 
 namespace ecocompute::engine {
 namespace fs = std::filesystem;

@@ -16,7 +16,7 @@ struct GgufInspection {
   ModelInfo model;               ///< name, architecture, type, class, bits/weight, parameters, vocab …
   GgufType type = GgufType::F32;  ///< the file type (general.file_type, else guessed from the tensors)
   bool type_guessed = false;     ///< general.file_type was absent: `type` comes from the dominant tensor type
-  std::string weights_label;     ///< value of weights_metadata_key (model_writer.hpp): "synthetic", "trained-fixture" or ""
+  std::string weights_label;     ///< value of weights_metadata_key (engine/weights_label.hpp): "synthetic", "trained-fixture" or ""
   std::int64_t n_tensors = 0;
   std::uint32_t gguf_version = 0;
   std::uint64_t file_bytes = 0;

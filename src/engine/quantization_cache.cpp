@@ -20,7 +20,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // Planning estimate of the output size: every parameter at the main type's bits, plus 10 % for the
 // tensors llama.cpp keeps at higher precision and 16 MiB for metadata (a vocabulary is a few MB).
 std::uint64_t estimated_output_bytes(const ModelInfo& source, GgufType target) {
-  const double bits = precision_info(target).nominal_bits_per_weight;
+  const double bits = precision_info(target).bits_per_weight;
   return static_cast<std::uint64_t>(static_cast<double>(source.n_params) * bits / 8.0 * 1.1) + (16ULL << 20);
 }
 

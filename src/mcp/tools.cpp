@@ -12,14 +12,16 @@
 #include "data/estimator.hpp"
 #include "data/gpu_spec.hpp"
 #include "data/optimizer.hpp"
-#include "data/precision.hpp"
+#include "data/model_size.hpp"
+#include "util/defaults.hpp"
+#include "util/precision.hpp"
 
 namespace ecocompute::mcp {
 namespace {
 
-Json string_prop(const char* description) { return Json{{"type", "string"}, {"description", description}}; }
+Json string_prop(const std::string& description) { return Json{{"type", "string"}, {"description", description}}; }
 Json number_prop(const char* description) { return Json{{"type", "number"}, {"description", description}}; }
-Json integer_prop(const char* description, int minimum) {
+Json integer_prop(const std::string& description, int minimum) {
   return Json{{"type", "integer"}, {"minimum", minimum}, {"description", description}};
 }
 
@@ -30,10 +32,11 @@ Json estimate_schema() {
                 {"model", string_prop("Model name the size is read from, e.g. Qwen2.5-14B (when params_b is not given)")},
                 {"gpu", string_prop("GPU name, e.g. A100, RTX 4090, H200")},
                 {"arch", string_prop("GPU architecture: turing, ampere, ada, hopper, blackwell (when gpu is not given)")},
-                {"precision", string_prop("Quantized precision: NF4, INT8 or a GGUF type such as Q4_K_M (default NF4)")},
+                {"precision", string_prop(fmt::format("Quantized precision: NF4, INT8 or a GGUF type such as Q4_K_M "
+                                                      "(default {})", defaults::estimate_precision))},
                 {"engine", string_prop("Inference engine, e.g. llama.cpp or transformers+bitsandbytes (default: the precision's usual one)")},
-                {"batch", integer_prop("Batch size (default 1)", 1)},
-                {"ctx", integer_prop("Context length (default 2048)", 1)}}},
+                {"batch", integer_prop(fmt::format("Batch size (default {})", defaults::batch), 1)},
+                {"ctx", integer_prop(fmt::format("Context length (default {})", defaults::context), 1)}}},
               {"additionalProperties", false}};
 }
 
@@ -51,7 +54,9 @@ Json optimize_schema() {
   p["min_throughput"] = number_prop("Fewest tokens per second over the batch");
   p["max_delta_ppl_pct"] = number_prop("Largest acceptable perplexity increase vs FP16, % (e.g. 1 for 'nothing worse than +1 %')");
   p["max_kld"] = number_prop("Largest acceptable KL divergence vs FP16");
-  p["precisions"] = Json{{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Candidate precisions (default FP16, NF4, INT8)"}};
+  p["precisions"] = Json{{"type", "array"},
+                         {"items", {{"type", "string"}}},
+                         {"description", fmt::format("Candidate precisions (default {})", fmt::join(defaults::optimize_precisions, ", "))}};
   p["batches"] = Json{{"type", "array"}, {"items", {{"type", "integer"}, {"minimum", 1}}}, {"description", "Candidate batch sizes"}};
   p["contexts"] = Json{{"type", "array"}, {"items", {{"type", "integer"}, {"minimum", 1}}}, {"description", "Candidate context lengths"}};
   return schema;
@@ -62,9 +67,11 @@ Json plan_schema() {
               {"properties",
                {{"model", string_prop("Path of the GGUF model to measure (its F16 file)")},
                 {"precisions", Json{{"type", "array"}, {"items", {{"type", "string"}}},
-                                    {"description", "GGUF precisions to compare with the baseline (default Q8_0, Q4_K_M)"}}},
-                {"baseline", string_prop("Baseline precision (default F16)")},
-                {"trials", integer_prop("Trials per precision, interleaved with the baseline (default 3)", 2)},
+                                    {"description", fmt::format("GGUF precisions to compare with the baseline (default {})",
+                                                                fmt::join(defaults::candidates, ", "))}}},
+                {"baseline", string_prop(fmt::format("Baseline precision (default {})", defaults::baseline))},
+                {"trials", integer_prop(fmt::format("Trials per precision, interleaved with the baseline (default {})",
+                                                    defaults::trials), 2)},
                 {"out", string_prop("Folder for the energy.json reports (default results/<model name>)")}}},
               {"required", {"model"}},
               {"additionalProperties", false}};
@@ -152,10 +159,10 @@ Result<Json> plan_measurement(const Json& arguments) {
   auto model = text("model", "");
   if (!model) return model.error();
   if (model->empty()) return unexpected(ErrorCode::invalid_argument, "argument 'model' (a GGUF file path) is required");
-  auto baseline = text("baseline", "F16");
+  auto baseline = text("baseline", std::string(defaults::baseline));
   if (!baseline) return baseline.error();
 
-  std::vector<std::string> precisions{"Q8_0", "Q4_K_M"};
+  std::vector<std::string> precisions{defaults::candidates.begin(), defaults::candidates.end()};
   if (arguments.contains("precisions") && !arguments["precisions"].is_null()) {
     const Json& list = arguments["precisions"];
     precisions.clear();
@@ -180,16 +187,16 @@ Result<Json> plan_measurement(const Json& arguments) {
     if (precisions.empty()) return unexpected(ErrorCode::invalid_argument, "argument 'precisions' is empty");
   }
   for (std::string& p : precisions) {
-    auto info = data::parse_precision(p);
+    auto info = parse_precision(p);
     if (!info) return Error{ErrorCode::invalid_argument, fmt::format("argument 'precisions': {}", p), info.error()};
-    if (!info->is_gguf) {
+    if (!info->is_gguf()) {
       return unexpected(ErrorCode::invalid_argument,
                         fmt::format("argument 'precisions': {} is not a GGUF type; `ecocompute measure` quantizes "
                                     "GGUF models (Q8_0, Q4_K_M, …)", p));
     }
-    p = info->name;
+    p = std::string(info->name);
   }
-  int trials = 3;
+  int trials = defaults::trials;
   if (arguments.contains("trials") && !arguments["trials"].is_null()) {
     const Json& t = arguments["trials"];
     if (!t.is_number_integer() || t.get<long long>() < 2 || t.get<long long>() > 100) {

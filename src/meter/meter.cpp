@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "meter/clock.hpp"
+#include "util/clock.hpp"
 #include "util/log.hpp"
 
 namespace ecocompute::meter {
@@ -44,25 +44,6 @@ const char* to_string(WindowStatus status) noexcept {
     case WindowStatus::unavailable: return "unavailable";
   }
   return "unknown";
-}
-
-namespace {
-class SystemClock final : public Clock {
- public:
-  [[nodiscard]] Seconds steady() const override {
-    return Seconds{std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count()};
-  }
-  [[nodiscard]] std::uint64_t wall_us() const override {
-    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                          std::chrono::system_clock::now().time_since_epoch())
-                                          .count());
-  }
-};
-}  // namespace
-
-std::shared_ptr<Clock> system_clock() {
-  static const std::shared_ptr<Clock> clock = std::make_shared<SystemClock>();
-  return clock;
 }
 
 }  // namespace ecocompute::meter

@@ -54,7 +54,7 @@ void NvmlMeter::run_sampler() {
 
 void NvmlMeter::poll_counter() {
   auto energy = nvml_->total_energy_mj(gpu_.handle);
-  const Seconds now = clock_->steady();
+  const Seconds now = clock_->now();
   std::lock_guard lock(mutex_);
   if (!energy) {
     ++dropped_reads_;
@@ -127,7 +127,7 @@ NvmlMeter::Edge NvmlMeter::read_edge() {
   // The counter is read first and right after the clock, so the edge time and the counter value
   // belong together; telemetry follows (each NVML read costs ~1–4 ms on H200).
   Edge edge;
-  edge.steady = clock_->steady();
+  edge.steady = clock_->now();
   edge.wall_us = clock_->wall_us();
   edge.energy_mj = nvml_->total_energy_mj(gpu_.handle);
   if (auto p = nvml_->power_usage_mw(gpu_.handle)) edge.power = from_milliwatts(*p);

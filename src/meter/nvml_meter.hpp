@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "meter/clock.hpp"
+#include "util/clock.hpp"
 #include "meter/gpu_selection.hpp"
 #include "meter/meter.hpp"
 #include "meter/nvml_library.hpp"

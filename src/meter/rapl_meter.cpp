@@ -58,7 +58,7 @@ std::string RaplMeter::device() const {
 
 RaplMeter::Edge RaplMeter::read_edge() const {
   Edge edge;
-  edge.steady = clock_->steady();
+  edge.steady = clock_->now();
   for (const Zone& zone : zones_) edge.energy_uj.push_back(read_number(zone.dir / "energy_uj"));
   return edge;
 }
@@ -105,12 +105,12 @@ Result<Measurement> RaplMeter::do_end(Window& window) {
 Window NullMeter::do_begin(std::string label) {
   std::lock_guard lock(mutex_);
   const std::uint64_t id = next_window_id_++;
-  open_windows_.emplace(id, clock_->steady());
+  open_windows_.emplace(id, clock_->now());
   return make_window(std::move(label), id);
 }
 
 Result<Measurement> NullMeter::do_end(Window& window) {
-  const Seconds now = clock_->steady();
+  const Seconds now = clock_->now();
   std::lock_guard lock(mutex_);
   auto it = open_windows_.find(window.id());
   if (it == open_windows_.end()) {

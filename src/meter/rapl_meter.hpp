@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "meter/clock.hpp"
+#include "util/clock.hpp"
 #include "meter/meter.hpp"
 
 namespace ecocompute::meter {

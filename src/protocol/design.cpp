@@ -47,21 +47,28 @@ Error invalid(std::string message) { return Error{ErrorCode::invalid_argument, s
 
 }  // namespace
 
-Result<std::vector<std::string>> validate(const Design& design) {
+Result<ValidatedDesign> validate(Design design) {
   std::vector<std::string> warnings;
+  std::vector<GgufType> types;
 
   // The baseline is the unquantized reference: a float type the quantized ones derive from.
-  static const std::set<std::string, std::less<>> float_types{"F16", "BF16", "F32"};
-  if (!float_types.contains(design.baseline)) {
+  auto baseline = parse_gguf_type(design.baseline);
+  if (!baseline || !precision_info(*baseline).is_source_format) {
     return invalid(fmt::format("baseline: '{}' is not a float type; the baseline must be F16, BF16 or F32",
                                design.baseline));
   }
+  design.baseline = std::string(to_string(*baseline));
+  types.push_back(*baseline);
   std::set<std::string, std::less<>> seen{design.baseline};
-  for (const std::string& candidate : design.candidates) {
+  for (std::string& candidate : design.candidates) {
     if (candidate.empty()) return invalid("candidates: an empty precision name");
+    auto type = parse_gguf_type(candidate);
+    if (!type) return Error{ErrorCode::invalid_argument, fmt::format("candidates: precision '{}'", candidate), type.error()};
+    candidate = std::string(to_string(*type));
     if (!seen.insert(candidate).second) {
       return invalid(fmt::format("candidates: '{}' is listed twice (or is the baseline)", candidate));
     }
+    types.push_back(*type);
   }
   if (design.candidates.empty()) {
     warnings.emplace_back("candidates: none given; only the baseline is measured and no ΔE is computed");
@@ -126,7 +133,7 @@ Result<std::vector<std::string>> validate(const Design& design) {
                                  design.cool_down.gate_timeout.value));
     }
   }
-  return warnings;
+  return ValidatedDesign(std::move(design), std::move(warnings), std::move(types));
 }
 
 }  // namespace ecocompute::protocol

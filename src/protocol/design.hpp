@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "protocol/condition.hpp"
+#include "util/defaults.hpp"
+#include "util/precision.hpp"
 #include "util/result.hpp"
 #include "util/units.hpp"
 
@@ -49,9 +51,10 @@ enum class ScheduleOrder {
 /// Parses "alternating" / "shuffled"; any other text is an invalid_argument error naming it.
 [[nodiscard]] Result<ScheduleOrder> parse_schedule_order(std::string_view text);
 
-/// The factors of a run and their levels, as the user wrote them. Defaults follow the published
-/// protocol (batch 1, 256 tokens × 10 iterations, 2 warm-ups) and then extend it: k trials per
-/// condition, interleaved with the baseline, separate prefill and decode windows, an idle window.
+/// The factors of a run and their levels, as the user wrote them. Defaults (util/defaults.hpp) follow
+/// the published protocol (batch 1, 256 tokens × 10 iterations, 2 warm-ups) and then extend it: k
+/// trials per condition, interleaved with the baseline, separate prefill and decode windows, an idle
+/// window.
 ///
 ///   Design design;
 ///   design.model = "model-f16.gguf";
@@ -60,23 +63,22 @@ enum class ScheduleOrder {
 ///   for (const Condition& c : design.expand()) ...
 struct Design {
   std::filesystem::path model;          ///< source GGUF; the engine provider resolves each precision from it
-  std::string baseline = "F16";         ///< F16 by default; BF16 (or F32) selectable
-  std::vector<std::string> candidates;  ///< precisions compared with the baseline (GGUF type names)
+  std::string baseline{defaults::baseline};  ///< F16 by default; BF16 (or F32) selectable
+  std::vector<std::string> candidates{defaults::candidates.begin(), defaults::candidates.end()};  ///< GGUF type names
 
-  int trials = 3;                       ///< k: trials (repetitions) per condition; one per block
-  int warmups = 2;                      ///< unmeasured iterations per condition after loading
-  int trial_warmup_iterations = 1;      ///< unmeasured iterations right before each trial's windows
+  int trials = defaults::trials;        ///< k: trials (repetitions) per condition; one per block
+  int warmups = defaults::warmups;      ///< unmeasured iterations per condition after loading
+  int trial_warmup_iterations = defaults::trial_warmup_iterations;  ///< right before each trial's windows
 
-  std::int64_t tokens_per_iteration = 256;  ///< tokens generated per iteration (context reset between)
-  int iterations = 10;                  ///< requested iterations per decode window (a minimum)
-  Seconds min_window{20.0};             ///< a decode window lasts at least this long
-  double max_edge_error_pct = 0.5;      ///< counter-edge error bound: update period / window ≤ this
-  Seconds assumed_counter_update_period{0.1};  ///< used when the meter did not measure it (H200: ~100 ms)
-  Seconds min_prefill_window{20.0};     ///< a prefill window (repeated prefills) lasts at least this long;
-                                        ///< 20 s keeps its edge error ≤ 0.5 % at a 0.1-s update period
+  std::int64_t tokens_per_iteration = defaults::tokens_per_iteration;  ///< per iteration (context reset between)
+  int iterations = defaults::iterations;  ///< requested iterations per decode window (a minimum)
+  Seconds min_window{defaults::min_window_s};  ///< a decode window lasts at least this long
+  double max_edge_error_pct = defaults::max_edge_error_pct;  ///< counter-edge error bound: update period / window ≤ this
+  Seconds assumed_counter_update_period{defaults::assumed_counter_update_period_s};  ///< when the meter did not measure it
+  Seconds min_prefill_window{defaults::min_prefill_window_s};  ///< a prefill window (repeated prefills) lasts at least this
 
   PromptSpec prompt;
-  Seconds idle_window{10.0};            ///< idle window with every model loaded
+  Seconds idle_window{defaults::idle_window_s};  ///< idle window with every model loaded
   CoolDown cool_down;
 
   ScheduleOrder order = ScheduleOrder::alternating;
@@ -89,9 +91,30 @@ struct Design {
   [[nodiscard]] std::vector<Condition> expand() const;
 };
 
-/// Checks a design. Returns the warnings (e.g. k = 2 gives a very wide CI) on success, or an
-/// invalid_argument error naming the field (`trials`, `candidates` …) and the value. Whether a
-/// precision name is a known GGUF type is for the engine layer to say.
-[[nodiscard]] Result<std::vector<std::string>> validate(const Design& design);
+/// A design that validate() accepted, with the warnings it gave. Only validate() makes one, and the
+/// runner takes nothing else, so a design is checked once, where it is made.
+class ValidatedDesign {
+ public:
+  [[nodiscard]] const Design& design() const noexcept { return design_; }
+  /// Validation warnings (e.g. k = 2 gives a very wide CI); the runner records them in its result.
+  [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+  /// The GGUF type of every precision, baseline first, as Design::precisions() lists them.
+  [[nodiscard]] const std::vector<GgufType>& precision_types() const noexcept { return types_; }
+
+ private:
+  friend Result<ValidatedDesign> validate(Design design);
+  ValidatedDesign(Design design, std::vector<std::string> warnings, std::vector<GgufType> types)
+      : design_(std::move(design)), warnings_(std::move(warnings)), types_(std::move(types)) {}
+
+  Design design_;
+  std::vector<std::string> warnings_;
+  std::vector<GgufType> types_;
+};
+
+/// Checks a design: every precision a GGUF type of the precision table, the baseline a float type,
+/// no precision twice, counts and windows in range. Precision names are put in the table's spelling
+/// ("q8_0" → "Q8_0"). Returns the validated design with its warnings, or an invalid_argument error
+/// naming the field (`trials`, `candidates` …) and the value.
+[[nodiscard]] Result<ValidatedDesign> validate(Design design);
 
 }  // namespace ecocompute::protocol

@@ -103,7 +103,7 @@ class Execution {
   const std::atomic<bool>* cancel_;
 
   RunResult run_;
-  std::map<std::string, std::unique_ptr<engine::Engine>> engines_;  // by precision: loaded once
+  std::map<std::string, engine::Engine*> engines_;                  // by precision: loaded once, borrowed
   std::vector<engine::Engine*> engine_of_;                          // by condition; null when unusable
   std::vector<std::vector<Token>> prompts_;                         // by condition
   std::size_t trials_done_ = 0;
@@ -146,12 +146,11 @@ Result<void> Execution::load() {
     if (engines_.contains(condition.precision) || failures.contains(condition.precision)) continue;
     report(Progress::Phase::loading, &condition, fmt::format("loading {}", condition.precision));
     try {
-      Result<std::unique_ptr<engine::Engine>> loaded = provider_(condition);
-      if (loaded && *loaded) {
-        engines_.emplace(condition.precision, std::move(*loaded));
+      Result<std::reference_wrapper<engine::Engine>> loaded = provider_(condition);
+      if (loaded) {
+        engines_.emplace(condition.precision, &loaded->get());
       } else {
-        failures.emplace(condition.precision, loaded ? "the engine provider returned no engine"
-                                                     : loaded.error().describe());
+        failures.emplace(condition.precision, loaded.error().describe());
       }
     } catch (const std::exception& e) {
       failures.emplace(condition.precision, fmt::format("loading threw: {}", e.what()));
@@ -520,20 +519,17 @@ std::string_view to_string(Progress::Phase phase) noexcept {
   return "unknown";
 }
 
-Runner::Runner(Design design, meter::Meter& meter, EngineProvider provider, Clock& clock)
+Runner::Runner(ValidatedDesign design, meter::Meter& meter, EngineProvider provider, Clock& clock)
     : design_(std::move(design)), meter_(meter), provider_(std::move(provider)), clock_(clock) {}
 
 Result<RunResult> Runner::run() {
-  Result<std::vector<std::string>> checked = validate(design_);
-  if (!checked) return checked.error();
-  for (const std::string& warning : *checked) log::warn("{}", warning);
-  Design design = design_;
+  Design design = design_.design();
   if (!design.seed) {
     std::random_device device;
     design.seed = (static_cast<std::uint64_t>(device()) << 32) | device();
   }
   Execution execution(design, meter_, provider_, clock_, progress_, cancel_);
-  return execution.run(std::move(*checked));
+  return execution.run(design_.warnings());
 }
 
 std::string window_label(const Condition& condition, int repetition, WindowKind kind) {

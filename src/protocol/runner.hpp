@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
-#include <memory>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -14,7 +13,7 @@
 
 #include "engine/engine.hpp"
 #include "meter/meter.hpp"
-#include "protocol/clock.hpp"
+#include "util/clock.hpp"
 #include "protocol/condition.hpp"
 #include "protocol/design.hpp"
 #include "protocol/run_result.hpp"
@@ -23,9 +22,11 @@
 
 namespace ecocompute::protocol {
 
-/// Loads the engine of a condition's precision. Called once per distinct precision, with the first
-/// condition of that precision; an error is recorded against every condition of the precision.
-using EngineProvider = std::function<Result<std::unique_ptr<engine::Engine>>(const Condition&)>;
+/// Returns the loaded engine of a condition's precision, which the caller owns and keeps alive until
+/// the runner's run() has returned (the quality probe then reuses the same loaded weights). Called
+/// once per distinct precision, with the first condition of that precision; an error is recorded
+/// against every condition of the precision.
+using EngineProvider = std::function<Result<std::reference_wrapper<engine::Engine>>(const Condition&)>;
 
 /// Where the run is, for a progress bar.
 struct Progress {
@@ -54,26 +55,25 @@ using ProgressCallback = std::function<void(const Progress&)>;
 /// A failed trial becomes a TrialResult with its status and reason and the run goes on; the cancel
 /// flag is read between trials (and during waits), and trials not run are recorded as not_run.
 ///
-///   SteadyClock clock;
-///   Runner runner(design, meter, provider, clock);
+///   auto design = validate(std::move(d));                // once, where the design is made
+///   Runner runner(*design, meter, provider, *system_clock());
 ///   runner.set_cancel_flag(&interrupted);
 ///   Result<RunResult> run = runner.run();
 class Runner {
  public:
   /// `meter` and `clock` must outlive the runner.
-  Runner(Design design, meter::Meter& meter, EngineProvider provider, Clock& clock);
+  Runner(ValidatedDesign design, meter::Meter& meter, EngineProvider provider, Clock& clock);
 
   void set_progress(ProgressCallback callback) { progress_ = std::move(callback); }
   /// `flag` (set by a signal handler) must outlive run(); nullptr disables cancellation.
   void set_cancel_flag(const std::atomic<bool>* flag) noexcept { cancel_ = flag; }
 
-  /// Runs the design. Returns an invalid_argument error when the design does not validate and an
-  /// engine error when no precision's engine could be loaded (nothing was measured); otherwise a
-  /// RunResult with every scheduled trial, whatever became of it.
+  /// Runs the design. Returns an engine error when no precision's engine could be loaded (nothing was
+  /// measured); otherwise a RunResult with every scheduled trial, whatever became of it.
   [[nodiscard]] Result<RunResult> run();
 
  private:
-  Design design_;
+  ValidatedDesign design_;
   meter::Meter& meter_;
   EngineProvider provider_;
   Clock& clock_;

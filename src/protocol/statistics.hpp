@@ -1,4 +1,4 @@
-// Statistics: summaries of trials (mean, SD, CV, Student-t CI) and paired ΔE % against the baseline.
+// Trial statistics: summaries of trials (util/statistics) and paired ΔE % against the baseline.
 #pragma once
 
 #include <cstddef>
@@ -11,32 +11,9 @@
 
 #include "protocol/condition.hpp"
 #include "protocol/trial_result.hpp"
+#include "util/statistics.hpp"
 
 namespace ecocompute::protocol {
-
-/// Mean, spread and a two-sided Student-t confidence interval of n values.
-struct Summary {
-  std::size_t n = 0;
-  double mean = 0.0;                 ///< 0 when n = 0
-  std::optional<double> sd;          ///< sample SD (ddof 1); absent when n < 2
-  std::optional<double> cv_pct;      ///< SD / |mean| × 100; absent when n < 2 or mean = 0
-  double confidence = 0.95;
-  std::optional<double> ci_low;      ///< mean − t(conf, n−1) · SD/√n; absent when n < 2
-  std::optional<double> ci_high;
-  std::optional<double> ci_half_width;
-};
-
-/// Summarizes `values` with a `confidence` (two-sided) Student-t interval. Never fails: too few
-/// values leave the optional fields empty.
-[[nodiscard]] Summary summarize(std::span<const double> values, double confidence = 0.95);
-
-/// Returns the two-sided Student-t critical value t(1 − (1 − confidence)/2, df) from Boost.Math,
-/// e.g. 4.302653 for 95 % and df = 2. Throws InvariantError for df < 1 or confidence ∉ (0, 1).
-[[nodiscard]] double student_t_critical(double confidence, std::size_t df);
-
-/// Returns (candidate − baseline) / baseline × 100: positive costs energy, negative saves.
-/// Throws InvariantError when baseline is 0.
-[[nodiscard]] double delta_pct(double candidate, double baseline);
 
 /// A per-trial quantity, as data: its name (a JSON key, unit suffix included), unit and getter.
 struct TrialMetric {

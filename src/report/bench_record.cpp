@@ -1,7 +1,5 @@
-// The field table: each column's name, unit, type and where its value comes from in energy.json.
+// The field table: each column's name, unit, type and which report field fills it.
 #include "report/bench_record.hpp"
-
-#include "report/json_access.hpp"
 
 #include <cmath>
 #include <functional>
@@ -11,77 +9,55 @@
 namespace ecocompute::report {
 namespace {
 
-using Getter = std::function<Value(const OrderedJson&)>;
+using Getter = std::function<Value(const EnergyReport&)>;
 
 struct FieldSpec {
   Column column;
   Getter get;
 };
 
-Getter text(const char* pointer) {
-  return [pointer](const OrderedJson& d) -> Value {
-    const OrderedJson* v = find_at(d, pointer);
-    return v != nullptr && v->is_string() ? Value{v->get<std::string>()} : Value{};
-  };
+Value text(const std::optional<std::string>& v) { return v ? Value{*v} : Value{}; }
+// A required text field: empty means the report did not hold it.
+Value text(const std::string& v) { return v.empty() ? Value{} : Value{v}; }
+Value real(const std::optional<double>& v) { return v ? Value{*v} : Value{}; }
+template <typename Int>
+Value integer(const std::optional<Int>& v) {
+  return v ? Value{static_cast<std::int64_t>(*v)} : Value{};
 }
-Getter integer(const char* pointer) {
-  return [pointer](const OrderedJson& d) -> Value {
-    const OrderedJson* v = find_at(d, pointer);
-    if (v != nullptr && v->is_boolean()) return Value{std::int64_t{v->get<bool>() ? 1 : 0}};
-    return v != nullptr && v->is_number_integer() ? Value{v->get<std::int64_t>()} : Value{};
-  };
-}
-Getter real(const char* pointer) {
-  return [pointer](const OrderedJson& d) -> Value {
-    const std::optional<double> v = number_at(d, pointer);
-    return v ? Value{*v} : Value{};
-  };
-}
-Getter none() {
-  return [](const OrderedJson&) { return Value{}; };
+
+// Reads a field of an optional section; null when the section is absent.
+template <typename Section, typename Get>
+Value of(const std::optional<Section>& section, Get get) {
+  return section ? get(*section) : Value{};
 }
 
 // Per-trial values of the decode windows of ok trials, in trial order.
-std::vector<double> decode_samples(const OrderedJson& d, const std::function<std::optional<double>(const OrderedJson&)>& f) {
+std::vector<double> decode_samples(const EnergyReport& r, const std::function<std::optional<double>(const WindowReport&)>& f) {
   std::vector<double> out;
-  const OrderedJson* trials = find_at(d, "/trials");
-  if (trials == nullptr || !trials->is_array()) return out;
-  for (const OrderedJson& trial : *trials) {
-    if (!trial.is_object() || trial.value("status", "") != "ok") continue;
-    const auto decode = trial.find("decode");
-    if (decode == trial.end() || !decode->is_object()) continue;
-    if (auto value = f(*decode)) out.push_back(*value);
+  if (!r.trials) return out;
+  for (const TrialReport& trial : *r.trials) {
+    if (trial.status != "ok" || !trial.decode) continue;
+    if (auto value = f(*trial.decode)) out.push_back(*value);
   }
   return out;
 }
 
-std::optional<double> number(const OrderedJson& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
-}
-
 // One llama-bench test is one iteration (prefill of the prompt + tokens_per_run generated tokens);
 // a decode window holds `iterations` of them.
-std::vector<double> samples_ns(const OrderedJson& d) {
-  const OrderedJson* iterations = find_at(d, "/measurement/iterations");
-  if (iterations == nullptr || !iterations->is_number_integer() || iterations->get<std::int64_t>() <= 0) return {};
-  const double n = static_cast<double>(iterations->get<std::int64_t>());
-  return decode_samples(d, [n](const OrderedJson& w) -> std::optional<double> {
-    auto s = number(w, "duration_s");
-    if (!s) return std::nullopt;
-    return std::round(*s / n * 1e9);
+std::vector<double> samples_ns(const EnergyReport& r) {
+  const std::optional<std::int64_t> iterations = r.measurement.iterations;
+  if (!iterations || *iterations <= 0) return {};
+  const double n = static_cast<double>(*iterations);
+  return decode_samples(r, [n](const WindowReport& w) -> std::optional<double> { return std::round(w.duration_s / n * 1e9); });
+}
+std::vector<double> samples_ts(const EnergyReport& r) {
+  return decode_samples(r, [](const WindowReport& w) -> std::optional<double> {
+    if (w.duration_s <= 0) return std::nullopt;
+    return static_cast<double>(w.tokens) / w.duration_s;
   });
 }
-std::vector<double> samples_ts(const OrderedJson& d) {
-  return decode_samples(d, [](const OrderedJson& w) -> std::optional<double> {
-    auto s = number(w, "duration_s");
-    auto t = number(w, "tokens");
-    if (!s || !t || *s <= 0) return std::nullopt;
-    return *t / *s;
-  });
-}
-std::vector<double> samples_mj(const OrderedJson& d) {
-  return decode_samples(d, [](const OrderedJson& w) { return number(w, "energy_per_token_mj"); });
+std::vector<double> samples_mj(const EnergyReport& r) {
+  return decode_samples(r, [](const WindowReport& w) { return w.energy_per_token_mj; });
 }
 
 double mean(const std::vector<double>& v) {
@@ -98,31 +74,26 @@ double sd(const std::vector<double>& v) {
   return std::sqrt(ss / static_cast<double>(v.size() - 1));
 }
 
-Getter stat(std::vector<double> (*samples)(const OrderedJson&), bool want_sd, bool as_integer) {
-  return [=](const OrderedJson& d) -> Value {
-    const std::vector<double> v = samples(d);
+Getter stat(std::vector<double> (*samples)(const EnergyReport&), bool want_sd, bool as_integer) {
+  return [=](const EnergyReport& r) -> Value {
+    const std::vector<double> v = samples(r);
     if (v.empty()) return Value{};
     const double x = want_sd ? sd(v) : mean(v);
     return as_integer ? Value{static_cast<std::int64_t>(std::llround(x))} : Value{x};
   };
 }
-Getter samples(std::vector<double> (*f)(const OrderedJson&)) {
-  return [f](const OrderedJson& d) -> Value { return Value{f(d)}; };
+Getter samples(std::vector<double> (*f)(const EnergyReport&)) {
+  return [f](const EnergyReport& r) -> Value { return Value{f(r)}; };
 }
 
 // llama-bench's model_type reads like "llama 8B Q4_K - Medium"; ours "llama 8.03B Q4_K_M".
-Value model_type(const OrderedJson& d) {
-  const OrderedJson* type = find_at(d, "/workload/gguf_type");
-  if (type == nullptr) type = find_at(d, "/workload/precision");
-  if (type == nullptr || !type->is_string()) return Value{};
+Value model_type(const EnergyReport& r) {
+  const std::string type = r.workload.gguf_type.value_or(r.workload.precision);
+  if (type.empty()) return Value{};
   std::string out;
-  if (const OrderedJson* arch = find_at(d, "/workload/architecture"); arch != nullptr && arch->is_string()) {
-    out = arch->get<std::string>() + " ";
-  }
-  if (const OrderedJson* params = find_at(d, "/workload/params_b"); params != nullptr && params->is_number()) {
-    out += fmt::format("{:.3g}B ", params->get<double>());
-  }
-  return Value{out + type->get<std::string>()};
+  if (r.workload.architecture) out = *r.workload.architecture + " ";
+  if (r.workload.params_b) out += fmt::format("{:.3g}B ", *r.workload.params_b);
+  return Value{out + type};
 }
 
 Column col(const char* name, const char* unit, ValueType type, const char* display = "", bool key = false,
@@ -132,63 +103,68 @@ Column col(const char* name, const char* unit, ValueType type, const char* displ
 
 const std::vector<FieldSpec>& field_table() {
   using T = ValueType;
+  using R = const EnergyReport&;
   static const std::vector<FieldSpec> table = {
       // llama-bench's columns, same names and meanings; those we cannot know are null.
-      {col("build_commit", "", T::text), text("/engine/commit")},
-      {col("build_number", "", T::integer), none()},
-      {col("cpu_info", "", T::text), text("/system_under_test/cpu")},
-      {col("gpu_info", "", T::text, "gpu"), text("/system_under_test/gpu")},
-      {col("backends", "", T::text, "backend"), text("/engine/backend")},
-      {col("model_filename", "", T::text), text("/workload/model_file")},
+      {col("build_commit", "", T::text), [](R r) { return of(r.engine, [](const EngineSection& e) { return text(e.commit); }); }},
+      {col("build_number", "", T::integer), [](R) { return Value{}; }},
+      {col("cpu_info", "", T::text), [](R r) { return text(r.system_under_test.cpu); }},
+      {col("gpu_info", "", T::text, "gpu"), [](R r) { return text(r.system_under_test.gpu); }},
+      {col("backends", "", T::text, "backend"), [](R r) { return of(r.engine, [](const EngineSection& e) { return text(e.backend); }); }},
+      {col("model_filename", "", T::text), [](R r) { return text(r.workload.model_file); }},
       {col("model_type", "", T::text, "model", true), model_type},
-      {col("model_size", "bytes", T::integer, "size"), integer("/workload/model_size_bytes")},
-      {col("model_n_params", "", T::integer, "params"), integer("/workload/n_params")},
-      {col("n_batch", "tokens", T::integer), integer("/engine/n_batch")},
-      {col("n_ubatch", "tokens", T::integer), none()},
-      {col("n_threads", "", T::integer, "threads"), integer("/engine/n_threads")},
-      {col("type_k", "", T::text), none()},
-      {col("type_v", "", T::text), none()},
-      {col("n_gpu_layers", "", T::integer, "ngl"), integer("/engine/n_gpu_layers")},
-      {col("flash_attn", "", T::integer, "fa"), integer("/engine/flash_attention")},
-      {col("n_prompt", "tokens", T::integer), integer("/workload/prompt_tokens")},
-      {col("n_gen", "tokens", T::integer), integer("/measurement/tokens_per_run")},
-      {col("n_depth", "tokens", T::integer), [](const OrderedJson&) { return Value{std::int64_t{0}}; }},
-      {col("test_time", "", T::text), text("/timestamp_utc")},
+      {col("model_size", "bytes", T::integer, "size"), [](R r) { return integer(r.workload.model_size_bytes); }},
+      {col("model_n_params", "", T::integer, "params"), [](R r) { return integer(r.workload.n_params); }},
+      {col("n_batch", "tokens", T::integer), [](R r) { return of(r.engine, [](const EngineSection& e) { return Value{std::int64_t{e.n_batch}}; }); }},
+      {col("n_ubatch", "tokens", T::integer), [](R) { return Value{}; }},
+      {col("n_threads", "", T::integer, "threads"), [](R r) { return of(r.engine, [](const EngineSection& e) { return integer(e.n_threads); }); }},
+      {col("type_k", "", T::text), [](R) { return Value{}; }},
+      {col("type_v", "", T::text), [](R) { return Value{}; }},
+      {col("n_gpu_layers", "", T::integer, "ngl"), [](R r) { return of(r.engine, [](const EngineSection& e) { return Value{std::int64_t{e.n_gpu_layers}}; }); }},
+      {col("flash_attn", "", T::integer, "fa"), [](R r) { return of(r.engine, [](const EngineSection& e) { return Value{std::int64_t{e.flash_attention ? 1 : 0}}; }); }},
+      {col("n_prompt", "tokens", T::integer), [](R r) { return integer(r.workload.prompt_tokens); }},
+      {col("n_gen", "tokens", T::integer), [](R r) { return integer(r.measurement.tokens_per_run); }},
+      {col("n_depth", "tokens", T::integer), [](R) { return Value{std::int64_t{0}}; }},
+      {col("test_time", "", T::text), [](R r) { return text(r.timestamp_utc); }},
       {col("avg_ns", "ns", T::integer), stat(samples_ns, false, true)},
       {col("stddev_ns", "ns", T::integer), stat(samples_ns, true, true)},
       {col("avg_ts", "tokens/s", T::real, "t/s", true, 2), stat(samples_ts, false, false)},
       {col("stddev_ts", "tokens/s", T::real, "t/s sd", false, 2), stat(samples_ts, true, false)},
       // Ours: what was measured, energy, and quality against the same-run baseline.
-      {col("precision", "", T::text, "precision", true), text("/workload/precision")},
-      {col("precision_class", "", T::text, "class"), text("/workload/precision_class")},
-      {col("bits_per_weight", "bits", T::real, "bpw", false, 2), real("/workload/bits_per_weight")},
-      {col("weights", "", T::text), text("/workload/weights")},
-      {col("baseline_precision", "", T::text, "baseline"), text("/measurement/baseline_precision")},
-      {col("n_trials", "", T::integer, "n"), integer("/statistics/n_trials")},
-      {col("measurement_source", "", T::text, "source"), text("/measurement_source")},
-      {col("basis", "", T::text), text("/results/basis")},
-      {col("energy_per_token_mj", "mJ/token", T::real, "mJ/token", true, 2), real("/results/energy_per_token_mj")},
+      {col("precision", "", T::text, "precision", true), [](R r) { return text(r.workload.precision); }},
+      {col("precision_class", "", T::text, "class"), [](R r) { return text(r.workload.precision_class); }},
+      {col("bits_per_weight", "bits", T::real, "bpw", false, 2), [](R r) { return real(r.workload.bits_per_weight); }},
+      {col("weights", "", T::text), [](R r) { return r.workload.weights ? Value{std::string(to_string(*r.workload.weights))} : Value{}; }},
+      {col("baseline_precision", "", T::text, "baseline"), [](R r) { return text(r.measurement.baseline_precision); }},
+      {col("n_trials", "", T::integer, "n"), [](R r) { return of(r.statistics, [](const Statistics& s) { return Value{s.n_trials}; }); }},
+      {col("measurement_source", "", T::text, "source"), [](R r) { return text(r.measurement_source); }},
+      {col("basis", "", T::text), [](R r) { return Value{std::string(to_string(r.results.basis))}; }},
+      {col("energy_per_token_mj", "mJ/token", T::real, "mJ/token", true, 2), [](R r) { return real(r.results.energy_per_token_mj); }},
       {col("energy_per_token_mj_sd", "mJ/token", T::real, "mJ/token sd", false, 2),
-       real("/statistics/energy_per_token_mj/sd")},
-      {col("net_energy_per_token_mj", "mJ/token", T::real, "net mJ/token", false, 2),
-       real("/results/net_energy_per_token_mj")},
+       [](R r) { return of(r.statistics, [](const Statistics& s) { return real(s.energy_per_token_mj.sd); }); }},
+      {col("net_energy_per_token_mj", "mJ/token", T::real, "net mJ/token", false, 2), [](R r) { return real(r.results.net_energy_per_token_mj); }},
       {col("prefill_energy_per_token_mj", "mJ/token", T::real, "pp mJ/token", false, 3),
-       real("/results/prefill/energy_per_token_mj")},
-      {col("prefill_tokens_per_s", "tokens/s", T::real, "pp t/s", false, 1), real("/results/prefill/tokens_per_s")},
-      {col("avg_power_w", "W", T::real, "W", true, 1), real("/results/avg_power_watts")},
-      {col("idle_power_w", "W", T::real, "idle W", false, 1), real("/results/idle_power_watts")},
-      {col("vs_fp16_energy_pct", "%", T::real, "dE %", true, 2), real("/results/vs_fp16_energy_pct")},
+       [](R r) { return of(r.results.prefill, [](const PhaseSummary& p) { return real(p.energy_per_token_mj); }); }},
+      {col("prefill_tokens_per_s", "tokens/s", T::real, "pp t/s", false, 1),
+       [](R r) { return of(r.results.prefill, [](const PhaseSummary& p) { return real(p.tokens_per_s); }); }},
+      {col("avg_power_w", "W", T::real, "W", true, 1), [](R r) { return real(r.results.avg_power_watts); }},
+      {col("idle_power_w", "W", T::real, "idle W", false, 1), [](R r) { return real(r.results.idle_power_watts); }},
+      {col("vs_fp16_energy_pct", "%", T::real, "dE %", true, 2), [](R r) { return real(r.results.vs_fp16_energy_pct); }},
       {col("vs_fp16_energy_pct_ci95_low", "%", T::real, "dE lo", false, 2),
-       real("/statistics/vs_fp16_energy_pct/ci95_low")},
+       [](R r) { return of(r.statistics, [](const Statistics& s) { return real(s.vs_fp16_energy_pct.ci95_low); }); }},
       {col("vs_fp16_energy_pct_ci95_high", "%", T::real, "dE hi", false, 2),
-       real("/statistics/vs_fp16_energy_pct/ci95_high")},
-      {col("ppl", "", T::real, "PPL", false, 3), real("/quality/value")},
-      {col("delta_ppl_pct", "%", T::real, "dPPL %", true, 2), real("/quality/delta_vs_fp16_pct")},
-      {col("delta_ppl_pct_se", "%", T::real, "dPPL se", false, 2), real("/quality/delta_vs_fp16_pct_se")},
-      {col("kld", "nats", T::real, "KLD", true, 4), real("/quality/kld")},
-      {col("kld_se", "nats", T::real, "KLD se", false, 4), real("/quality/kld_se")},
-      {col("top1_pct", "%", T::real, "top-1 %", false, 2), real("/quality/top1_agreement_pct")},
-      {col("environment_fingerprint", "", T::text, "env"), text("/environment/fingerprint")},
+       [](R r) { return of(r.statistics, [](const Statistics& s) { return real(s.vs_fp16_energy_pct.ci95_high); }); }},
+      {col("ppl", "", T::real, "PPL", false, 3), [](R r) { return of(r.quality, [](const QualitySection& q) { return real(q.value); }); }},
+      {col("delta_ppl_pct", "%", T::real, "dPPL %", true, 2),
+       [](R r) { return of(r.quality, [](const QualitySection& q) { return real(q.delta_vs_fp16_pct); }); }},
+      {col("delta_ppl_pct_se", "%", T::real, "dPPL se", false, 2),
+       [](R r) { return of(r.quality, [](const QualitySection& q) { return real(q.delta_vs_fp16_pct_se); }); }},
+      {col("kld", "nats", T::real, "KLD", true, 4), [](R r) { return of(r.quality, [](const QualitySection& q) { return real(q.kld); }); }},
+      {col("kld_se", "nats", T::real, "KLD se", false, 4), [](R r) { return of(r.quality, [](const QualitySection& q) { return real(q.kld_se); }); }},
+      {col("top1_pct", "%", T::real, "top-1 %", false, 2),
+       [](R r) { return of(r.quality, [](const QualitySection& q) { return real(q.top1_agreement_pct); }); }},
+      {col("environment_fingerprint", "", T::text, "env"),
+       [](R r) { return of(r.environment, [](const Environment& e) { return text(e.fingerprint); }); }},
       {col("samples_ns", "ns", T::samples), samples(samples_ns)},
       {col("samples_ts", "tokens/s", T::samples), samples(samples_ts)},
       {col("samples_energy_per_token_mj", "mJ/token", T::samples), samples(samples_mj)},
@@ -207,20 +183,20 @@ const std::vector<Column>& bench_columns() {
   return columns;
 }
 
-Record bench_record(const OrderedJson& report) {
+Record bench_record(const EnergyReport& report) {
   Record record;
   for (const FieldSpec& spec : field_table()) record.add(spec.column, spec.get(report));
   return record;
 }
 
-void print_bench_records(Printer& printer, std::span<const OrderedJson> reports) {
+void print_bench_records(Printer& printer, std::span<const EnergyReport> reports) {
   PrintContext context{bench_columns(), "", ""};
   if (!reports.empty()) {
-    context.schema_version = text_at(reports.front(), "/schema_version");
-    context.build_commit = text_at(reports.front(), "/engine/commit");
+    context.schema_version = reports.front().schema_version;
+    if (reports.front().engine) context.build_commit = reports.front().engine->commit;
   }
   printer.begin(context);
-  for (const OrderedJson& report : reports) printer.write(bench_record(report));
+  for (const EnergyReport& report : reports) printer.write(bench_record(report));
   printer.end();
 }
 

@@ -1,32 +1,29 @@
-// energy.json (ecocompute-energy/1.2) per condition and run.json per run, built from a RunResult and
-// the quality probe's results, validated against the shipped schema and written atomically.
+// EnergyReport: one energy.json as plain data. A 1.2 report (what `measure` writes) fills every
+// section; a published 1.0/1.1 report fills the 1.1 fields and leaves the rest absent. Every reader of
+// reports (printers, the verdict table, check, compare, the dataset import, the server's upload rules)
+// reads these fields; only report/energy_report_json.cpp knows the JSON names.
 //
-//   report::RunContext context;
-//   context.run_id = "20261129T170203Z";
-//   context.host = report::describe_host();
-//   context.sources = meter::describe_energy_sources(gpu_spec);
-//   context.weights = report::WeightsKind::trained_fixture;
-//   context.quality = *probe_quality(...);              // empty when the probe did not run
-//   auto written = report::write_run_reports(run, context, out_dir);
+//   auto report = report::read_energy_report("energy-Q4_K_M.json");   // 1.0, 1.1 or 1.2
+//   if (report && report->results.vs_fp16_energy_pct) ...
+//   report::write_energy_report(path, *report);                     // validated, then written atomically
 #pragma once
 
-#include <cstddef>
+#include <cstdint>
 #include <filesystem>
-#include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "ecocompute/build_info.hpp"
-#include "meter/gpu_info.hpp"
-#include "protocol/run_result.hpp"
-#include "quality/quality_result.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::report {
+
+/// The schema_version of the reports this build writes, and those it reads.
+inline constexpr std::string_view energy_schema_1_0 = "ecocompute-energy/1.0";
+inline constexpr std::string_view energy_schema_1_1 = "ecocompute-energy/1.1";
+inline constexpr std::string_view energy_schema_version = "ecocompute-energy/1.2";
 
 /// Where the measured weights come from; synthetic weights make quality meaningless.
 enum class WeightsKind { synthetic, trained_fixture, real };
@@ -36,72 +33,256 @@ enum class WeightsKind { synthetic, trained_fixture, real };
 /// Parses the spellings above; anything else is an invalid_argument error naming the text.
 [[nodiscard]] Result<WeightsKind> parse_weights_kind(std::string_view text);
 
-/// What the reports need beyond the RunResult: provenance, environment, model identity, quality.
-struct RunContext {
-  std::string run_id;                ///< names the run in every report, e.g. "20261129T170203Z"
-  std::string host;                  ///< e.g. describe_host()
-  std::string cpu;                   ///< CPU model name; empty when unknown (left out)
-  meter::EnergySources sources;      ///< GPU and drivers as found at the start of the run
-  WeightsKind weights = WeightsKind::real;
-  std::string model_name;            ///< empty: each model's general.name
-  /// sha256 of each precision's measured GGUF file; a precision missing here is hashed from its file.
-  std::map<std::string, std::string, std::less<>> model_sha256;
-  /// The quality probe's results, matched to conditions by precision (baseline's included); empty when
-  /// the probe did not run. Ignored for synthetic weights.
-  std::vector<quality::QualityResult> quality;
-  /// This tool's identity, from the build by default (tests pin them to get stable golden files).
-  std::string ecocompute_version = build_info::version;
-  std::string ecocompute_commit = build_info::git_commit;
-  std::string compiler = build_info::compiler;
+/// What results.basis says the energy figures are.
+enum class ResultBasis { measured, interpolated, extrapolated, unavailable };
+
+/// Returns "measured", "interpolated", "extrapolated" or "unavailable".
+[[nodiscard]] std::string_view to_string(ResultBasis basis) noexcept;
+/// Parses the spellings above; anything else is an invalid_argument error naming the text.
+[[nodiscard]] Result<ResultBasis> parse_result_basis(std::string_view text);
+
+/// Who wrote the report. 1.2: this tool, its version and commit, the run; 1.1: the tool's address.
+struct Provenance {
+  std::string tool;
+  std::optional<std::string> ecocompute_version;
+  std::optional<std::string> ecocompute_commit;
+  std::optional<std::string> run_id;
+  std::optional<std::string> code;
 };
 
-/// Returns the spelling of measurement_source for a meter source: "nvml-energy-counter" →
-/// "direct-nvml", "rapl" → "rapl", anything else → "none".
-[[nodiscard]] std::string_view measurement_source(std::string_view meter_source) noexcept;
-
-/// Returns the file name of a condition's report: "energy-Q4_K_M.json", or "energy-F16-p512.json" when
-/// the prompt length is a level of its own.
-[[nodiscard]] std::string report_file_name(const protocol::Condition& condition);
-
-/// Returns the energy.json (1.2) of condition `condition` of `run`: every ok trial's windows enter the
-/// results and statistics; every trial of the condition (failed and not-run ones too) is listed with
-/// its status and reason. Basis is "measured" only when a real energy source read the valid windows,
-/// else "unavailable" with every energy figure null (throughput and quality are still given).
-/// Fails with invalid_argument when the condition's engine never loaded (run.json records why), and
-/// with the hashing error when a model file cannot be read. Does not validate.
-[[nodiscard]] Result<OrderedJson> build_energy_json(const protocol::RunResult& run, std::size_t condition,
-                                                    const RunContext& context);
-
-/// One condition's outcome of write_run_reports.
-struct WrittenReport {
-  std::size_t condition = 0;
-  std::string label;                 ///< Condition::label()
-  std::filesystem::path path;        ///< empty when no report was written
-  std::string failure;               ///< why not (never loaded, invalid document); empty when written
-  std::optional<OrderedJson> document;  ///< the report as written
+struct SystemUnderTest {
+  std::string gpu;                    ///< "NVIDIA H200", or "none" for a run without a GPU
+  std::string gpu_arch;               ///< "hopper", "ada" … or "none"
+  int accelerator_count = 0;
+  std::optional<std::string> host;
+  std::optional<std::string> cpu;
 };
 
-/// Returns the run summary: design, order and seed, every trial's status, the idle power, each
-/// condition's report file (or why there is none) and headline numbers, and the warnings.
-[[nodiscard]] OrderedJson build_run_summary(const protocol::RunResult& run, const RunContext& context,
-                                            const std::vector<WrittenReport>& reports);
+/// The engine dimension (1.2).
+struct EngineSection {
+  std::string name;                   ///< "llama.cpp"
+  std::string version;
+  std::string commit;
+  std::string backend;                ///< "CUDA", "CPU" …
+  std::string device;
+  int n_gpu_layers = 0;
+  std::uint32_t n_ctx = 0;
+  std::uint32_t n_batch = 0;
+  std::optional<int> n_threads;
+  bool flash_attention = false;
+};
 
-/// Validates `document` against the shipped schema, then writes it atomically (2-space indent). A
-/// document with problems is not written: the error (internal) lists every problem with its pointer.
-[[nodiscard]] Result<void> write_validated_energy_json(const std::filesystem::path& path,
-                                                       const OrderedJson& document);
+struct Workload {
+  std::string model_name;
+  std::optional<double> params_b;
+  std::string precision;              ///< 1.1: FP16 / NF4 / INT8; 1.2: a GGUF type
+  int batch_size = 1;
+  std::optional<std::int64_t> context_length;
+  std::optional<WeightsKind> weights;
+  std::optional<std::string> gguf_type;
+  std::optional<std::string> precision_class;
+  std::optional<double> bits_per_weight;  ///< measured from the file: tensor bytes × 8 / parameters
+  std::optional<std::string> model_sha256;
+  std::optional<std::int64_t> prompt_tokens;
+  std::optional<std::string> decoding;
+  std::optional<std::string> architecture;
+  std::optional<std::string> model_file;
+  std::optional<std::uint64_t> model_size_bytes;
+  std::optional<std::uint64_t> n_params;
+};
 
-/// Builds, validates and writes energy-<label>.json for every condition, then run.json, into `out_dir`.
-/// A condition whose report cannot be built or validated is recorded in run.json with its reason and
-/// in the returned list; the others are still written. Fails only when a file cannot be written.
-[[nodiscard]] Result<std::vector<WrittenReport>> write_run_reports(const protocol::RunResult& run,
-                                                                   const RunContext& context,
-                                                                   const std::filesystem::path& out_dir);
+struct MeasurementSection {
+  std::string method;
+  std::optional<std::int64_t> sample_rate_hz;
+  std::optional<std::int64_t> tokens_per_run;
+  std::optional<std::int64_t> iterations;
+  std::optional<std::int64_t> warmup;
+  std::optional<std::string> iterations_note;
+  std::optional<std::string> window;            ///< 1.2: "decode"
+  std::optional<std::string> baseline_precision;
+  std::optional<int> trials_per_precision;
+  std::optional<std::string> schedule;
+  std::optional<std::string> seed;              ///< decimal text: 64-bit seeds exceed JavaScript numbers
+  std::optional<double> idle_window_s;
+  std::optional<double> min_decode_window_s;
+};
 
-/// Returns "<system>-<release>-<machine>" from uname(2), e.g. "Linux-6.1.0-18-amd64-x86_64".
-[[nodiscard]] std::string describe_host();
+/// The environment fingerprint and what it hashes (1.2).
+struct Environment {
+  std::string fingerprint;            ///< environment_fingerprint() of the other fields
+  std::optional<std::string> gpu_name;
+  std::optional<std::string> gpu_uuid;
+  std::optional<std::string> vbios;
+  std::optional<std::string> nvidia_driver;
+  std::optional<std::string> cuda_driver;
+  std::optional<double> power_limit_w;
+  std::optional<bool> ecc;
+  std::string engine_commit;
+  std::string ecocompute_commit;
+  std::string host;
+};
 
-/// Returns the first "model name" of /proc/cpuinfo, or "" when unreadable.
-[[nodiscard]] std::string cpu_model_name();
+/// One phase (prefill or decode) over the valid trials (1.2).
+struct PhaseSummary {
+  std::optional<double> energy_per_token_mj;
+  std::optional<double> net_energy_per_token_mj;
+  std::optional<double> tokens_per_s;
+  std::optional<double> avg_power_w;
+  std::optional<double> energy_j;
+  double duration_s = 0.0;
+  std::int64_t tokens = 0;
+};
+
+struct Results {
+  std::optional<double> energy_per_token_mj;
+  ResultBasis basis = ResultBasis::unavailable;
+  std::optional<double> total_energy_joules;
+  std::optional<std::int64_t> tokens_generated;
+  std::optional<double> fp16_energy_per_token_mj;
+  std::optional<double> vs_fp16_energy_pct;     ///< as the report states it; readers recompute from the energies
+  std::optional<double> avg_power_watts;
+  std::optional<double> throughput_tokens_per_s;
+  std::optional<double> net_energy_per_token_mj;
+  std::optional<double> idle_power_watts;
+  std::optional<std::string> energy_basis;      ///< 1.2: "gross"
+  std::optional<PhaseSummary> prefill;
+  std::optional<PhaseSummary> decode;
+  std::optional<std::string> note;
+};
+
+/// Spread of the energy per token over a condition's valid trials.
+struct EnergySpread {
+  std::optional<double> mean, sd, cv_pct, ci95_low, ci95_high;
+};
+
+/// The paired ΔE % against the same-run baseline: mean, SD and 95 % CI over n_pairs blocks.
+struct PairedDelta {
+  std::optional<double> mean, sd, ci95_low, ci95_high;
+  std::int64_t n_pairs = 0;
+};
+
+struct Statistics {
+  std::int64_t n_trials = 0;          ///< valid trials in the statistics
+  std::int64_t n_failed = 0;          ///< trials of the condition that are not in them, with their reasons
+  EnergySpread energy_per_token_mj;
+  PairedDelta vs_fp16_energy_pct;
+};
+
+/// One measured window of one trial (1.2). Energy fields are absent when no energy source read it.
+struct WindowReport {
+  std::optional<double> energy_j;
+  double duration_s = 0.0;
+  std::int64_t tokens = 0;
+  std::optional<double> energy_per_token_mj;
+  std::optional<double> avg_power_w;
+  std::optional<double> edge_uncertainty_j;
+  std::optional<double> trace_energy_j;
+  std::optional<double> trace_vs_counter_pct;
+  std::vector<std::string> throttle_reasons;
+  std::optional<std::string> status;
+};
+
+struct TrialReport {
+  std::int64_t repetition = 0;
+  std::int64_t block = 0;
+  std::int64_t order_index = 0;
+  std::string status;                 ///< "ok", "throttled", "invalid_window", "engine_failed", "not_run"
+  std::string reason;
+  std::optional<WindowReport> prefill;
+  std::optional<WindowReport> decode;
+};
+
+struct Uncertainty {
+  std::optional<double> edge_error_pct_max;
+  std::optional<double> trace_vs_counter_pct_max;
+  std::optional<double> counter_update_period_s;
+};
+
+struct CorpusRef {
+  std::string name;
+  std::uint64_t bytes = 0;
+  std::string sha256;
+};
+
+struct QualityPolicy {
+  std::int64_t seq_len = 0;
+  std::int64_t stride = 0;
+  bool add_bos = true;
+};
+
+/// Perplexity of this precision and its divergence from the baseline on the same tokens.
+struct QualitySection {
+  std::string metric = "perplexity";
+  std::string basis = "measured";
+  std::optional<double> value;
+  std::optional<double> fp16_value;
+  std::optional<double> delta_vs_fp16_pct;
+  std::optional<double> delta_vs_fp16_pct_se;
+  std::optional<double> mean_nll;
+  std::optional<std::int64_t> tokens_evaluated;
+  std::optional<std::int64_t> windows;
+  std::optional<std::int64_t> seq_len;
+  std::optional<CorpusRef> corpus;
+  std::optional<double> kld;
+  std::optional<double> kld_se;
+  std::optional<double> kld_p99;
+  std::optional<double> top1_agreement_pct;
+  std::optional<QualityPolicy> policy;
+  std::optional<std::string> baseline_precision;
+  std::optional<std::string> note;
+};
+
+/// One energy.json. Optional sections and fields are those a 1.0/1.1 report may lack; a 1.2 report
+/// written by this tool has every section (quality only when the probe ran on real weights).
+struct EnergyReport {
+  std::string schema_version{energy_schema_version};
+  std::string benchmark;
+  std::optional<bool> follows_mlcommons_energy_reporting_conventions;
+  std::optional<bool> certified_benchmark_result;
+  std::string scenario;               ///< "SingleStream" or "Offline"
+  std::optional<std::string> scenario_note;
+  std::optional<std::string> timestamp_utc;
+  std::optional<std::string> measurement_source;  ///< "direct-nvml", "rapl", "none", or a published source's words
+  std::optional<std::string> share_url;
+  std::optional<Provenance> provenance;
+  SystemUnderTest system_under_test;
+  std::optional<EngineSection> engine;
+  Workload workload;
+  MeasurementSection measurement;
+  OrderedJson software = OrderedJson::object();  ///< free-form: the stack's names and versions as the writer gave them
+  std::optional<Environment> environment;
+  Results results;
+  std::optional<Statistics> statistics;
+  std::optional<std::vector<TrialReport>> trials;
+  std::optional<Uncertainty> uncertainty;
+  std::optional<QualitySection> quality;
+
+  /// Returns whether this is a 1.2 report (every 1.2 section present).
+  [[nodiscard]] bool is_v1_2() const noexcept { return schema_version == energy_schema_version; }
+  /// Returns ΔE % recomputed from the two energies (energy vs the baseline's), when both are > 0.
+  [[nodiscard]] std::optional<double> delta_from_energies() const;
+  /// Returns the baseline precision this report was compared with: measurement.baseline_precision
+  /// when given, else FP16 (the published protocol's).
+  [[nodiscard]] std::string baseline_precision() const;
+  /// Returns whether this report is its run's baseline (its precision is the baseline).
+  [[nodiscard]] bool is_baseline() const { return workload.precision == baseline_precision(); }
+};
+
+/// Reads a parsed energy.json (1.0, 1.1 or 1.2). Absent fields stay absent; a field of the wrong
+/// type, an unknown schema_version or basis is an invalid_input error that names `source` and the
+/// field ("energy.json: workload.params_b: expected a number"). Never throws.
+[[nodiscard]] Result<EnergyReport> energy_report_from_json(const OrderedJson& document, std::string_view source);
+
+/// Returns the report as JSON. A 1.2 report is written with every 1.2 field in the schema's order
+/// (null where a nullable figure is absent), so a report read and written again is byte-identical; a
+/// 1.0/1.1 report is written with the fields it has.
+[[nodiscard]] OrderedJson to_json(const EnergyReport& report);
+
+/// Reads, parses and converts an energy.json file; the error names the path.
+[[nodiscard]] Result<EnergyReport> read_energy_report(const std::filesystem::path& path);
+
+/// Validates the report against the shipped schema, then writes it atomically (2-space indent, final
+/// newline). A report with problems is not written: the error (internal) lists every problem.
+[[nodiscard]] Result<void> write_energy_report(const std::filesystem::path& path, const EnergyReport& report);
 
 }  // namespace ecocompute::report

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ecocompute/embedded/energy_schema_json.hpp"
+#include "report/energy_report.hpp"
 #include "report/environment_fingerprint.hpp"
 #include "util/file_io.hpp"
 

@@ -12,9 +12,6 @@
 
 namespace ecocompute::report {
 
-/// The schema_version this build writes.
-inline constexpr std::string_view energy_schema_version = "ecocompute-energy/1.2";
-
 /// Deepest nesting a report may have; our reports use 5 levels. Deeper input is refused before
 /// validation, so a hostile file cannot exhaust the stack of the recursive validator.
 inline constexpr std::size_t max_report_depth = 32;

@@ -1,6 +1,7 @@
 // Canonical JSON (sorted keys, compact) hashed with sha256.
 #include "report/environment_fingerprint.hpp"
 
+#include "report/report_json.hpp"
 #include "util/file_io.hpp"
 
 namespace ecocompute::report {
@@ -13,6 +14,10 @@ std::string environment_fingerprint(const OrderedJson& environment) {
     }
   }
   return sha256_hex(canonical.dump());
+}
+
+std::string environment_fingerprint(const Environment& environment) {
+  return environment_fingerprint(detail::environment_json(environment));
 }
 
 }  // namespace ecocompute::report

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "report/energy_report.hpp"
 #include "util/json.hpp"
 
 namespace ecocompute::report {
@@ -12,5 +13,8 @@ namespace ecocompute::report {
 /// Returns the sha256 hex of the canonical JSON of `environment`'s fields other than "fingerprint":
 /// keys sorted, no whitespace, nulls kept (an unreadable field is part of the identity too).
 [[nodiscard]] std::string environment_fingerprint(const OrderedJson& environment);
+
+/// Returns the fingerprint of a typed environment section (its `fingerprint` field is ignored).
+[[nodiscard]] std::string environment_fingerprint(const Environment& environment);
 
 }  // namespace ecocompute::report

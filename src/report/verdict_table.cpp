@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "report/json_access.hpp"
 
 namespace ecocompute::report {
 namespace {
@@ -28,52 +27,55 @@ std::string fixed(std::optional<double> v, int decimals, bool sign = false) {
 constexpr std::size_t n_columns = 7;
 using Row = std::array<std::string, n_columns>;
 
-Row row_of(const OrderedJson& doc, bool& any_unavailable) {
-  const std::string precision = text_at(doc, "/workload/precision");
-  const std::string baseline = text_at(doc, "/measurement/baseline_precision");
-  const std::string basis = text_at(doc, "/results/basis");
+Row row_of(const EnergyReport& r, bool& any_unavailable) {
+  const std::string& precision = r.workload.precision;
+  const bool is_baseline = r.is_baseline();
   std::string energy;
-  if (basis == "unavailable") {
+  if (r.results.basis == ResultBasis::unavailable) {
     energy = "n/a: no energy source";
     any_unavailable = true;
-  } else if (precision == baseline) {
+  } else if (is_baseline) {
     energy = "baseline";
   } else {
-    const auto mean = number_at(doc, "/results/vs_fp16_energy_pct");
-    const auto low = number_at(doc, "/statistics/vs_fp16_energy_pct/ci95_low");
-    const auto high = number_at(doc, "/statistics/vs_fp16_energy_pct/ci95_high");
+    const std::optional<double> mean = r.results.vs_fp16_energy_pct;
     energy = fixed(mean, 2, true);
-    if (mean && low && high) energy += fmt::format(" ± {:.2f}", (*high - *low) / 2.0);
-  }
-  std::string ppl = "-";
-  if (doc.contains("quality")) {
-    if (precision == baseline) {
-      ppl = "baseline";
-    } else {
-      ppl = fixed(number_at(doc, "/quality/delta_vs_fp16_pct"), 2, true);
-      if (auto se = number_at(doc, "/quality/delta_vs_fp16_pct_se"); se && ppl != "-") ppl += fmt::format(" ± {:.2f}", *se);
+    if (r.statistics) {
+      const PairedDelta& d = r.statistics->vs_fp16_energy_pct;
+      if (mean && d.ci95_low && d.ci95_high) energy += fmt::format(" ± {:.2f}", (*d.ci95_high - *d.ci95_low) / 2.0);
     }
   }
-  const auto n = number_at(doc, "/statistics/n_trials");
-  const auto failed = number_at(doc, "/statistics/n_failed");
-  std::string trials = n ? fmt::format("{:.0f}", *n) : "-";
-  if (failed && *failed > 0) trials += fmt::format(" ({:.0f} failed)", *failed);
+  std::string ppl = "-";
+  std::optional<double> kld;
+  if (r.quality) {
+    if (is_baseline) {
+      ppl = "baseline";
+    } else {
+      ppl = fixed(r.quality->delta_vs_fp16_pct, 2, true);
+      if (const auto se = r.quality->delta_vs_fp16_pct_se; se && ppl != "-") ppl += fmt::format(" ± {:.2f}", *se);
+      kld = r.quality->kld;
+    }
+  }
+  std::string trials = "-";
+  if (r.statistics) {
+    trials = fmt::format("{}", r.statistics->n_trials);
+    if (r.statistics->n_failed > 0) trials += fmt::format(" ({} failed)", r.statistics->n_failed);
+  }
   return {precision,
           energy,
           ppl,
-          precision == baseline ? std::string("-") : fixed(number_at(doc, "/quality/kld"), 4),
-          fixed(number_at(doc, "/results/throughput_tokens_per_s"), 1),
-          fixed(number_at(doc, "/results/avg_power_watts"), 1),
+          is_baseline ? std::string("-") : fixed(kld, 4),
+          fixed(r.results.throughput_tokens_per_s, 1),
+          fixed(r.results.avg_power_watts, 1),
           trials};
 }
 
 }  // namespace
 
-std::string format_verdict_table(std::span<const OrderedJson> reports) {
+std::string format_verdict_table(std::span<const EnergyReport> reports) {
   const Row header = {"precision", "ΔE % (95% CI)", "ΔPPL % (± SE)", "KLD", "tok/s", "W", "trials"};
   std::vector<Row> rows{header};
   bool any_unavailable = false;
-  for (const OrderedJson& doc : reports) rows.push_back(row_of(doc, any_unavailable));
+  for (const EnergyReport& report : reports) rows.push_back(row_of(report, any_unavailable));
 
   std::array<std::size_t, n_columns> widths{};
   for (const Row& row : rows) {

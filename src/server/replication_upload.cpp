@@ -5,7 +5,9 @@
 
 #include "data/dataset_import.hpp"
 #include "data/grader.hpp"
+#include "report/energy_report.hpp"
 #include "report/energy_schema.hpp"
+#include "report/upload_rules.hpp"
 #include "util/file_io.hpp"
 
 namespace ecocompute::server {
@@ -13,53 +15,6 @@ namespace {
 
 CheckedUpload reject(std::string message, std::vector<std::string> problems = {}) {
   return CheckedUpload{std::nullopt, UploadRejection{std::move(message), std::move(problems)}};
-}
-
-std::optional<std::string> text_at(const OrderedJson& doc, const char* section, const char* key) {
-  if (!doc.contains(section) || !doc[section].is_object()) return std::nullopt;
-  const OrderedJson& s = doc[section];
-  if (!s.contains(key) || !s[key].is_string()) return std::nullopt;
-  return s[key].get<std::string>();
-}
-
-std::optional<double> number_at(const OrderedJson& doc, const char* section, const char* key) {
-  if (!doc.contains(section) || !doc[section].is_object()) return std::nullopt;
-  const OrderedJson& s = doc[section];
-  if (!s.contains(key) || !s[key].is_number()) return std::nullopt;
-  return s[key].get<double>();
-}
-
-// Bounds the 1.1 schema does not state (the 1.2 schema does): a size and energies a real run can have.
-std::optional<std::string> implausible_number(const OrderedJson& doc) {
-  const std::optional<double> params_b = number_at(doc, "workload", "params_b");
-  if (params_b && !(*params_b > 0 && *params_b <= 100000)) {
-    return fmt::format("workload.params_b {} is outside (0, 100000] billion parameters", *params_b);
-  }
-  for (const char* key : {"energy_per_token_mj", "fp16_energy_per_token_mj"}) {
-    const std::optional<double> v = number_at(doc, "results", key);
-    if (v && !(*v >= 0 && *v <= 1e7)) return fmt::format("results.{} {} is outside [0, 1e7] mJ", key, *v);
-  }
-  if (const auto pct = number_at(doc, "results", "vs_fp16_energy_pct"); pct && !(*pct >= -100 && *pct <= 1e6)) {
-    return fmt::format("results.vs_fp16_energy_pct {} is outside [-100, 1e6] %", *pct);
-  }
-  return std::nullopt;
-}
-
-// The basis rules a 1.1 schema cannot state: a measured report carries its energy per token.
-std::optional<std::string> basis_mismatch(const OrderedJson& doc) {
-  const std::optional<std::string> basis = text_at(doc, "results", "basis");
-  if (basis == "measured" && !number_at(doc, "results", "energy_per_token_mj")) {
-    return "results.basis is \"measured\" but results.energy_per_token_mj is not a number: "
-           "a measured report must carry its measured energy";
-  }
-  if (basis == "measured" && doc.contains("measurement_source") && doc["measurement_source"].is_string()) {
-    const std::string source = doc["measurement_source"].get<std::string>();
-    if (source == "none" || source.find("estimate") != std::string::npos ||
-        source.find("interpolat") != std::string::npos || source.find("dataset") != std::string::npos) {
-      return fmt::format("results.basis is \"measured\" but measurement_source \"{}\" is not a measurement", source);
-    }
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -80,27 +35,28 @@ CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence
   // Valid against the schema, so it is JSON of bounded depth.
   auto parsed = parse_json(body, "uploaded energy.json");
   if (!parsed) return reject(parsed.error().describe());
-  const OrderedJson& doc = *parsed;
-  if (auto mismatch = basis_mismatch(doc)) return reject(*mismatch);
-  if (auto implausible = implausible_number(doc)) return reject(*implausible);
+  auto report = report::energy_report_from_json(*parsed, "uploaded energy.json");
+  if (!report) return reject(report.error().describe());
+  if (auto violation = report::upload_rule_violation(*report)) return reject(*violation);
 
-  auto batch = data::parse_energy_report(Json(doc), "uploaded energy.json");
+  auto batch = data::import_energy_report(*report, "uploaded energy.json");
   if (!batch) return reject(batch.error().describe());
   const data::GradeResult graded = data::grade(*batch, evidence);
 
+  auto text_or_absent = [](const std::string& v) { return v.empty() ? std::nullopt : std::optional<std::string>(v); };
   NewReplication r;
   r.report_json = std::string(body);
   r.report_sha256 = sha256_hex(body);
-  r.model_name = text_at(doc, "workload", "model_name");
-  r.params_b = number_at(doc, "workload", "params_b");
-  r.gpu = text_at(doc, "system_under_test", "gpu");
-  r.gpu_arch = text_at(doc, "system_under_test", "gpu_arch");
-  r.precision = text_at(doc, "workload", "precision");
-  r.engine = text_at(doc, "engine", "name");
+  r.model_name = text_or_absent(report->workload.model_name);
+  r.params_b = report->workload.params_b;
+  r.gpu = text_or_absent(report->system_under_test.gpu);
+  r.gpu_arch = text_or_absent(report->system_under_test.gpu_arch);
+  r.precision = text_or_absent(report->workload.precision);
+  if (report->engine) r.engine = text_or_absent(report->engine->name);
   if (!r.engine && !batch->rows.empty()) r.engine = batch->rows.front().engine;
-  r.basis = text_at(doc, "results", "basis");
-  r.energy_per_token_mj = number_at(doc, "results", "energy_per_token_mj");
-  r.vs_fp16_energy_pct = number_at(doc, "results", "vs_fp16_energy_pct");
+  r.basis = std::string(report::to_string(report->results.basis));
+  r.energy_per_token_mj = report->results.energy_per_token_mj;
+  r.vs_fp16_energy_pct = report->results.vs_fp16_energy_pct;
   r.grade = std::string(data::to_string(graded.grade));
   r.grade_reason = graded.reason;
   r.grade_json = Json(graded).dump();

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/llama_backend.hpp"
-#include "engine/model_writer.hpp"
+#include "modelgen/model_writer.hpp"
 #include "util/file_io.hpp"
 
 namespace ecocompute::engine {

@@ -34,8 +34,8 @@ std::optional<fs::path> fixture_model() {
   for (const auto& model : models) {
     auto inspection = engine::inspect_gguf(model);
     if (inspection &&
-        (inspection->type == engine::GgufType::F32 || inspection->type == engine::GgufType::F16 ||
-         inspection->type == engine::GgufType::BF16)) {
+        (inspection->type == GgufType::F32 || inspection->type == GgufType::F16 ||
+         inspection->type == GgufType::BF16)) {
       return model;
     }
   }
@@ -61,9 +61,9 @@ TEST(QualityFixture, QuantizationCostsQualityInOrder) {
   const fs::path cache_dir =
       fs::temp_directory_path() / ("eco_quality_fixture_" + std::to_string(::getpid()));
   engine::QuantizationCache cache(cache_dir);
-  auto q8 = cache.prepare(*source, engine::GgufType::Q8_0);
+  auto q8 = cache.prepare(*source, GgufType::Q8_0);
   ASSERT_TRUE(q8.has_value()) << q8.error().describe();
-  auto q4 = cache.prepare(*source, engine::GgufType::Q4_K_M);
+  auto q4 = cache.prepare(*source, GgufType::Q4_K_M);
   ASSERT_TRUE(q4.has_value()) << q4.error().describe();
 
   WindowPolicy policy;

@@ -8,13 +8,14 @@
 #include "data/console_text.hpp"
 #include "data/dataset_import.hpp"
 #include "data/grader.hpp"
+#include "util/defaults.hpp"
 
 namespace ecocompute::cli {
 
 Command make_check_command(CLI::App& root) {
   struct Options {
     std::string report;
-    double k = 2.0;
+    double k = defaults::check_band_k;
     EvidenceFlags evidence;
     bool json = false;
   };
@@ -28,7 +29,7 @@ Command make_check_command(CLI::App& root) {
   return {app, [o] {
             data::GradeResult result;
             result.k = o->k;
-            auto batch = data::read_energy_report(o->report);
+            auto batch = data::read_report_batch(o->report);
             if (!batch) {
               result.reason = batch.error().describe();
             } else {

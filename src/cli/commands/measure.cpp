@@ -6,7 +6,7 @@
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
 #include "report/bench_record.hpp"
-#include "report/experiment.hpp"
+#include "experiment/experiment.hpp"
 #include "report/printer.hpp"
 #include "report/verdict_table.hpp"
 #include "util/log.hpp"
@@ -18,15 +18,16 @@ std::atomic<bool> interrupted{false};
 
 extern "C" void on_interrupt(int /*signal*/) { interrupted.store(true); }
 
+// The flags' defaults are the Design's (util/defaults.hpp), read through a default Design.
 struct MeasureFlags {
-  report::ExperimentOptions options;
-  std::vector<std::string> precisions{"Q8_0", "Q4_K_M"};
-  double min_window_s = 20.0;
-  double min_prefill_window_s = 20.0;
-  double idle_window_s = 10.0;
-  double cool_down_s = 0.0;
+  experiment::ExperimentOptions options;
+  std::vector<std::string> precisions{options.design.candidates};
+  double min_window_s = options.design.min_window.value;
+  double min_prefill_window_s = options.design.min_prefill_window.value;
+  double idle_window_s = options.design.idle_window.value;
+  double cool_down_s = options.design.cool_down.pause.value;
   double max_temperature_c = 0.0;
-  std::string order = "alternating";
+  std::string order{protocol::to_string(options.design.order)};
   std::uint64_t seed = 0;
   bool seed_given = false;
   std::string output;
@@ -35,7 +36,7 @@ struct MeasureFlags {
 };
 
 int run_measure(MeasureFlags& flags) {
-  report::ExperimentOptions& options = flags.options;
+  experiment::ExperimentOptions& options = flags.options;
   protocol::Design& design = options.design;
   design.candidates = flags.precisions;
   design.min_window = Seconds{flags.min_window_s};
@@ -61,17 +62,18 @@ int run_measure(MeasureFlags& flags) {
   interrupted.store(false);
   auto previous_int = std::signal(SIGINT, on_interrupt);
   auto previous_term = std::signal(SIGTERM, on_interrupt);
-  auto outcome = report::run_experiment(options, &interrupted);
+  auto outcome = experiment::run_experiment(options, &interrupted);
   std::signal(SIGINT, previous_int);
   std::signal(SIGTERM, previous_term);
   if (!outcome) return report_error(outcome.error());
 
   // The verdict table is for people: stdout by default, stderr when stdout carries a machine format.
-  const std::string table = report::format_verdict_table(outcome->written_documents);
+  const std::vector<report::EnergyReport> reports = outcome->written_reports();
+  const std::string table = report::format_verdict_table(reports);
   if (format) {
     std::cerr << table;
     auto printer = report::make_printer(*format, std::cout);
-    report::print_bench_records(*printer, outcome->written_documents);
+    report::print_bench_records(*printer, reports);
   } else {
     std::cout << table;
   }
@@ -79,7 +81,7 @@ int run_measure(MeasureFlags& flags) {
 
   if (outcome->run.cancelled || interrupted.load()) return exit_interrupted;
   std::size_t failures = outcome->run.count_not_ok();
-  for (const report::WrittenReport& r : outcome->reports) failures += r.failure.empty() ? 0 : 1;
+  for (const experiment::WrittenReport& r : outcome->reports) failures += r.failure.empty() ? 0 : 1;
   if (!outcome->quality_failure.empty()) ++failures;
   if (failures > 0) {
     log::warn("{} failure(s): see the trial rows and run.json for each reason", failures);
@@ -94,7 +96,7 @@ Command make_measure_command(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "measure", "Measure energy per token and quality of precisions against a baseline measured in the same run");
   auto flags = std::make_shared<MeasureFlags>();
-  report::ExperimentOptions& o = flags->options;
+  experiment::ExperimentOptions& o = flags->options;
   protocol::Design& d = o.design;
   app->add_option("-m,--model", d.model, "Source GGUF (F32/F16/BF16; quantized in-process into the cache)")
       ->required()

@@ -17,7 +17,7 @@ struct QuantizeFlags {
 };
 
 int run_quantize(const QuantizeFlags& flags) {
-  auto type = engine::parse_gguf_type(flags.type);
+  auto type = parse_gguf_type(flags.type);
   if (!type) return report_error(type.error());
   engine::QuantizationCache cache(flags.cache_dir.empty() ? engine::QuantizationCache::default_folder()
                                                           : flags.cache_dir);

@@ -6,8 +6,8 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
-#include "engine/model_writer.hpp"
-#include "engine/synthetic_model.hpp"
+#include "modelgen/model_writer.hpp"
+#include "modelgen/synthetic_model.hpp"
 #include "util/log.hpp"
 
 namespace ecocompute::cli {
@@ -25,10 +25,10 @@ struct SynthArgs {
 int list_shapes() {
   fmt::print("{:<12} {:<14} {:>7} {:>6} {:>6} {:>4} {:>6} {:>7} {:>5} {:>15}\n", "arch", "model", "layers", "hidden",
              "heads", "kv", "ffn", "vocab", "tied", "parameters");
-  for (const engine::ModelShape& s : engine::known_shapes()) {
+  for (const modelgen::ModelShape& s : modelgen::known_shapes()) {
     fmt::print("{:<12} {:<14} {:>7} {:>6} {:>6} {:>4} {:>6} {:>7} {:>5} {:>15}{}\n", s.id, s.display_name.substr(0, 14),
                s.n_layer, s.n_embd, s.n_head, s.n_head_kv, s.n_ff, s.n_vocab, s.tied_embeddings ? "yes" : "no",
-               engine::parameter_count(s), s.test_only ? "  (test only)" : "");
+               modelgen::parameter_count(s), s.test_only ? "  (test only)" : "");
   }
   return exit_ok;
 }
@@ -39,26 +39,26 @@ int run_synth(const SynthArgs& args) {
     log::error("synth needs --arch and -o (see --list for the architectures)");
     return exit_usage;
   }
-  auto type = engine::parse_weight_type(args.type);
+  auto type = modelgen::parse_weight_type(args.type);
   if (!type) return report_error(type.error());
 
-  engine::SynthOptions options;
+  modelgen::SynthOptions options;
   options.arch = args.arch;
   options.type = *type;
   options.seed = args.seed;
   options.vocab_dir = args.vocab_dir;
   int last_percent = -1;
-  options.on_progress = [&last_percent](const engine::WriteProgress& p) {
+  options.on_progress = [&last_percent](const modelgen::WriteProgress& p) {
     const int percent = static_cast<int>(100.0 * static_cast<double>(p.bytes_written) / static_cast<double>(p.bytes_total));
     if (percent / 5 == last_percent / 5 && p.tensors_written != p.n_tensors) return;
     last_percent = percent;
     log::info("synth: {:3d}% {:.2f}/{:.2f} GB, tensor {}/{} {}", percent, static_cast<double>(p.bytes_written) / 1e9,
               static_cast<double>(p.bytes_total) / 1e9, p.tensors_written, p.n_tensors, p.tensor_name);
   };
-  auto written = engine::write_synthetic_model(args.out, options);
+  auto written = modelgen::write_synthetic_model(args.out, options);
   if (!written) return report_error(written.error());
   fmt::print("wrote {}: {} shape, {} parameters, {} weights (random, seed {}), {} bytes\n", written->path.string(),
-             args.arch, written->n_params, engine::to_string(*type), args.seed, written->file_bytes);
+             args.arch, written->n_params, modelgen::to_string(*type), args.seed, written->file_bytes);
   return exit_ok;
 }
 

@@ -5,7 +5,7 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
-#include "engine/fixture_trainer.hpp"
+#include "modelgen/fixture_trainer.hpp"
 #include "util/file_io.hpp"
 #include "util/log.hpp"
 
@@ -13,13 +13,13 @@ namespace ecocompute::cli {
 namespace {
 
 struct TrainFixtureArgs {
-  engine::FixtureRecipe recipe;
+  modelgen::FixtureRecipe recipe;
   std::string out;
   std::string type = "f16";
 };
 
 int run_train_fixture(TrainFixtureArgs args) {
-  auto type = engine::parse_weight_type(args.type);
+  auto type = modelgen::parse_weight_type(args.type);
   if (!type) return report_error(type.error());
   args.recipe.output_type = *type;
   if (args.recipe.training_text.empty()) args.recipe.training_text = data_dir() / "corpora/train/kjv-train.txt";
@@ -31,9 +31,9 @@ int run_train_fixture(TrainFixtureArgs args) {
   log::info("train-fixture: {} layers × {} wide, vocab {}, {} steps of {} tokens, seed {}, {} threads",
             args.recipe.n_layer, args.recipe.n_embd, args.recipe.vocab_size, args.recipe.steps, args.recipe.n_ctx,
             args.recipe.seed, args.recipe.n_threads);
-  auto summary = engine::train_fixture(
+  auto summary = modelgen::train_fixture(
       args.out, args.recipe,
-      [](const engine::FixtureProgress& p) {
+      [](const modelgen::FixtureProgress& p) {
         log::info("train-fixture: step {}/{} loss {:.4f} lr {:.2e} {:.0f} s", p.step, p.steps, p.train_loss,
                   p.learning_rate, p.elapsed.value);
       });
@@ -56,7 +56,7 @@ Command make_train_fixture_command(CLI::App& root) {
   CLI::App* app = root.add_subcommand("train-fixture",
                                       "Regenerate the trained test model from its recipe (data/fixture/RECIPE.md)");
   auto args = std::make_shared<TrainFixtureArgs>();
-  engine::FixtureRecipe& r = args->recipe;
+  modelgen::FixtureRecipe& r = args->recipe;
   app->add_option("-o,--out", args->out, "GGUF to write (default <data>/fixture/fixture-kjv-f16.gguf)");
   app->add_option("--seed", r.seed, "Seed of the initial weights and of the training windows")->capture_default_str();
   app->add_option("--steps", r.steps, "Optimizer steps (one window each)")->capture_default_str();

@@ -259,7 +259,7 @@ TEST(ReportImport, OneOneReportGetsThePublishedEngine) {
 
 TEST(ReportImport, BadReportsAreClearErrors) {
   const std::vector<std::pair<std::string, std::string>> cases{
-      {"/schema_version", "schema_version '' is not ecocompute-energy/1.x"},
+      {"/schema_version", "schema_version: '' is not ecocompute-energy/1.0, 1.1 or 1.2"},
       {"/workload/params_b", "workload.params_b is missing"},
       {"/system_under_test/gpu_arch", "system_under_test.gpu_arch"},
       {"/results/energy_per_token_mj", "results.energy_per_token_mj is missing"},

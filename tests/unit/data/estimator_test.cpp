@@ -9,7 +9,8 @@
 
 #include "data/gpu_spec.hpp"
 #include "data/optimizer.hpp"
-#include "data/precision.hpp"
+#include "data/model_size.hpp"
+#include "util/precision.hpp"
 
 namespace ecocompute::data {
 namespace {
@@ -205,7 +206,7 @@ TEST_F(EstimatorTest, OptimizerConstraintsAndObjectives) {
 TEST(Precision, ParsesClassesAndGgufTypes) {
   EXPECT_EQ(parse_precision("nf4")->name, "NF4");
   EXPECT_EQ(parse_precision("q4_k_m")->name, "Q4_K_M");
-  EXPECT_TRUE(parse_precision("Q4_K_M")->is_gguf);
+  EXPECT_TRUE(parse_precision("Q4_K_M")->is_gguf());
   EXPECT_TRUE(parse_precision("fp16")->is_baseline);
   EXPECT_FALSE(parse_precision("int3"));
   EXPECT_DOUBLE_EQ(weight_gb(7, *parse_precision("INT8")), 7.0);

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/llama_engine.hpp"
-#include "tiny_gguf.hpp"
+#include "support/tiny_gguf.hpp"
 
 namespace ecocompute::engine {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "tiny_gguf.hpp"
+#include "support/tiny_gguf.hpp"
 
 namespace ecocompute::engine {
 namespace {
@@ -119,8 +119,8 @@ TEST(GgufInspection, TruncatedTensorDataIsNamed) {
 
 TEST(GgufInspection, FileTypeOutsideTheTableIsAnErrorListingValidTypes) {
   TempDir dir;
-  const auto path = dir / "q4_1.gguf";
-  testing::write_bare_gguf(path, 1, /*file_type=*/3);  // LLAMA_FTYPE_MOSTLY_Q4_1
+  const auto path = dir / "q5_1.gguf";
+  testing::write_bare_gguf(path, 1, /*file_type=*/9);  // LLAMA_FTYPE_MOSTLY_Q5_1
   const Error e = failure_of(path);
   EXPECT_EQ(e.code(), ErrorCode::invalid_input);
   EXPECT_THAT(e.describe(), HasSubstr(path.string()));

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "tiny_gguf.hpp"
+#include "support/tiny_gguf.hpp"
 
 namespace ecocompute::engine {
 namespace {

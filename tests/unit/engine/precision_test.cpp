@@ -5,21 +5,49 @@
 #include <gtest/gtest.h>
 #include <llama.h>
 
+#include <map>
 #include <set>
+#include <string>
 
 namespace ecocompute::engine {
 namespace {
 using ::testing::HasSubstr;
 
 TEST(Precision, EveryRowRoundTripsThroughItsName) {
-  for (const auto& row : precision_table()) {
+  for (const auto& row : gguf_precisions()) {
     auto parsed = parse_gguf_type(row.name);
     ASSERT_TRUE(parsed) << row.name;
-    EXPECT_EQ(*parsed, row.type);
-    EXPECT_EQ(to_string(row.type), row.name);
+    EXPECT_EQ(*parsed, row.gguf);
+    EXPECT_EQ(to_string(row.gguf), row.name);
     auto from_ftype = gguf_type_from_llama_ftype(row.llama_ftype);
     ASSERT_TRUE(from_ftype) << row.name;
-    EXPECT_EQ(*from_ftype, row.type);
+    EXPECT_EQ(*from_ftype, row.gguf);
+  }
+}
+
+// llama_ftype_name()'s words for a type: "Q4_K - Medium" for Q4_K_M, "IQ3_S mix" for IQ3_M …
+std::string llama_words(std::string_view name) {
+  static const std::map<std::string_view, std::string> special{
+      {"F32", "all F32"}, {"Q2_K", "Q2_K - Medium"}, {"IQ3_M", "IQ3_S mix"}};
+  if (auto it = special.find(name); it != special.end()) return it->second;
+  static const std::map<char, std::string> size{{'S', "Small"}, {'M', "Medium"}, {'L', "Large"}};
+  if (name.size() == 6 && name.substr(2, 3) == "_K_") return std::string(name.substr(0, 4)) + " - " + size.at(name[5]);
+  return std::string(name);
+}
+
+TEST(Precision, EveryGgufRowHasLlamaCppsFtype) {
+  for (const auto& row : gguf_precisions()) {
+    const std::string name = llama_ftype_name(static_cast<llama_ftype>(row.llama_ftype));
+    EXPECT_NE(name.find(llama_words(row.name)), std::string::npos)
+        << row.name << ": ftype " << row.llama_ftype << " is '" << name << "' in llama.cpp";
+  }
+}
+
+TEST(Precision, PublishedNamesAreNotGgufTypes) {
+  for (const auto& row : precision_table()) {
+    if (row.is_gguf()) continue;
+    EXPECT_EQ(row.llama_ftype, -1) << row.name;
+    EXPECT_EQ(row.default_engine, published_engine) << row.name;
   }
 }
 
@@ -32,7 +60,7 @@ TEST(Precision, TableHoldsTheTypesTheIssueRequires) {
 TEST(Precision, NamesAndFtypesAreUnique) {
   std::set<std::string_view> names;
   std::set<int> ftypes;
-  for (const auto& row : precision_table()) {
+  for (const auto& row : gguf_precisions()) {
     EXPECT_TRUE(names.insert(row.name).second) << row.name;
     EXPECT_TRUE(ftypes.insert(row.llama_ftype).second) << row.name;
   }
@@ -102,10 +130,10 @@ TEST(Precision, PublishedNameIsNotAGgufTypeButTheErrorNamesItsEquivalent) {
 }
 
 TEST(Precision, FtypeOutsideTheTableIsAnError) {
-  auto q4_1 = gguf_type_from_llama_ftype(3);  // LLAMA_FTYPE_MOSTLY_Q4_1: known to llama.cpp, not measured here
-  ASSERT_FALSE(q4_1);
-  EXPECT_EQ(q4_1.error().code(), ErrorCode::invalid_input);
-  EXPECT_THAT(q4_1.error().message(), HasSubstr("file type 3"));
+  auto q5_1 = gguf_type_from_llama_ftype(9);  // LLAMA_FTYPE_MOSTLY_Q5_1: known to llama.cpp, not measured here
+  ASSERT_FALSE(q5_1);
+  EXPECT_EQ(q5_1.error().code(), ErrorCode::invalid_input);
+  EXPECT_THAT(q5_1.error().message(), HasSubstr("file type 9"));
   EXPECT_FALSE(gguf_type_from_llama_ftype(999));
 }
 
@@ -125,8 +153,8 @@ TEST(Precision, ImatrixRequirementFollowsLlamaQuant) {
 }
 
 TEST(Precision, OnlyFloatFormatsAreQuantizationSources) {
-  for (const auto& row : precision_table()) {
-    const bool float_format = row.type == GgufType::F32 || row.type == GgufType::F16 || row.type == GgufType::BF16;
+  for (const auto& row : gguf_precisions()) {
+    const bool float_format = row.gguf == GgufType::F32 || row.gguf == GgufType::F16 || row.gguf == GgufType::BF16;
     EXPECT_EQ(row.is_source_format, float_format) << row.name;
   }
 }

@@ -6,7 +6,7 @@
 
 #include <cstdlib>
 
-#include "tiny_gguf.hpp"
+#include "support/tiny_gguf.hpp"
 #include "util/file_io.hpp"
 
 namespace ecocompute::engine {

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "meter/clock.hpp"
+#include "util/clock.hpp"
 #include "meter/nvml_library.hpp"
 
 namespace ecocompute::meter::testing {
@@ -21,12 +21,17 @@ namespace ecocompute::meter::testing {
 class FakeClock final : public Clock {
  public:
   explicit FakeClock(void* handle)
-      : time_us_(reinterpret_cast<std::uint64_t (*)()>(dlsym(handle, "fake_nvml_time_us"))) {}
-  [[nodiscard]] Seconds steady() const override { return Seconds{static_cast<double>(time_us_()) / 1e6}; }
+      : time_us_(reinterpret_cast<std::uint64_t (*)()>(dlsym(handle, "fake_nvml_time_us"))),
+        advance_us_(reinterpret_cast<void (*)(std::uint64_t)>(dlsym(handle, "fake_nvml_advance_us"))) {}
+  [[nodiscard]] Seconds now() const override { return Seconds{static_cast<double>(time_us_()) / 1e6}; }
   [[nodiscard]] std::uint64_t wall_us() const override { return time_us_(); }
+  void sleep_for(Seconds duration) override {
+    if (duration.value > 0.0) advance_us_(static_cast<std::uint64_t>(duration.value * 1e6));
+  }
 
  private:
   std::uint64_t (*time_us_)();
+  void (*advance_us_)(std::uint64_t);
 };
 
 /// Base fixture: load(script) opens NVML on the fake with that script.

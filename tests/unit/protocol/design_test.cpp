@@ -51,9 +51,20 @@ TEST(Design, ExpandCrossesPrecisionsWithPromptLengths) {
 }
 
 TEST(Design, ValidDesignHasNoWarnings) {
-  Result<std::vector<std::string>> r = validate(two_candidates());
+  Result<ValidatedDesign> r = validate(two_candidates());
   ASSERT_TRUE(r.has_value());
-  EXPECT_TRUE(r->empty());
+  EXPECT_TRUE(r->warnings().empty());
+  EXPECT_EQ(r->precision_types(), (std::vector<GgufType>{GgufType::F16, GgufType::Q8_0, GgufType::Q4_K_M}));
+}
+
+TEST(Design, ValidationPutsPrecisionsInTheTablesSpelling) {
+  Design d = two_candidates();
+  d.baseline = "bf16";
+  d.candidates = {"q8_0", "iq4_nl"};
+  Result<ValidatedDesign> r = validate(d);
+  ASSERT_TRUE(r.has_value()) << r.error().describe();
+  EXPECT_EQ(r->design().baseline, "BF16");
+  EXPECT_EQ(r->design().candidates, (std::vector<std::string>{"Q8_0", "IQ4_NL"}));
 }
 
 TEST(Design, ValidationNamesTheField) {
@@ -63,6 +74,9 @@ TEST(Design, ValidationNamesTheField) {
       {"candidates", [](Design& d) { d.candidates.push_back("Q8_0"); }},
       {"candidates", [](Design& d) { d.candidates.push_back("F16"); }},
       {"candidates", [](Design& d) { d.candidates.push_back(""); }},
+      {"candidates", [](Design& d) { d.candidates.push_back("NF4"); }},
+      {"candidates", [](Design& d) { d.candidates.push_back("Q4_K_X"); }},
+      {"candidates", [](Design& d) { d.candidates.push_back("q8_0"); }},
       {"trials", [](Design& d) { d.trials = 0; }},
       {"warmups", [](Design& d) { d.warmups = 0; }},
       {"trial_warmup_iterations", [](Design& d) { d.trial_warmup_iterations = -1; }},
@@ -82,7 +96,7 @@ TEST(Design, ValidationNamesTheField) {
   for (const auto& [field, breaks] : cases) {
     Design design = two_candidates();
     breaks(design);
-    Result<std::vector<std::string>> r = validate(design);
+    Result<ValidatedDesign> r = validate(design);
     ASSERT_FALSE(r.has_value()) << field;
     EXPECT_EQ(r.error().code(), ErrorCode::invalid_argument);
     EXPECT_EQ(r.error().message().rfind(field + ":", 0), 0u) << r.error().message();
@@ -92,19 +106,19 @@ TEST(Design, ValidationNamesTheField) {
 TEST(Design, FewTrialsWarn) {
   Design d = two_candidates();
   d.trials = 1;
-  Result<std::vector<std::string>> one = validate(d);
+  Result<ValidatedDesign> one = validate(d);
   ASSERT_TRUE(one.has_value());
-  ASSERT_EQ(one->size(), 1u);
-  EXPECT_EQ(one->front().rfind("trials: 1;", 0), 0u);
+  ASSERT_EQ(one->warnings().size(), 1u);
+  EXPECT_EQ(one->warnings().front().rfind("trials: 1;", 0), 0u);
   d.trials = 2;
-  Result<std::vector<std::string>> two = validate(d);
-  ASSERT_EQ(two->size(), 1u);
-  EXPECT_NE(two->front().find("12.71"), std::string::npos);
+  Result<ValidatedDesign> two = validate(d);
+  ASSERT_EQ(two->warnings().size(), 1u);
+  EXPECT_NE(two->warnings().front().find("12.71"), std::string::npos);
   d.trials = 3;
   d.candidates.clear();
-  Result<std::vector<std::string>> none = validate(d);
-  ASSERT_EQ(none->size(), 1u);
-  EXPECT_EQ(none->front().rfind("candidates:", 0), 0u);
+  Result<ValidatedDesign> none = validate(d);
+  ASSERT_EQ(none->warnings().size(), 1u);
+  EXPECT_EQ(none->warnings().front().rfind("candidates:", 0), 0u);
 }
 
 TEST(ScheduleOrder, ParsesItsOwnSpelling) {

@@ -8,11 +8,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fakes/fake_engine/fake_engine.hpp"
 #include "fakes/fake_meter/fake_device.hpp"
 #include "fakes/fake_meter/fake_meter.hpp"
-#include "protocol/clock.hpp"
+#include "util/clock.hpp"
 #include "protocol/runner.hpp"
 
 namespace ecocompute::protocol::testing {
@@ -35,9 +36,12 @@ inline Design test_design() {
 class FakeDeviceClock final : public Clock {
  public:
   explicit FakeDeviceClock(fakes::FakeDevice& device) : device_(device) {}
-  [[nodiscard]] Seconds now() override { return device_.now(); }
+  [[nodiscard]] Seconds now() const override { return device_.now(); }
+  [[nodiscard]] std::uint64_t wall_us() const override {
+    return static_cast<std::uint64_t>(device_.now().value * 1e6);
+  }
   void sleep_for(Seconds duration) override { device_.idle(duration); }
-  [[nodiscard]] std::string utc_now() override { return fmt::format("fake+{:.3f}s", device_.now().value); }
+  [[nodiscard]] std::string utc_now() const override { return fmt::format("fake+{:.3f}s", device_.now().value); }
 
  private:
   fakes::FakeDevice& device_;
@@ -53,6 +57,7 @@ struct FakeRun {
   std::map<std::string, std::string> load_failures;    ///< precision → error message
   std::map<std::string, std::function<void(fakes::FakeEngine&)>> setup;  ///< e.g. scripted failures
   int provider_calls = 0;
+  std::vector<std::unique_ptr<fakes::FakeEngine>> loaded;  ///< the engines handed out, owned here
 
   /// Sets up the three test precisions (F16 10 ms/token at 400 W, Q8_0 8 ms at 350 W, Q4_K_M 5 ms
   /// at 300 W) unless `with_test_precisions` is false.
@@ -77,15 +82,18 @@ struct FakeRun {
     scripts[precision] = script;
   }
 
-  /// Runs `design` on this fake; `configure` (cancel flag, progress) is applied to the runner first.
+  /// Validates `design` and runs it on this fake; `configure` (cancel flag, progress) is applied to
+  /// the runner first. An invalid design is returned as validate()'s error, nothing loaded.
   Result<RunResult> run(const Design& design = test_design(), const std::function<void(Runner&)>& configure = {}) {
-    Runner runner(design, meter, provider(), clock);
+    auto validated = validate(design);
+    if (!validated) return validated.error();
+    Runner runner(std::move(*validated), meter, provider(), clock);
     if (configure) configure(runner);
     return runner.run();
   }
 
   EngineProvider provider() {
-    return [this](const Condition& condition) -> Result<std::unique_ptr<engine::Engine>> {
+    return [this](const Condition& condition) -> Result<std::reference_wrapper<engine::Engine>> {
       ++provider_calls;
       if (auto failure = load_failures.find(condition.precision); failure != load_failures.end()) {
         return unexpected(ErrorCode::engine, failure->second);
@@ -93,7 +101,8 @@ struct FakeRun {
       auto engine = std::make_unique<fakes::FakeEngine>(
           scripts.at(condition.precision), [this](Seconds d, Watts p) { device.run(d, p); });
       if (auto s = setup.find(condition.precision); s != setup.end()) s->second(*engine);
-      return std::unique_ptr<engine::Engine>(std::move(engine));
+      loaded.push_back(std::move(engine));
+      return std::ref<engine::Engine>(*loaded.back());
     };
   }
 };

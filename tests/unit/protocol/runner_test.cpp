@@ -245,11 +245,13 @@ TEST(Runner, MeterWithoutEnergyStillMeasuresThroughput) {
   FakeRun fake;
   testing::FakeDeviceClock clock(device);
   // The engines' work must advance this run's device.
-  EngineProvider provider = [&](const Condition& c) -> Result<std::unique_ptr<engine::Engine>> {
-    return std::unique_ptr<engine::Engine>(std::make_unique<fakes::FakeEngine>(
-        fake.scripts.at(c.precision), [&](Seconds d, Watts p) { device.run(d, p); }));
+  std::vector<std::unique_ptr<fakes::FakeEngine>> engines;
+  EngineProvider provider = [&](const Condition& c) -> Result<std::reference_wrapper<engine::Engine>> {
+    engines.push_back(std::make_unique<fakes::FakeEngine>(fake.scripts.at(c.precision),
+                                                          [&](Seconds d, Watts p) { device.run(d, p); }));
+    return std::ref<engine::Engine>(*engines.back());
   };
-  Runner runner(testing::test_design(), meter, provider, clock);
+  Runner runner(*validate(testing::test_design()), meter, provider, clock);
   Result<RunResult> result = runner.run();
   ASSERT_TRUE(result.has_value());
   const RunResult& run = *result;

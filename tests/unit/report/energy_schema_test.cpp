@@ -9,20 +9,17 @@
 
 #include "report/energy_report.hpp"
 #include "report/environment_fingerprint.hpp"
-#include "golden.hpp"
-#include "sample_run.hpp"
+#include "golden_reports.hpp"
+#include "support/golden.hpp"
 
 namespace ecocompute::report {
 namespace {
 
-using testing::golden_path;
-using testing::sample_context;
-using testing::sample_run;
+using ecocompute::testing::golden_path;
 
-OrderedJson valid_report(std::size_t condition = 2) {
-  auto doc = build_energy_json(sample_run(), condition, sample_context());
-  EXPECT_TRUE(doc.has_value());
-  return *doc;
+// The golden 1.2 reports as parsed JSON: F16, Q8_0, Q4_K_M (condition 0, 1, 2).
+OrderedJson valid_report(std::size_t condition = 2, bool with_energy = true) {
+  return to_json(testing::golden_reports(with_energy).at(condition));
 }
 
 // Returns whether some problem sits at `pointer` and its message contains `fragment`.
@@ -33,7 +30,7 @@ bool has_problem(const std::vector<SchemaProblem>& problems, const std::string& 
   return false;
 }
 
-TEST(EnergySchema, BuiltReportOfEveryConditionIsValid) {
+TEST(EnergySchema, GoldenReportOfEveryConditionIsValid) {
   for (std::size_t c = 0; c < 3; ++c) {
     const auto problems = validate_energy_json(valid_report(c));
     EXPECT_TRUE(problems.empty()) << "condition " << c << ":\n" << describe(problems);
@@ -41,9 +38,7 @@ TEST(EnergySchema, BuiltReportOfEveryConditionIsValid) {
 }
 
 TEST(EnergySchema, ReportWithoutEnergySourceIsValid) {
-  auto doc = build_energy_json(sample_run(false), 2, sample_context(false));
-  ASSERT_TRUE(doc.has_value());
-  const auto problems = validate_energy_json(*doc);
+  const auto problems = validate_energy_json(valid_report(2, false));
   EXPECT_TRUE(problems.empty()) << describe(problems);
 }
 

@@ -6,21 +6,19 @@
 
 #include <sstream>
 
+#include "golden_reports.hpp"
 #include "report/bench_record.hpp"
 #include "report/energy_report.hpp"
-#include "golden.hpp"
-#include "sample_run.hpp"
+#include "support/golden.hpp"
 
 namespace ecocompute::report {
 namespace {
 
-using testing::expect_golden;
+using ecocompute::testing::expect_golden;
 
 std::vector<Record> sample_records() {
-  const protocol::RunResult run = testing::sample_run();
-  const RunContext context = testing::sample_context();
   std::vector<Record> records;
-  for (std::size_t c = 0; c < 3; ++c) records.push_back(bench_record(*build_energy_json(run, c, context)));
+  for (const EnergyReport& report : testing::golden_reports(true)) records.push_back(bench_record(report));
   return records;
 }
 
@@ -45,13 +43,9 @@ TEST(Printer, EveryFormatMatchesItsGoldenFile) {
 }
 
 TEST(Printer, PrintBenchRecordsTakesTheContextFromTheReports) {
-  const protocol::RunResult run = testing::sample_run();
-  const RunContext context = testing::sample_context();
-  std::vector<OrderedJson> reports;
-  for (std::size_t c = 0; c < 3; ++c) reports.push_back(*build_energy_json(run, c, context));
   std::ostringstream out;
   MarkdownPrinter printer(out);
-  print_bench_records(printer, reports);
+  print_bench_records(printer, testing::golden_reports(true));
   EXPECT_EQ(out.str(), print(OutputFormat::md, sample_records()));
 }
 
@@ -72,9 +66,7 @@ TEST(Printer, RecordHoldsHandComputedValues) {
 }
 
 TEST(Printer, RecordFromPublished11FileFillsWhatItHas) {
-  auto doc = read_json_file(testing::golden_path("schema/published_1_1.json"));
-  ASSERT_TRUE(doc.has_value());
-  const Record r = bench_record(*doc);
+  const Record r = bench_record(testing::published_1_1_report());
   EXPECT_DOUBLE_EQ(*r.number("energy_per_token_mj"), 1827.749);
   EXPECT_DOUBLE_EQ(*r.number("vs_fp16_energy_pct"), 31.12);
   EXPECT_TRUE(is_null(r.find("kld")->value));

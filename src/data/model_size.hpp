@@ -1,0 +1,18 @@
+// Model sizes: reading a size out of a model name ("Qwen2.5-14B" → 14) and checking one.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "util/result.hpp"
+
+namespace ecocompute::data {
+
+/// Reads a size from a model name: "Qwen2.5-14B" → 14, "TinyLlama-1.1B-Chat" → 1.1,
+/// "Qwen/Qwen2-0.5B" → 0.5, "llama-3-8b-instruct" → 8, "Mixtral-8x7B" → 56. Absent if none is found.
+std::optional<double> params_b_from_model_name(std::string_view model_name);
+
+/// Checks a model size: finite and > 0; the error names `what`.
+Result<double> check_params_b(double params_b, std::string_view what);
+
+}  // namespace ecocompute::data

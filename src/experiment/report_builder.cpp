@@ -1,0 +1,428 @@
+// Building a condition's EnergyReport, section by section, from the protocol's RunResult.
+#include "experiment/report_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "report/environment_fingerprint.hpp"
+#include "util/check.hpp"
+#include "util/clock.hpp"
+#include "util/file_io.hpp"
+
+namespace ecocompute::experiment {
+namespace {
+
+using protocol::Condition;
+using protocol::RunResult;
+using protocol::TrialResult;
+using protocol::WindowResult;
+
+// A failure's reason can carry a chain of causes; the schema bounds every text at 16384 characters.
+constexpr std::size_t max_reason_chars = 4000;
+
+constexpr std::string_view kDecodeEnergy = "decode_energy_per_token_gross_mj";
+
+template <typename Q>
+std::optional<double> value_of(const std::optional<Q>& quantity) {
+  return quantity ? std::optional<double>(quantity->value) : std::nullopt;
+}
+
+std::optional<std::string> text_or_absent(const std::string& text) {
+  return text.empty() ? std::nullopt : std::optional<std::string>(text);
+}
+
+// Everything about one condition that its sections read.
+struct ConditionView {
+  const RunResult& run;
+  const Condition& condition;
+  const protocol::ConditionSetup& setup;
+  std::vector<const TrialResult*> trials;     // every trial of the condition, in run order
+  std::vector<const TrialResult*> ok;         // those in the statistics
+  const protocol::ConditionSummary* summary;  // over `ok`; null when the protocol made none
+  std::string_view source;                    // measurement_source
+  bool measured;                              // a real energy source read the valid windows
+
+  // A metric's mean over the ok trials, when at least one trial had it.
+  [[nodiscard]] std::optional<double> mean(std::string_view metric) const { return metric_mean(summary, metric); }
+
+  static std::optional<double> metric_mean(const protocol::ConditionSummary* summary, std::string_view metric) {
+    if (summary == nullptr) return std::nullopt;
+    const protocol::MetricSummary* m = summary->find(metric);
+    if (m == nullptr || m->summary.n == 0) return std::nullopt;
+    return m->summary.mean;
+  }
+};
+
+const protocol::ConditionSummary* find_summary(const RunResult& run, std::size_t condition) {
+  for (const auto& summary : run.summaries) {
+    if (summary.condition == condition) return &summary;
+  }
+  return nullptr;
+}
+
+// The baseline condition every candidate of this prompt length is compared with.
+const Condition* find_baseline(const RunResult& run, const Condition& condition) {
+  for (const Condition& c : run.conditions) {
+    if (c.is_baseline && c.prompt_tokens == condition.prompt_tokens) return &c;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> throttle_reasons(const meter::Measurement& m) {
+  std::set<std::string> names(m.at_begin.throttle_reason_names.begin(), m.at_begin.throttle_reason_names.end());
+  names.insert(m.at_end.throttle_reason_names.begin(), m.at_end.throttle_reason_names.end());
+  return {names.begin(), names.end()};
+}
+
+std::optional<report::WindowReport> window_report(const std::optional<WindowResult>& window) {
+  if (!window) return std::nullopt;
+  const WindowResult& w = *window;
+  report::WindowReport out;
+  out.energy_j = value_of(w.energy_gross);
+  out.duration_s = w.measurement.duration.value;
+  out.tokens = w.tokens;
+  out.energy_per_token_mj = w.energy_per_token_gross_mj();
+  out.avg_power_w = value_of(w.average_power());
+  out.edge_uncertainty_j = value_of(w.measurement.edge_uncertainty);
+  out.trace_energy_j = value_of(w.measurement.trace_energy);
+  out.trace_vs_counter_pct = w.measurement.trace_vs_counter_pct;
+  out.throttle_reasons = throttle_reasons(w.measurement);
+  out.status = meter::to_string(w.measurement.status);
+  return out;
+}
+
+using WindowMember = std::optional<WindowResult> TrialResult::*;
+
+// One phase over the ok trials: per-trial means from the protocol's summary, sums from the windows.
+report::PhaseSummary phase_summary(const ConditionView& v, std::string_view phase, WindowMember member) {
+  double energy = 0.0;
+  bool all_energy = v.measured;
+  report::PhaseSummary p;
+  for (const TrialResult* trial : v.ok) {
+    const std::optional<WindowResult>& w = trial->*member;
+    if (!w) continue;
+    p.duration_s += w->measurement.duration.value;
+    p.tokens += w->tokens;
+    if (w->energy_gross) {
+      energy += w->energy_gross->value;
+    } else {
+      all_energy = false;
+    }
+  }
+  auto energy_metric = [&](std::string_view suffix) -> std::optional<double> {
+    if (!v.measured) return std::nullopt;
+    return v.mean(fmt::format("{}_{}", phase, suffix));
+  };
+  p.energy_per_token_mj = energy_metric("energy_per_token_gross_mj");
+  p.net_energy_per_token_mj = energy_metric("energy_per_token_net_mj");
+  p.tokens_per_s = v.mean(fmt::format("{}_throughput_tokens_per_s", phase));
+  p.avg_power_w = energy_metric("avg_power_w");
+  if (all_energy && !v.ok.empty()) p.energy_j = energy;
+  return p;
+}
+
+std::string measurement_method(std::string_view source) {
+  if (source == "direct-nvml") {
+    return "GPU energy counter (nvmlDeviceGetTotalEnergyConsumption) differenced at window edges after the engine "
+           "synchronized; the driver's power samples give the trace (cross-check only)";
+  }
+  if (source == "rapl") return "RAPL energy counter differenced at window edges after the engine synchronized";
+  return "no energy source was readable: throughput and quality only";
+}
+
+report::SystemUnderTest system_under_test(const ReportContext& context) {
+  const std::optional<meter::GpuInfo>& gpu = context.sources.gpu;
+  report::SystemUnderTest s;
+  s.gpu = gpu ? gpu->name : "none";
+  s.gpu_arch = gpu && !gpu->arch.empty() ? gpu->arch : "none";
+  s.accelerator_count = gpu ? 1 : 0;
+  s.host = context.host;
+  s.cpu = text_or_absent(context.cpu);
+  return s;
+}
+
+report::EngineSection engine_section(const engine::EngineDescription& engine) {
+  return report::EngineSection{engine.name,         engine.version, engine.commit,  engine.backend,
+                               engine.device,       engine.n_gpu_layers, engine.n_ctx, engine.n_batch,
+                               engine.n_threads,    engine.flash_attention};
+}
+
+report::Workload workload(const ConditionView& v, const ReportContext& context, std::string model_sha256) {
+  const engine::ModelInfo& model = *v.setup.model;
+  report::Workload w;
+  w.model_name = context.model_name.empty() ? model.name : context.model_name;
+  if (model.n_params > 0) w.params_b = static_cast<double>(model.n_params) / 1e9;
+  w.precision = v.condition.precision;
+  w.batch_size = 1;
+  w.context_length = v.setup.engine->n_ctx;
+  w.weights = context.weights;
+  w.gguf_type = model.gguf_type.empty() ? v.condition.precision : model.gguf_type;
+  w.precision_class = model.precision_class;
+  if (model.bits_per_weight > 0) w.bits_per_weight = model.bits_per_weight;
+  w.model_sha256 = std::move(model_sha256);
+  w.prompt_tokens = v.setup.prompt_token_count;
+  w.decoding = "greedy";
+  w.architecture = model.architecture;
+  w.model_file = model.path.filename().string();
+  w.model_size_bytes = model.size_bytes;
+  w.n_params = model.n_params;
+  return w;
+}
+
+report::MeasurementSection measurement_section(const ConditionView& v) {
+  const protocol::Design& design = v.run.design;
+  const protocol::IterationDecision& decision = v.run.iteration_decision;
+  double rate_sum = 0.0;
+  int rate_n = 0;
+  for (const TrialResult* t : v.ok) {
+    if (t->decode) {
+      rate_sum += t->decode->measurement.achieved_sample_rate_hz;
+      ++rate_n;
+    }
+  }
+  report::MeasurementSection m;
+  m.method = measurement_method(v.source);
+  m.sample_rate_hz = rate_n > 0 ? std::llround(rate_sum / rate_n) : 0;
+  m.tokens_per_run = design.tokens_per_iteration;
+  m.iterations = decision.iterations;
+  m.warmup = design.warmups;
+  m.iterations_note =
+      fmt::format("Iterations per decode window, each a reset, a prefill of the prompt and {} generated tokens; "
+                  "{} independent trials per precision, interleaved with the baseline. {}",
+                  design.tokens_per_iteration, design.trials, decision.explanation);
+  m.window = "decode";
+  m.baseline_precision = design.baseline;
+  m.trials_per_precision = design.trials;
+  m.schedule = std::string(protocol::to_string(v.run.schedule.order));
+  m.seed = std::to_string(v.run.schedule.seed);
+  m.idle_window_s = design.idle_window.value;
+  m.min_decode_window_s = decision.required_decode_window.value;
+  return m;
+}
+
+OrderedJson software(const ReportContext& context, const engine::EngineDescription& engine) {
+  auto text_or_null = [](const std::string& text) { return text.empty() ? OrderedJson(nullptr) : OrderedJson(text); };
+  return OrderedJson{{"ecocompute", context.ecocompute_version},
+                     {"ecocompute_commit", context.ecocompute_commit},
+                     {"compiler", context.compiler},
+                     {"engine", engine.name},
+                     {"engine_version", engine.version},
+                     {"engine_commit", engine.commit},
+                     {"nvidia_driver", text_or_null(context.sources.driver_version)},
+                     {"cuda_driver", text_or_null(context.sources.cuda_driver_version)}};
+}
+
+// The paired ΔE of this condition against its baseline; absent for the baseline itself.
+std::optional<Summary> paired_delta(const ConditionView& v) {
+  const Condition* baseline = find_baseline(v.run, v.condition);
+  if (baseline == nullptr || baseline->index == v.condition.index) return std::nullopt;
+  const protocol::PairedComparison* comparison = v.run.find_comparison(v.condition.index, kDecodeEnergy);
+  return comparison != nullptr ? std::optional(comparison->delta_pct) : std::nullopt;
+}
+
+// Results: 1.1's fields with their 1.1 meaning, over this run's ok trials.
+report::Results results(const ConditionView& v) {
+  report::Results r;
+  r.decode = phase_summary(v, "decode", &TrialResult::decode);
+  r.prefill = phase_summary(v, "prefill", &TrialResult::prefill);
+  const Condition* baseline = find_baseline(v.run, v.condition);
+  const std::optional<double> baseline_mean =
+      baseline != nullptr ? ConditionView::metric_mean(find_summary(v.run, baseline->index), kDecodeEnergy)
+                          : std::nullopt;
+  const std::optional<Summary> delta = paired_delta(v);
+  const double duration = r.decode->duration_s;
+  if (v.measured) {
+    r.energy_per_token_mj = v.mean(kDecodeEnergy);
+    r.total_energy_joules = r.decode->energy_j;
+    r.fp16_energy_per_token_mj = baseline_mean;
+    if (delta && delta->n > 0) r.vs_fp16_energy_pct = delta->mean;
+    if (r.decode->energy_j && duration > 0) r.avg_power_watts = *r.decode->energy_j / duration;
+    r.idle_power_watts = value_of(v.run.idle.power);
+  }
+  r.basis = v.measured ? report::ResultBasis::measured : report::ResultBasis::unavailable;
+  r.tokens_generated = r.decode->tokens;
+  if (duration > 0) r.throughput_tokens_per_s = static_cast<double>(r.decode->tokens) / duration;
+  r.net_energy_per_token_mj = r.decode->net_energy_per_token_mj;
+  r.energy_basis = "gross";
+  r.note = v.measured
+               ? "energy_per_token_mj: mean over valid trials of gross decode-window energy per generated token; "
+                 "vs_fp16_energy_pct: mean of the paired per-block differences against the same-run baseline "
+                 "(fp16_energy_per_token_mj, which is the baseline precision's); net figures subtract idle power."
+               : "No energy source read the windows: energy figures are null; throughput and quality are measured.";
+  return r;
+}
+
+report::Statistics statistics(const ConditionView& v) {
+  report::Statistics s;
+  s.n_trials = static_cast<std::int64_t>(v.ok.size());
+  s.n_failed = static_cast<std::int64_t>(v.trials.size() - v.ok.size());
+  const protocol::MetricSummary* energy = v.summary != nullptr ? v.summary->find(kDecodeEnergy) : nullptr;
+  if (v.measured && energy != nullptr && energy->summary.n > 0) {
+    const Summary& e = energy->summary;
+    s.energy_per_token_mj = report::EnergySpread{e.mean, e.sd, e.cv_pct, e.ci_low, e.ci_high};
+  }
+  const std::optional<Summary> delta = v.measured ? paired_delta(v) : std::nullopt;
+  if (delta) {
+    s.vs_fp16_energy_pct.n_pairs = static_cast<std::int64_t>(delta->n);
+    if (delta->n > 0) {
+      s.vs_fp16_energy_pct.mean = delta->mean;
+      s.vs_fp16_energy_pct.sd = delta->sd;
+      s.vs_fp16_energy_pct.ci95_low = delta->ci_low;
+      s.vs_fp16_energy_pct.ci95_high = delta->ci_high;
+    }
+  }
+  return s;
+}
+
+std::vector<report::TrialReport> trial_reports(const ConditionView& v) {
+  std::vector<report::TrialReport> out;
+  for (const TrialResult* t : v.trials) {
+    out.push_back(report::TrialReport{t->repetition, t->block, static_cast<std::int64_t>(t->index),
+                                      std::string(protocol::to_string(t->status)), t->reason.substr(0, max_reason_chars),
+                                      window_report(t->prefill), window_report(t->decode)});
+  }
+  return out;
+}
+
+// Uncertainty budget over the ok trials' windows.
+report::Uncertainty uncertainty(const ConditionView& v) {
+  std::optional<double> edge_max;
+  std::optional<double> trace_max;
+  std::optional<double> update_period;
+  for (const TrialResult* t : v.ok) {
+    for (const std::optional<WindowResult>* w : {&t->prefill, &t->decode}) {
+      if (!*w) continue;
+      if (auto e = (*w)->edge_uncertainty_pct()) edge_max = std::max(edge_max.value_or(0.0), *e);
+      if (auto tr = (*w)->measurement.trace_vs_counter_pct) trace_max = std::max(trace_max.value_or(0.0), std::fabs(*tr));
+      if (auto p = (*w)->measurement.counter_update_period; p && !update_period) update_period = p->value;
+    }
+  }
+  const protocol::IterationDecision& decision = v.run.iteration_decision;
+  if (!update_period && decision.update_period_measured) update_period = decision.counter_update_period.value;
+  report::Uncertainty u;
+  if (v.measured) {
+    u.edge_error_pct_max = edge_max;
+    u.trace_vs_counter_pct_max = trace_max;
+  }
+  u.counter_update_period_s = update_period;
+  return u;
+}
+
+std::optional<report::QualitySection> quality_section(const ReportContext& context, std::string_view precision) {
+  if (context.weights == report::WeightsKind::synthetic) return std::nullopt;
+  const auto found = std::find_if(context.quality.begin(), context.quality.end(),
+                                  [&](const quality::QualityResult& q) { return q.precision == precision; });
+  if (found == context.quality.end()) return std::nullopt;
+  const quality::QualityResult& q = *found;
+  report::QualitySection s;
+  s.value = q.perplexity.value;
+  s.fp16_value = q.baseline_perplexity.value;
+  s.delta_vs_fp16_pct = q.delta_ppl_pct.value;
+  s.delta_vs_fp16_pct_se = q.delta_ppl_pct.standard_error;
+  s.mean_nll = q.mean_nll;
+  s.tokens_evaluated = q.tokens_evaluated;
+  s.windows = q.windows;
+  s.seq_len = q.policy.seq_len;
+  s.corpus = report::CorpusRef{q.corpus.name, q.corpus.bytes, q.corpus.sha256};
+  if (q.kld) {
+    s.kld = q.kld->value;
+    s.kld_se = q.kld->standard_error;
+  }
+  s.kld_p99 = q.kld_p99;
+  if (q.top1_agreement_pct) s.top1_agreement_pct = q.top1_agreement_pct->value;
+  s.policy = report::QualityPolicy{q.policy.seq_len, q.policy.stride, q.policy.add_bos};
+  s.baseline_precision = q.baseline;
+  s.note = "Scored after the energy windows, with the same weights as measured; only deltas against the "
+           "same-run baseline are comparable across runs, and only on the same corpus.sha256.";
+  return s;
+}
+
+Result<std::string> model_sha256(const ReportContext& context, const Condition& condition,
+                                 const engine::ModelInfo& model) {
+  if (auto it = context.model_sha256.find(condition.precision); it != context.model_sha256.end()) return it->second;
+  auto hashed = sha256_file(model.path);
+  if (!hashed) return Error(hashed.error().code(), "cannot hash the measured model of " + condition.label(), hashed.error());
+  return *hashed;
+}
+
+}  // namespace
+
+std::string report_file_name(const Condition& condition) {
+  std::string label = condition.label();
+  std::replace(label.begin(), label.end(), '/', '-');
+  return "energy-" + label + ".json";
+}
+
+report::Environment build_environment(const ReportContext& context, const std::string& engine_commit) {
+  const std::optional<meter::GpuInfo>& gpu = context.sources.gpu;
+  report::Environment e;
+  if (gpu) {
+    e.gpu_name = text_or_absent(gpu->name);
+    e.gpu_uuid = text_or_absent(gpu->uuid);
+    e.vbios = text_or_absent(gpu->vbios);
+    e.power_limit_w = value_of(gpu->power_limit);
+    e.ecc = gpu->ecc_enabled;
+  }
+  e.nvidia_driver = text_or_absent(context.sources.driver_version);
+  e.cuda_driver = text_or_absent(context.sources.cuda_driver_version);
+  e.engine_commit = engine_commit;
+  e.ecocompute_commit = context.ecocompute_commit;
+  e.host = context.host;
+  e.fingerprint = report::environment_fingerprint(e);
+  return e;
+}
+
+Result<report::EnergyReport> build_energy_report(const RunResult& run, std::size_t condition_index,
+                                                 const ReportContext& context) {
+  ECO_CHECK(condition_index < run.conditions.size(), "build_energy_report: no such condition");
+  const Condition& condition = run.conditions[condition_index];
+  const protocol::ConditionSetup* setup = nullptr;
+  for (const auto& s : run.setups) {
+    if (s.condition == condition_index) setup = &s;
+  }
+  if (setup == nullptr || !setup->loaded || !setup->model || !setup->engine) {
+    return unexpected(ErrorCode::invalid_argument,
+                      fmt::format("{} has no report: its engine never loaded ({})", condition.label(),
+                                  setup != nullptr && !setup->failure.empty() ? setup->failure : "no setup"));
+  }
+  auto sha256 = model_sha256(context, condition, *setup->model);
+  if (!sha256) return sha256.error();
+
+  ConditionView v{run, condition, *setup, {}, {}, find_summary(run, condition_index),
+                  measurement_source(run.meter_source), false};
+  for (const TrialResult& t : run.trials) {
+    if (t.condition != condition_index) continue;
+    v.trials.push_back(&t);
+    if (t.is_ok()) v.ok.push_back(&t);
+  }
+  v.measured = v.source != "none" && run.meter_measures_energy && v.mean(kDecodeEnergy).has_value();
+
+  const engine::EngineDescription& engine = *setup->engine;
+  report::EnergyReport r;
+  r.benchmark = "ecocompute-energy-methodology";
+  r.certified_benchmark_result = false;
+  r.scenario = "SingleStream";
+  r.scenario_note = "Batch 1, greedy decoding; not run under MLPerf LoadGen; not a certified benchmark result.";
+  r.timestamp_utc = run.started_utc.empty() ? utc_now() : run.started_utc;
+  r.measurement_source = std::string(v.source);
+  r.provenance = report::Provenance{"ecocompute", context.ecocompute_version, context.ecocompute_commit,
+                                    context.run_id, std::nullopt};
+  r.system_under_test = system_under_test(context);
+  r.engine = engine_section(engine);
+  r.workload = workload(v, context, std::move(*sha256));
+  r.measurement = measurement_section(v);
+  r.software = software(context, engine);
+  r.environment = build_environment(context, engine.commit);
+  r.results = results(v);
+  r.statistics = statistics(v);
+  r.trials = trial_reports(v);
+  r.uncertainty = uncertainty(v);
+  r.quality = quality_section(context, condition.precision);
+  return r;
+}
+
+}  // namespace ecocompute::experiment

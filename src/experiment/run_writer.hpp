@@ -1,0 +1,39 @@
+// Writing one run's reports: an energy-<condition>.json per condition (validated first) and run.json.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment/report_context.hpp"
+#include "protocol/run_result.hpp"
+#include "report/energy_report.hpp"
+#include "report/run_report.hpp"
+#include "util/result.hpp"
+
+namespace ecocompute::experiment {
+
+/// One condition's outcome of write_run_reports.
+struct WrittenReport {
+  std::size_t condition = 0;
+  std::string label;                          ///< Condition::label()
+  std::filesystem::path path;                 ///< empty when no report was written
+  std::string failure;                        ///< why not (never loaded, invalid document); empty when written
+  std::optional<report::EnergyReport> report; ///< the report as written
+};
+
+/// Returns the run summary: design, order and seed, every trial's status, the idle power, each
+/// condition's report file (or why there is none) and headline figures, and the warnings.
+[[nodiscard]] report::RunReport build_run_report(const protocol::RunResult& run, const ReportContext& context,
+                                                 const std::vector<WrittenReport>& reports);
+
+/// Builds, validates and writes energy-<label>.json for every condition, then run.json, into `out_dir`.
+/// A condition whose report cannot be built or validated is recorded in run.json with its reason and
+/// in the returned list; the others are still written. Fails only when a file cannot be written.
+[[nodiscard]] Result<std::vector<WrittenReport>> write_run_reports(const protocol::RunResult& run,
+                                                                   const ReportContext& context,
+                                                                   const std::filesystem::path& out_dir);
+
+}  // namespace ecocompute::experiment

@@ -1,0 +1,157 @@
+// JsonReader, JsonWriter and the sections energy.json and run.json share.
+#include "report/report_json.hpp"
+
+#include <limits>
+
+namespace ecocompute::report::detail {
+namespace {
+
+const OrderedJson& empty_object() {
+  static const OrderedJson empty = OrderedJson::object();
+  return empty;
+}
+
+}  // namespace
+
+JsonReader::JsonReader(const OrderedJson& object, std::string path) : object_(&object), path_(std::move(path)) {}
+
+std::string JsonReader::where(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+
+void JsonReader::fail(const char* key, const std::string& what) const { throw ReadFailure{where(key) + ": " + what}; }
+
+void JsonReader::wrong_type(const char* key, const char* expected, const OrderedJson& value) const {
+  fail(key, fmt::format("expected {}, got {}", expected, value.type_name()));
+}
+
+const OrderedJson* JsonReader::member(const char* key) const {
+  if (!object_->is_object()) return nullptr;
+  const auto it = object_->find(key);
+  if (it == object_->end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::optional<std::string> JsonReader::text(const char* key) const {
+  const OrderedJson* v = member(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_string()) wrong_type(key, "a string", *v);
+  return v->get<std::string>();
+}
+
+std::string JsonReader::text_or(const char* key, std::string fallback) const {
+  return text(key).value_or(std::move(fallback));
+}
+
+std::optional<double> JsonReader::number(const char* key) const {
+  const OrderedJson* v = member(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_number()) wrong_type(key, "a number", *v);
+  return v->get<double>();
+}
+
+std::optional<std::int64_t> JsonReader::integer(const char* key) const {
+  const OrderedJson* v = member(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_number_integer()) wrong_type(key, "a whole number", *v);
+  if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    fail(key, "too large");
+  }
+  return v->get<std::int64_t>();
+}
+
+std::optional<std::uint64_t> JsonReader::unsigned_integer(const char* key) const {
+  const OrderedJson* v = member(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_number_integer()) wrong_type(key, "a whole number", *v);
+  if (!v->is_number_unsigned() && v->get<std::int64_t>() < 0) fail(key, "must not be negative");
+  return v->get<std::uint64_t>();
+}
+
+std::optional<bool> JsonReader::boolean(const char* key) const {
+  const OrderedJson* v = member(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_boolean()) wrong_type(key, "true or false", *v);
+  return v->get<bool>();
+}
+
+std::vector<std::string> JsonReader::texts(const char* key) const {
+  const OrderedJson* v = member(key);
+  std::vector<std::string> out;
+  if (v == nullptr) return out;
+  if (!v->is_array()) wrong_type(key, "an array of strings", *v);
+  for (const OrderedJson& item : *v) {
+    if (!item.is_string()) wrong_type(key, "an array of strings", item);
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+std::vector<std::int64_t> JsonReader::integers(const char* key) const {
+  const OrderedJson* v = member(key);
+  std::vector<std::int64_t> out;
+  if (v == nullptr) return out;
+  if (!v->is_array()) wrong_type(key, "an array of whole numbers", *v);
+  for (const OrderedJson& item : *v) {
+    if (!item.is_number_integer()) wrong_type(key, "an array of whole numbers", item);
+    out.push_back(item.get<std::int64_t>());
+  }
+  return out;
+}
+
+std::optional<JsonReader> JsonReader::object(const char* key) const {
+  const OrderedJson* v = member(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_object()) wrong_type(key, "an object", *v);
+  return JsonReader(*v, where(key));
+}
+
+JsonReader JsonReader::object_or_empty(const char* key) const {
+  if (auto o = object(key)) return *o;
+  return JsonReader(empty_object(), where(key));
+}
+
+std::optional<std::vector<JsonReader>> JsonReader::objects(const char* key) const {
+  const OrderedJson* v = member(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_array()) wrong_type(key, "an array of objects", *v);
+  std::vector<JsonReader> out;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const OrderedJson& item = (*v)[i];
+    const std::string item_path = where(key) + "[" + std::to_string(i) + "]";
+    if (!item.is_object()) throw ReadFailure{fmt::format("{}: expected an object, got {}", item_path, item.type_name())};
+    out.emplace_back(item, item_path);
+  }
+  return out;
+}
+
+PairedDelta read_paired_delta(const JsonReader& r) {
+  return PairedDelta{r.number("mean"), r.number("sd"), r.number("ci95_low"), r.number("ci95_high"),
+                     r.integer("n_pairs").value_or(0)};
+}
+
+OrderedJson paired_delta_json(const PairedDelta& d) {
+  JsonWriter w(true);
+  w.nullable("mean", d.mean);
+  w.nullable("sd", d.sd);
+  w.nullable("ci95_low", d.ci95_low);
+  w.nullable("ci95_high", d.ci95_high);
+  w.put("n_pairs", d.n_pairs);
+  return w.take();
+}
+
+OrderedJson environment_json(const Environment& e) {
+  JsonWriter w(true);
+  w.put("fingerprint", e.fingerprint);
+  w.nullable("gpu_name", e.gpu_name);
+  w.nullable("gpu_uuid", e.gpu_uuid);
+  w.nullable("vbios", e.vbios);
+  w.nullable("nvidia_driver", e.nvidia_driver);
+  w.nullable("cuda_driver", e.cuda_driver);
+  w.nullable("power_limit_w", e.power_limit_w);
+  w.nullable("ecc", e.ecc);
+  w.put("engine_commit", e.engine_commit);
+  w.put("ecocompute_commit", e.ecocompute_commit);
+  w.put("host", e.host);
+  return w.take();
+}
+
+}  // namespace ecocompute::report::detail

@@ -1,0 +1,16 @@
+// Upload rules: what a report must also satisfy, beyond its schema, before the server stores it as a
+// replication — the basis must agree with the numbers, and the numbers must be ones a real run can
+// have (the 1.2 schema bounds them; a 1.1 schema does not).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "report/energy_report.hpp"
+
+namespace ecocompute::report {
+
+/// Returns why `report` may not be stored, or nothing when it may. Checked after the schema.
+[[nodiscard]] std::optional<std::string> upload_rule_violation(const EnergyReport& report);
+
+}  // namespace ecocompute::report

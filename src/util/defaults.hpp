@@ -1,0 +1,36 @@
+// Every default a user meets, in one place: the CLI's flags, the API (its handlers and the served
+// /openapi.json), the MCP tools' schemas and plan, and docs/defaults.md (checked against this file by
+// tests/unit/util/defaults_test.cpp) all read these.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace ecocompute::defaults {
+
+// A measurement (`ecocompute measure`, protocol::Design, the MCP plan_measurement tool). They follow
+// the published protocol (batch 1, 256 tokens × 10 iterations, 2 warm-ups) and extend it.
+inline constexpr std::string_view baseline = "F16";
+inline constexpr std::array<std::string_view, 2> candidates{"Q8_0", "Q4_K_M"};
+inline constexpr int trials = 3;                       ///< k per precision, interleaved with the baseline
+inline constexpr int warmups = 2;                      ///< unmeasured iterations per precision after loading
+inline constexpr int trial_warmup_iterations = 1;      ///< unmeasured iterations right before each trial
+inline constexpr std::int64_t tokens_per_iteration = 256;
+inline constexpr int iterations = 10;                  ///< a minimum; extended to min_window_s
+inline constexpr double min_window_s = 20.0;           ///< keeps the counter-edge error ≤ 0.5 % at a 0.1-s update period
+inline constexpr double min_prefill_window_s = 20.0;
+inline constexpr double max_edge_error_pct = 0.5;
+inline constexpr double assumed_counter_update_period_s = 0.1;  ///< H200: ~100 ms, when the meter did not measure it
+inline constexpr double idle_window_s = 10.0;
+inline constexpr std::string_view schedule_order = "alternating";
+inline constexpr std::string_view out_dir = "ecocompute-out";
+
+// The decision layer (`estimate`, `optimize`, `check`; GET|POST /v1/estimate, /v1/optimize; MCP).
+inline constexpr std::string_view estimate_precision = "NF4";
+inline constexpr int batch = 1;
+inline constexpr int context = 2048;
+inline constexpr std::array<std::string_view, 3> optimize_precisions{"FP16", "NF4", "INT8"};
+inline constexpr double check_band_k = 2.0;           ///< `check`: band half-width in residual SDs
+
+}  // namespace ecocompute::defaults

@@ -1,0 +1,216 @@
+// Tests of building and writing a run's reports: golden files, hand-computed fields, failures kept.
+#include "experiment/report_builder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "experiment/run_writer.hpp"
+#include "report/energy_schema.hpp"
+#include "sample_run.hpp"
+#include "support/golden.hpp"
+
+namespace ecocompute::experiment {
+namespace {
+
+using ecocompute::testing::expect_golden;
+using testing::sample_context;
+using testing::sample_run;
+
+report::EnergyReport build(std::size_t condition, bool with_energy = true) {
+  auto built = build_energy_report(sample_run(with_energy), condition, sample_context(with_energy));
+  EXPECT_TRUE(built.has_value()) << (built ? "" : built.error().describe());
+  return built.value_or(report::EnergyReport{});
+}
+
+OrderedJson build_json(std::size_t condition, bool with_energy = true) { return to_json(build(condition, with_energy)); }
+
+std::string text(std::size_t condition, bool with_energy = true) { return build_json(condition, with_energy).dump(2) + "\n"; }
+
+TEST(ReportBuilder, MatchesGoldenFiles) {
+  expect_golden("energy/energy-F16.json", text(0));
+  expect_golden("energy/energy-Q8_0.json", text(1));
+  expect_golden("energy/energy-Q4_K_M.json", text(2));
+  expect_golden("energy/energy-F16-no-energy.json", text(0, false));
+  expect_golden("energy/energy-Q8_0-no-energy.json", text(1, false));
+  expect_golden("energy/energy-Q4_K_M-no-energy.json", text(2, false));
+}
+
+TEST(ReportBuilder, EveryBuiltReportValidates) {
+  for (bool with_energy : {true, false}) {
+    for (std::size_t c = 0; c < 3; ++c) {
+      const auto problems = report::validate_energy_json(build_json(c, with_energy));
+      EXPECT_TRUE(problems.empty()) << report::describe(problems);
+    }
+  }
+}
+
+TEST(ReportBuilder, EnergyPerTokenIsTheMeanOverValidTrials) {
+  const report::Results r = build(2).results;
+  // Q4_K_M: 2100, 2181.6, 2019.6 J over 2560 tokens → 820.3125, 852.1875, 788.90625 mJ; mean 820.46875.
+  EXPECT_DOUBLE_EQ(r.energy_per_token_mj.value(), 820.46875);
+  EXPECT_EQ(r.basis, report::ResultBasis::measured);
+  EXPECT_EQ(build(2).measurement_source, "direct-nvml");
+  // total = 2100 + 2181.6 + 2019.6 = 6301.2 J; tokens 3 × 2560 = 7680; power = 6301.2 / 30 s = 210.04 W.
+  EXPECT_DOUBLE_EQ(r.total_energy_joules.value(), 6301.2);
+  EXPECT_EQ(r.tokens_generated, 7680);
+  EXPECT_DOUBLE_EQ(r.avg_power_watts.value(), 6301.2 / 30.0);
+  EXPECT_DOUBLE_EQ(r.throughput_tokens_per_s.value(), 256.0);
+  // Baseline F16 mean: (3000 + 3030 + 2970) / 3 / 2560 × 1000 = 1171.875 mJ.
+  EXPECT_DOUBLE_EQ(r.fp16_energy_per_token_mj.value(), 1171.875);
+  // Net: (E − 100 W × 10 s) per token: (1100 + 1181.6 + 1019.6) / 3 / 2560 × 1000 = 429.84375 mJ.
+  EXPECT_NEAR(r.net_energy_per_token_mj.value(), 429.84375, 1e-9);
+  EXPECT_DOUBLE_EQ(r.idle_power_watts.value(), 100.0);
+}
+
+TEST(ReportBuilder, PairedDeltaAndItsConfidenceInterval) {
+  const report::Statistics s = build(2).statistics.value();
+  // Pairs −30, −28, −32 %: mean −30, SD 2, half-width t(0.975, 2) × 2/√3 = 4.302653 × 1.154701 = 4.968275.
+  EXPECT_NEAR(s.vs_fp16_energy_pct.mean.value(), -30.0, 1e-9);
+  EXPECT_NEAR(s.vs_fp16_energy_pct.sd.value(), 2.0, 1e-9);
+  EXPECT_NEAR(s.vs_fp16_energy_pct.ci95_low.value(), -34.968275, 1e-5);
+  EXPECT_NEAR(s.vs_fp16_energy_pct.ci95_high.value(), -25.031725, 1e-5);
+  EXPECT_EQ(s.vs_fp16_energy_pct.n_pairs, 3);
+  EXPECT_EQ(s.n_trials, 3);
+  EXPECT_EQ(s.n_failed, 0);
+}
+
+TEST(ReportBuilder, FailedTrialIsListedAndLeftOutOfTheStatistics) {
+  const report::EnergyReport r = build(1);
+  EXPECT_EQ(r.statistics->n_trials, 2);
+  EXPECT_EQ(r.statistics->n_failed, 1);
+  // Pairs −10 and −6 %: mean −8; half-width t(0.975, 1) × √8/√2 = 12.706205 × 2 = 25.41241.
+  EXPECT_NEAR(r.statistics->vs_fp16_energy_pct.mean.value(), -8.0, 1e-9);
+  EXPECT_NEAR(r.statistics->vs_fp16_energy_pct.ci95_high.value(), 17.41241, 1e-4);
+  ASSERT_EQ(r.trials->size(), 3u);
+  const report::TrialReport& failed = (*r.trials)[1];
+  EXPECT_EQ(failed.status, "engine_failed");
+  EXPECT_EQ(failed.reason, "decode failed: out of memory");
+  EXPECT_FALSE(failed.decode.has_value());
+  EXPECT_TRUE(failed.prefill.has_value());
+}
+
+TEST(ReportBuilder, BaselineHasNoComparisonWithItself) {
+  const report::EnergyReport r = build(0);
+  EXPECT_FALSE(r.results.vs_fp16_energy_pct.has_value());
+  EXPECT_EQ(r.statistics->vs_fp16_energy_pct.n_pairs, 0);
+  EXPECT_DOUBLE_EQ(r.results.energy_per_token_mj.value(), 1171.875);
+  EXPECT_FALSE(r.quality->kld.has_value());
+  EXPECT_TRUE(r.is_baseline());
+}
+
+TEST(ReportBuilder, WithoutEnergySourceEveryEnergyFigureIsAbsent) {
+  const report::EnergyReport r = build(2, false);
+  EXPECT_EQ(r.results.basis, report::ResultBasis::unavailable);
+  EXPECT_EQ(r.measurement_source, "none");
+  for (const std::optional<double>* figure :
+       {&r.results.energy_per_token_mj, &r.results.total_energy_joules, &r.results.avg_power_watts,
+        &r.results.fp16_energy_per_token_mj, &r.results.vs_fp16_energy_pct, &r.results.net_energy_per_token_mj,
+        &r.results.idle_power_watts}) {
+    EXPECT_FALSE(figure->has_value());
+  }
+  EXPECT_DOUBLE_EQ(r.results.throughput_tokens_per_s.value(), 256.0);  // still measured
+  EXPECT_FALSE(r.statistics->energy_per_token_mj.mean.has_value());
+  EXPECT_TRUE(r.quality.has_value());
+  EXPECT_EQ(r.system_under_test.gpu, "none");
+  EXPECT_EQ(r.system_under_test.accelerator_count, 0);
+  // Absent figures are written as null: the 1.2 schema requires the keys.
+  EXPECT_TRUE(build_json(2, false)["results"]["energy_per_token_mj"].is_null());
+}
+
+TEST(ReportBuilder, SyntheticWeightsHaveNoQualityBlock) {
+  ReportContext context = sample_context();
+  context.weights = report::WeightsKind::synthetic;
+  auto r = build_energy_report(sample_run(), 2, context);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_FALSE(r->quality.has_value());
+  EXPECT_EQ(r->workload.weights, report::WeightsKind::synthetic);
+  EXPECT_TRUE(report::validate_energy_json(to_json(*r)).empty());
+}
+
+TEST(ReportBuilder, UncertaintyBudget) {
+  const report::Uncertainty u = build(2).uncertainty.value();
+  // Edge bound 2 × P × 0.1 s over E = 0.2 / duration: prefill windows (2 s) give 10 %, the largest.
+  EXPECT_NEAR(u.edge_error_pct_max.value(), 10.0, 1e-9);
+  EXPECT_NEAR(u.trace_vs_counter_pct_max.value(), 0.2, 1e-12);
+  EXPECT_NEAR(u.counter_update_period_s.value(), 0.1, 1e-12);
+}
+
+TEST(ReportBuilder, NeverLoadedConditionHasNoReport) {
+  protocol::RunResult run = sample_run();
+  run.setups[1].loaded = false;
+  run.setups[1].failure = "unknown GGUF type";
+  auto r = build_energy_report(run, 1, sample_context());
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), ErrorCode::invalid_argument);
+  EXPECT_NE(r.error().message().find("unknown GGUF type"), std::string::npos);
+}
+
+TEST(ReportBuilder, WriteRunReportsWritesEveryReportAndTheSummary) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ecocompute-report-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  protocol::RunResult run = sample_run();
+  run.setups[1].loaded = false;
+  run.setups[1].failure = "unknown GGUF type";
+  auto written = write_run_reports(run, sample_context(), dir);
+  ASSERT_TRUE(written.has_value()) << written.error().describe();
+  ASSERT_EQ(written->size(), 3u);
+  EXPECT_TRUE(std::filesystem::exists(dir / "energy-F16.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "energy-Q8_0.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "energy-Q4_K_M.json"));
+  EXPECT_NE((*written)[1].failure.find("unknown GGUF type"), std::string::npos);
+
+  auto reread = report::validate_energy_file(dir / "energy-Q4_K_M.json");
+  ASSERT_TRUE(reread.has_value());
+  EXPECT_TRUE(reread->empty()) << report::describe(*reread);
+  // What was written reads back as what the writer held.
+  auto typed = report::read_energy_report(dir / "energy-Q4_K_M.json");
+  ASSERT_TRUE(typed.has_value()) << typed.error().describe();
+  EXPECT_EQ(to_json(*typed), to_json(*(*written)[2].report));
+
+  auto summary = read_json_file(dir / "run.json");
+  ASSERT_TRUE(summary.has_value());
+  EXPECT_EQ((*summary)["design"]["seed"], "42");
+  EXPECT_EQ((*summary)["order"].size(), 9u);
+  EXPECT_TRUE((*summary)["conditions"][1]["report"].is_null());
+  EXPECT_EQ((*summary)["conditions"][2]["report"], "energy-Q4_K_M.json");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ReportBuilder, RunSummaryMatchesGoldenFile) {
+  const protocol::RunResult run = sample_run();
+  const ReportContext context = sample_context();
+  std::vector<WrittenReport> reports;
+  for (std::size_t c = 0; c < 3; ++c) {
+    WrittenReport r;
+    r.condition = c;
+    r.label = run.conditions[c].label();
+    r.path = report_file_name(run.conditions[c]);
+    r.report = *build_energy_report(run, c, context);
+    reports.push_back(r);
+  }
+  expect_golden("energy/run.json", to_json(build_run_report(run, context, reports)).dump(2) + "\n");
+}
+
+TEST(ReportBuilder, InvalidReportIsNotWritten) {
+  const auto path = std::filesystem::temp_directory_path() / ("ecocompute-invalid-" + std::to_string(::getpid()) + ".json");
+  report::EnergyReport r = build(2);
+  r.results.energy_per_token_mj = -5.0;
+  auto result = report::write_energy_report(path, r);
+  ASSERT_FALSE(result.has_value());
+  EXPECT_NE(result.error().message().find("/results/energy_per_token_mj"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(ReportBuilder, NamesAndSpellings) {
+  EXPECT_EQ(measurement_source("nvml-energy-counter"), "direct-nvml");
+  EXPECT_EQ(measurement_source("rapl"), "rapl");
+  EXPECT_EQ(measurement_source("none"), "none");
+  protocol::Condition c{0, "F16", true, 512};
+  EXPECT_EQ(report_file_name(c), "energy-F16-p512.json");
+}
+
+}  // namespace
+}  // namespace ecocompute::experiment
