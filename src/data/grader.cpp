@@ -28,36 +28,40 @@ int GradeResult::exit_code() const noexcept {
   return 2;
 }
 
-GradeResult grade_row(const DataRow& row, const Evidence& evidence, double k) {
+GradeResult grade_point(const GradePoint& point, const Evidence& evidence, double k) {
   GradeResult g;
   g.k = k;
-  if (row.basis != Basis::measured) {
-    g.reason = "the report is not a measurement (basis " + std::string(to_string(row.basis)) + ")";
+  if (point.basis != Basis::measured) {
+    g.reason = "the report is not a measurement (basis " + std::string(to_string(point.basis)) + ")";
     return g;
   }
-  if (!std::isfinite(row.params_b) || row.params_b <= 0) {
+  if (!std::isfinite(point.params_b) || point.params_b <= 0) {
     g.reason = "the report has no model size (workload.params_b)";
     return g;
   }
-  g.measured_delta_pct = row.delta_pct();
-  const CurveKey key{row.gpu_arch, row.engine, row.precision};
+  if (!std::isfinite(point.delta_pct)) {
+    g.reason = "the report has no ΔE vs FP16";
+    return g;
+  }
+  g.measured_delta_pct = point.delta_pct;
+  const CurveKey key{point.gpu_arch, point.engine, point.precision};
   const Curve* curve = evidence.curves.find(key);
   if (curve == nullptr) {
-    g.reason = "no curve for " + row.gpu_arch + " / " + row.engine + " / " + row.precision;
+    g.reason = "no curve for " + point.gpu_arch + " / " + point.engine + " / " + point.precision;
     return g;
   }
   g.curve = key;
   g.curve_session = curve->session_label;
-  if (!curve->fit.covers(row.params_b)) {
-    g.reason = fmt::format("{:g} B is outside the curve's measured range {:g}–{:g} B", row.params_b, curve->fit.range_min_b,
-                           curve->fit.range_max_b);
+  if (!curve->fit.covers(point.params_b)) {
+    g.reason = fmt::format("{:g} B is outside the curve's measured range {:g}–{:g} B", point.params_b,
+                           curve->fit.range_min_b, curve->fit.range_max_b);
     return g;
   }
   if (curve->fit.resid_std_pct <= 0) {
     g.reason = "the curve has no residual scale (exact fit through its points)";
     return g;
   }
-  const double expected = evaluate_curve(curve->fit.params, row.params_b);
+  const double expected = evaluate_curve(curve->fit.params, point.params_b);
   const double half = k * curve->fit.resid_std_pct;
   g.expected_delta_pct = expected;
   g.band_low_pct = expected - half;
@@ -68,6 +72,11 @@ GradeResult grade_row(const DataRow& row, const Evidence& evidence, double k) {
                          *g.measured_delta_pct, expected, k, curve->fit.resid_std_pct, key.gpu_arch, key.engine,
                          key.precision, curve->session_label, inside ? "inside the band" : "outside the band");
   return g;
+}
+
+GradeResult grade_row(const DataRow& row, const Evidence& evidence, double k) {
+  return grade_point(GradePoint{row.gpu_arch, row.engine, row.precision, row.params_b, row.delta_pct(), row.basis},
+                     evidence, k);
 }
 
 GradeResult grade(const ImportBatch& report, const Evidence& evidence, double k) {

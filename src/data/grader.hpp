@@ -33,6 +33,19 @@ struct GradeResult {
   [[nodiscard]] int exit_code() const noexcept;
 };
 
+/// One measured ΔE at one size: what a report row or a share link states.
+struct GradePoint {
+  std::string gpu_arch;
+  std::string engine;
+  std::string precision;
+  double params_b = 0;
+  double delta_pct = 0;          ///< ΔE % vs the baseline, recomputed from the energies where there are any
+  Basis basis = Basis::measured;
+};
+
+/// Grades one point against the curve of its (architecture, engine, precision).
+GradeResult grade_point(const GradePoint& point, const Evidence& evidence, double k = defaults::check_band_k);
+
 /// Grades the first quantized row of a report batch (import_energy_report) against the evidence.
 GradeResult grade(const ImportBatch& report, const Evidence& evidence, double k = defaults::check_band_k);
 

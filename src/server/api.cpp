@@ -13,8 +13,9 @@
 #include "data/gpu_spec.hpp"
 #include "data/optimizer.hpp"
 #include "ecocompute/build_info.hpp"
-#include "ecocompute/embedded/openapi_json.hpp"
 #include "server/api_error.hpp"
+#include "server/openapi.hpp"
+#include "server/report_check.hpp"
 #include "server/request_input.hpp"
 
 namespace ecocompute::server {
@@ -55,8 +56,6 @@ std::vector<double> log_grid(double lo, double hi, int count) {
 
 std::string json_text(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
-std::string_view openapi_document() noexcept { return embedded::openapi_json; }
-
 Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles files, ApiOptions options,
          RateLimiter::Clock clock)
     : evidence_(evidence),
@@ -71,7 +70,7 @@ Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles fi
   };
   add("GET", "/healthz", route_of(&Api::healthz), uncounted);
   add("GET", "/openapi.json",
-      [](const HttpRequest&) -> Result<HttpResponse> { return json_response(200, std::string(openapi_document())); },
+      [](const HttpRequest&) -> Result<HttpResponse> { return json_response(200, openapi_document()); },
       uncounted);
   for (const char* method : {"GET", "POST"}) {
     add(method, "/v1/estimate", route_of(&Api::estimate));
@@ -80,6 +79,10 @@ Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles fi
   add("GET", "/v1/architectures", route_of(&Api::architectures));
   add("GET", "/v1/curves", route_of(&Api::curves));
   add("GET", "/v1/measurements", route_of(&Api::measurements));
+  add("GET", "/v1/check", route_of(&Api::check));
+  // Grading stores nothing, so other origins may ask; reports are larger than the published 8 KiB.
+  add("POST", "/v1/check", route_of(&Api::check),
+      RouteOptions{.max_body_bytes = options_.max_upload_bytes, .cors = true, .rate_limited = true});
   add("GET", "/v1/replications", route_of(&Api::list_replications));
   // Storing is not open to other origins' scripts: no CORS header on this POST.
   add("POST", "/v1/replications", route_of(&Api::post_replication),
@@ -167,6 +170,17 @@ Result<HttpResponse> Api::measurements(const HttpRequest& request) const {
   Json sessions = Json::array();
   for (const data::Session& s : evidence_.sessions) sessions.push_back(Json(s));
   return ok_json(Json{{"count", rows.size()}, {"rows", std::move(rows)}, {"sessions", std::move(sessions)}});
+}
+
+Result<HttpResponse> Api::check(const HttpRequest& request) const {
+  Result<Json> graded = [&]() -> Result<Json> {
+    if (request.method == "POST") return check_report(request.body, evidence_);
+    auto input = request_input(request);
+    if (!input) return input.error();
+    return check_point(*input, evidence_);
+  }();
+  if (!graded) return as_bad_request(graded.error());
+  return ok_json(*graded);
 }
 
 Result<HttpResponse> Api::post_replication(const HttpRequest& request) const {

@@ -1,5 +1,5 @@
 // Api: the REST API (/v1/estimate, /v1/optimize, /v1/architectures, /v1/curves, /v1/measurements,
-// /v1/replications, /openapi.json, /healthz) and the web UI, registered on one Router. Every route
+// /v1/check, /v1/replications, /openapi.json, /healthz) and the web UI, registered on one Router. Every route
 // is a small function over the shared Evidence and the replication store.
 //
 //   Api api(evidence, *store, std::move(files));
@@ -52,6 +52,7 @@ class Api {
   Result<HttpResponse> architectures(const HttpRequest& request) const;
   Result<HttpResponse> curves(const HttpRequest& request) const;
   Result<HttpResponse> measurements(const HttpRequest& request) const;
+  Result<HttpResponse> check(const HttpRequest& request) const;
   Result<HttpResponse> post_replication(const HttpRequest& request) const;
   Result<HttpResponse> list_replications(const HttpRequest& request) const;
   Result<HttpResponse> healthz(const HttpRequest& request) const;
@@ -68,7 +69,5 @@ class Api {
 /// Serializes JSON for a response body; invalid UTF-8 in echoed input is replaced, never thrown on.
 std::string json_text(const Json& value);
 
-/// Returns the OpenAPI 3.1 document served at /openapi.json (compiled into the binary).
-std::string_view openapi_document() noexcept;
 
 }  // namespace ecocompute::server

@@ -111,7 +111,7 @@ await check('the optimize tab shows a recommendation', async () => {
 });
 
 let shareUrl = '';
-await check('a dropped energy.json is drawn and graded in the browser', async () => {
+await check('a dropped energy.json is drawn and graded by the server (POST /v1/check)', async () => {
   await page.click('#tab-run');
   const text = readFileSync(fixturePath, 'utf8');
   // A real drop event carrying the file, as a person dragging it would send.

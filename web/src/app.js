@@ -1,7 +1,7 @@
 // EcoCompute web UI: tabs over the REST API of `ecocompute serve`. No framework; charts by Chart.js.
 'use strict';
 
-const state = { curves: [], rows: [], report: null, reportText: null, charts: {} };
+const state = { curves: [], rows: [], reportText: null, charts: {} };
 const TABS = ['curves', 'models', 'estimate', 'optimize', 'run', 'gallery'];
 const $ = (id) => document.getElementById(id);
 const fmt = (v, digits = 1) => (typeof v === 'number' && isFinite(v) ? v.toFixed(digits) : '–');
@@ -242,30 +242,17 @@ async function submitOptimize(event) {
 }
 
 // ---------- run it yourself ----------
-function overlayFromReport(report) {
-  const w = report.workload || {}; const s = report.system_under_test || {}; const r = report.results || {};
-  let e = r.vs_fp16_energy_pct;
-  if (typeof r.energy_per_token_mj === 'number' && typeof r.fp16_energy_per_token_mj === 'number' && r.fp16_energy_per_token_mj > 0) {
-    e = (r.energy_per_token_mj - r.fp16_energy_per_token_mj) / r.fp16_energy_per_token_mj * 100;  // recomputed, never trusted
-  }
-  return { m: w.model_name || '', N: Number(w.params_b), a: String(s.gpu_arch || '').toLowerCase(), p: w.precision || '', e: Number(e), b: r.basis || '', g: s.gpu || '' };
+// Grading is the server's (POST|GET /v1/check, the same rules as `ecocompute check`): the page only
+// draws what it answers.
+function gradeReport(text) {
+  return api('/v1/check', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text });
 }
-// Grades like `ecocompute check`: inside when |ΔE − curve(N)| ≤ 2 · resid_std, within the measured range.
-function gradeOverlay(o) {
-  if (o.b !== 'measured') return { grade: 'not_gradeable', reason: `basis is ${o.b || 'missing'}, not measured` };
-  if (!isFinite(o.N) || o.N <= 0) return { grade: 'not_gradeable', reason: 'the report gives no model size (workload.params_b)' };
-  if (!isFinite(o.e)) return { grade: 'not_gradeable', reason: 'the report gives no ΔE vs FP16' };
-  const c = findCurve(o.a, o.p);
-  if (!c) return { grade: 'not_gradeable', reason: `no curve for ${o.a} ${o.p}` };
-  if (o.N < c.range_min_b || o.N > c.range_max_b) return { grade: 'not_gradeable', reason: `${o.N} B is outside the curve's measured range ${c.range_min_b}–${c.range_max_b} B` };
-  const expected = curveValue(c, o.N);
-  const half = 2 * c.resid_std;
-  const inside = Math.abs(o.e - expected) <= half;
-  return { grade: inside ? 'inside' : 'outside', expected, reason: `curve expects ${signed(expected)} % ± ${fmt(half)} (2 × residual SD); this run ${signed(o.e)} %` };
+function gradeSharedPoint(o) {
+  const q = new URLSearchParams({ params_b: String(o.N), arch: o.a, precision: o.p, delta_pct: String(o.e), basis: o.b, model: o.m, gpu: o.g });
+  return api(`/v1/check?${q}`);
 }
-function showOverlay(o, source) {
+function showOverlay(o, g, source) {
   state.overlay = o;
-  const g = gradeOverlay(o);
   const result = $('run-result');
   result.innerHTML = '';
   const p = document.createElement('p');
@@ -298,16 +285,12 @@ async function readReportFile(file) {
   const submit = $('submit-report');
   $('submit-result').textContent = '';
   try {
-    const report = JSON.parse(text);
-    if (typeof report !== 'object' || report === null || !String(report.schema_version || '').startsWith('ecocompute-energy/')) {
-      throw new Error('not an energy.json (schema_version ecocompute-energy/…)');
-    }
-    state.report = report;
+    const graded = await gradeReport(text);
     state.reportText = text;
-    showOverlay(overlayFromReport(report), file.name);
+    showOverlay(graded.overlay, graded, file.name);
     submit.hidden = false;
   } catch (err) {
-    state.report = null;
+    state.reportText = null;
     submit.hidden = true;
     $('run-result').innerHTML = '';
     const p = document.createElement('p'); p.className = 'error'; p.id = 'run-error'; p.textContent = `${file.name}: ${err.message}`; $('run-result').appendChild(p);
@@ -379,7 +362,7 @@ async function start() {
   selectTab(params.get('tab') || 'curves');
   const overlay = params.get('overlay');
   if (overlay) {
-    try { showOverlay(decodeOverlay(overlay), 'shared link'); selectTab('run'); } catch (err) {
+    try { const o = decodeOverlay(overlay); showOverlay(o, await gradeSharedPoint(o), 'shared link'); selectTab('run'); } catch (err) {
       const p = document.createElement('p'); p.className = 'error'; p.textContent = `The shared overlay could not be read: ${err.message}`; $('run-result').appendChild(p);
     }
   }

@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "server_test_support.hpp"
+#include "util/defaults.hpp"
 
 namespace ecocompute::server {
 namespace {
@@ -205,7 +207,64 @@ TEST_F(ApiTest, OpenApiDescribesEveryRoute) {
     const std::string path = route.substr(space + 1);
     EXPECT_TRUE(doc["paths"].contains(path) && doc["paths"][path].contains(method)) << route;
   }
-  EXPECT_EQ(api_->routes().size(), 11u);  // GET+POST estimate and optimize, 5 more /v1 routes, healthz, openapi
+  EXPECT_EQ(api_->routes().size(), 13u);  // GET+POST estimate, optimize and check, 5 more /v1 routes, healthz, openapi
+}
+
+TEST_F(ApiTest, OpenApiStatesTheDefaultsTheHandlersUse) {
+  const Json doc = call(get("/openapi.json"), 200);
+  std::map<std::string, Json> estimate;
+  for (const Json& p : doc["paths"]["/v1/estimate"]["get"]["parameters"]) {
+    if (p["schema"].contains("default")) estimate[p["name"].get<std::string>()] = p["schema"]["default"];
+  }
+  EXPECT_EQ(estimate["precision"], std::string(defaults::estimate_precision));
+  EXPECT_EQ(estimate["batch"], defaults::batch);
+  EXPECT_EQ(estimate["ctx"], defaults::context);
+  const Json& request = doc["components"]["schemas"]["EstimateRequest"]["properties"];
+  EXPECT_EQ(request["precision"]["default"], std::string(defaults::estimate_precision));
+  EXPECT_EQ(request["ctx"]["default"], defaults::context);
+  EXPECT_EQ(doc["components"]["schemas"]["OptimizeRequest"]["properties"]["precisions"]["default"].size(),
+            defaults::optimize_precisions.size());
+  // What the handler does when nothing is given is what the document says.
+  const Json answer = call(get("/v1/estimate", {{"params_b", "7"}, {"arch", "ada"}}), 200);
+  EXPECT_EQ(answer["input"]["precision"], std::string(defaults::estimate_precision)) << answer["input"];
+}
+
+TEST_F(ApiTest, CheckGradesAReportWithoutStoringIt) {
+  const std::string body = testing::fixture("rtx4090_qwen2.5-3b_nf4.energy.json");
+  const Json graded = call(post("/v1/check", body), 200);
+  // As `ecocompute check` and the upload: +0.756 % against the ada NF4 curve's 6.758 % ± 22.96 → inside.
+  EXPECT_EQ(graded["grade"], "inside") << graded;
+  EXPECT_EQ(graded["exit_code"], 0);
+  EXPECT_NEAR(graded["measured_delta_pct"].get<double>(), 0.7557, 1e-3);
+  EXPECT_EQ(graded["overlay"], (Json{{"m", "Qwen/Qwen2.5-3B"}, {"N", 3.0}, {"a", "ada"}, {"p", "NF4"},
+                                     {"e", graded["measured_delta_pct"]}, {"b", "measured"}, {"g", "RTX 4090"}}));
+  EXPECT_EQ(stored(), 0);
+  // The share link's point gets the same grade.
+  const Json point = call(get("/v1/check", {{"N", "3"}, {"a", "ada"}, {"p", "NF4"}, {"e", "0.76"}, {"b", "measured"}}), 200);
+  EXPECT_EQ(point["grade"], "inside") << point;
+  EXPECT_EQ(point["curve"], graded["curve"]);
+  // Far from the curve: outside; not a measurement: not gradeable.
+  EXPECT_EQ(call(get("/v1/check", {{"N", "3"}, {"a", "ada"}, {"p", "NF4"}, {"e", "60"}}), 200)["grade"], "outside");
+  EXPECT_EQ(call(get("/v1/check", {{"N", "3"}, {"a", "ada"}, {"p", "NF4"}, {"e", "6"}, {"b", "interpolated"}}), 200)["grade"],
+            "not_gradeable");
+}
+
+TEST_F(ApiTest, CheckRefusesWhatIsNotAReportOrAPoint) {
+  Json e = call(get("/v1/check", {{"a", "ada"}, {"p", "NF4"}, {"e", "1"}}), 400);
+  EXPECT_NE(e["error"].get<std::string>().find("params_b"), std::string::npos) << e;
+  e = call(get("/v1/check", {{"N", "3"}, {"a", "ada"}, {"p", "NF9"}, {"e", "1"}}), 400);
+  EXPECT_NE(e["error"].get<std::string>().find("NF9"), std::string::npos) << e;
+  call(post("/v1/check", "not json"), 400);
+  call(post("/v1/check", "[1]"), 400);
+  call(post("/v1/check", std::string(10000, '[') + std::string(10000, ']')), 400);
+  e = call(post("/v1/check", R"({"schema_version": "ecocompute-energy/7.0"})"), 400);
+  EXPECT_NE(e["error"].get<std::string>().find("schema_version"), std::string::npos) << e;
+  // A report without a size is read but not gradeable, with the reason.
+  OrderedJson no_size = fixture_report();
+  no_size["workload"].erase("params_b");
+  const Json graded = call(post("/v1/check", no_size.dump()), 200);
+  EXPECT_EQ(graded["grade"], "not_gradeable");
+  EXPECT_NE(graded["reason"].get<std::string>().find("params_b"), std::string::npos) << graded;
 }
 
 TEST_F(ApiTest, HealthzReportsTheStore) {

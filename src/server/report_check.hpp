@@ -1,0 +1,25 @@
+// /v1/check: the grade `ecocompute check` gives, for the web page and any client, without storing
+// anything. A POST carries an energy.json; a GET carries the point a share link encodes.
+#pragma once
+
+#include <string_view>
+
+#include "data/evidence.hpp"
+#include "util/json.hpp"
+#include "util/result.hpp"
+
+namespace ecocompute::server {
+
+/// Grades an uploaded energy.json (1.0, 1.1 or 1.2). Returns the grade (data::GradeResult's JSON) and
+/// `overlay`, the point as the published share link encodes it ({m, N, a, p, e, b, g}; e recomputed
+/// from the energies when the report has them). A report that cannot be graded (no size, no curve, not
+/// a measurement) is a grade of not_gradeable with the reason; text that is not a report is an
+/// invalid_input error.
+[[nodiscard]] Result<Json> check_report(std::string_view body, const data::Evidence& evidence);
+
+/// Grades the point of a share link: params_b (or N), arch (or a), precision (or p), delta_pct (or
+/// e), basis (or b), and optionally engine (default: the precision's usual one), model (m) and gpu (g)
+/// echoed in `overlay`. A missing or malformed field is an invalid_argument error naming it.
+[[nodiscard]] Result<Json> check_point(const Json& input, const data::Evidence& evidence);
+
+}  // namespace ecocompute::server

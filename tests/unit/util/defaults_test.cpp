@@ -1,0 +1,73 @@
+// The defaults in util/defaults.hpp are the ones docs/defaults.md states, and the ones a default
+// Design starts from.
+#include "util/defaults.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace ecocompute {
+namespace {
+
+// Rows "| `name` | `value` | …" between the defaults markers of docs/defaults.md.
+std::map<std::string, std::string> documented_defaults() {
+  std::ifstream in(std::string(ECOCOMPUTE_SOURCE_DIR) + "/docs/defaults.md");
+  std::map<std::string, std::string> out;
+  std::string line;
+  bool inside = false;
+  static const std::regex row(R"(^\|\s*`([a-z_]+)`\s*\|\s*`([^`]*)`\s*\|.*$)");
+  while (std::getline(in, line)) {
+    if (line.find("<!-- defaults -->") != std::string::npos) inside = true;
+    if (line.find("<!-- /defaults -->") != std::string::npos) break;
+    std::smatch m;
+    if (inside && std::regex_match(line, m, row)) out[m[1]] = m[2];
+  }
+  return out;
+}
+
+std::map<std::string, std::string> defaults_in_code() {
+  using namespace defaults;
+  return {{"baseline", std::string(baseline)},
+          {"candidates", fmt::format("{}", fmt::join(candidates, ","))},
+          {"trials", fmt::format("{}", trials)},
+          {"warmups", fmt::format("{}", warmups)},
+          {"trial_warmup_iterations", fmt::format("{}", trial_warmup_iterations)},
+          {"tokens_per_iteration", fmt::format("{}", tokens_per_iteration)},
+          {"iterations", fmt::format("{}", iterations)},
+          {"min_window_s", fmt::format("{}", min_window_s)},
+          {"min_prefill_window_s", fmt::format("{}", min_prefill_window_s)},
+          {"max_edge_error_pct", fmt::format("{}", max_edge_error_pct)},
+          {"assumed_counter_update_period_s", fmt::format("{}", assumed_counter_update_period_s)},
+          {"idle_window_s", fmt::format("{}", idle_window_s)},
+          {"schedule_order", std::string(schedule_order)},
+          {"out_dir", std::string(out_dir)},
+          {"estimate_precision", std::string(estimate_precision)},
+          {"batch", fmt::format("{}", batch)},
+          {"context", fmt::format("{}", context)},
+          {"optimize_precisions", fmt::format("{}", fmt::join(optimize_precisions, ","))},
+          {"check_band_k", fmt::format("{}", check_band_k)}};
+}
+
+TEST(Defaults, TheDocsStateEveryDefaultAsTheCodeHasIt) {
+  const auto documented = documented_defaults();
+  const auto code = defaults_in_code();
+  ASSERT_FALSE(documented.empty()) << "docs/defaults.md has no defaults table";
+  for (const auto& [name, value] : code) {
+    const auto it = documented.find(name);
+    if (it == documented.end()) {
+      ADD_FAILURE() << name << " is not in docs/defaults.md";
+    } else {
+      EXPECT_EQ(it->second, value) << name;
+    }
+  }
+  for (const auto& [name, value] : documented) EXPECT_TRUE(code.contains(name)) << name << " is documented but not a default";
+}
+
+}  // namespace
+}  // namespace ecocompute
