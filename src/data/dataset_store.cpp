@@ -147,10 +147,8 @@ Result<DatasetStore> DatasetStore::create(std::unique_ptr<SqlDatabase> db) {
   return DatasetStore(std::move(db));
 }
 
-Result<DatasetStore> DatasetStore::open(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  auto db = open_sqlite(path);
+Result<DatasetStore> DatasetStore::open(const std::string& location) {
+  auto db = open_database(location);
   if (!db) return db.error();
   return create(std::move(*db));
 }
@@ -171,46 +169,46 @@ Result<ImportSummary> DatasetStore::import(const ImportBatch& batch) {
     if (auto ok = validate(row, session_ids, batch.source); !ok) return ok.error();
   }
 
-  ImportSummary summary;
-  summary.source = batch.source;
-  summary.notes = batch.notes;
-  if (auto r = db_->begin(); !r) return r.error();
-  // Any failure below rolls the whole source back: an import is one transaction.
-  auto fail = [&](const Error& e) {
-    db_->rollback();
-    return Error{e.code(), "import of " + batch.source + " rolled back", e};
-  };
-  for (const Session& s : batch.sessions) {
-    auto n = db_->execute(kInsertSession, {s.id, s.fingerprint, s.label, s.gpu, s.gpu_arch, s.engine,
-                                           s.engine_version, s.software, s.date, s.provenance});
-    if (!n) return fail(n.error());
-    summary.sessions_added += static_cast<int>(*n);
-  }
-  for (const DataRow& r : batch.rows) {
-    auto n = db_->execute(
-        kInsertRow,
-        {r.session_id, r.row_key, r.gpu, r.gpu_arch, r.engine, r.model, r.params_b, r.precision,
-         std::string(to_string(r.basis)), r.weights, r.energy_per_token_mj, r.fp16_energy_per_token_mj,
-         static_cast<std::int64_t>(r.n_trials), optional_value(r.delta_sd_pct),
-         optional_value(r.delta_ci95_low_pct), optional_value(r.delta_ci95_high_pct),
-         optional_value(r.stored_delta_pct), optional_value(r.avg_power_w),
-         optional_value(r.throughput_tokens_per_s), optional_value(r.perplexity),
-         optional_value(r.fp16_perplexity), optional_value(r.kld),
-         static_cast<std::int64_t>(r.is_inconsistent() ? 1 : 0), r.note});
-    if (!n) return fail(n.error());
-    if (*n == 0) {
-      ++summary.rows_already_present;
-      continue;
+  // An import is one transaction: any failure rolls the whole source back.
+  auto written = in_transaction(*db_, [&]() -> Result<ImportSummary> {
+    ImportSummary summary;
+    summary.source = batch.source;
+    summary.notes = batch.notes;
+    for (const Session& s : batch.sessions) {
+      auto n = db_->execute(kInsertSession, {s.id, s.fingerprint, s.label, s.gpu, s.gpu_arch, s.engine,
+                                             s.engine_version, s.software, s.date, s.provenance});
+      if (!n) return n.error();
+      summary.sessions_added += static_cast<int>(*n);
     }
-    ++summary.rows_added;
-    if (r.is_inconsistent()) {
-      ++summary.rows_flagged;
-      summary.notes.push_back("flagged " + r.row_key + ": energy/token and power/throughput differ by " +
-                              std::to_string(*r.consistency_gap_pct()) + " %");
+    for (const DataRow& r : batch.rows) {
+      auto n = db_->execute(
+          kInsertRow,
+          {r.session_id, r.row_key, r.gpu, r.gpu_arch, r.engine, r.model, r.params_b, r.precision,
+           std::string(to_string(r.basis)), r.weights, r.energy_per_token_mj, r.fp16_energy_per_token_mj,
+           static_cast<std::int64_t>(r.n_trials), optional_value(r.delta_sd_pct),
+           optional_value(r.delta_ci95_low_pct), optional_value(r.delta_ci95_high_pct),
+           optional_value(r.stored_delta_pct), optional_value(r.avg_power_w),
+           optional_value(r.throughput_tokens_per_s), optional_value(r.perplexity),
+           optional_value(r.fp16_perplexity), optional_value(r.kld),
+           static_cast<std::int64_t>(r.is_inconsistent() ? 1 : 0), r.note});
+      if (!n) return n.error();
+      if (*n == 0) {
+        ++summary.rows_already_present;
+        continue;
+      }
+      ++summary.rows_added;
+      if (r.is_inconsistent()) {
+        ++summary.rows_flagged;
+        summary.notes.push_back("flagged " + r.row_key + ": energy/token and power/throughput differ by " +
+                                std::to_string(*r.consistency_gap_pct()) + " %");
+      }
     }
+    return summary;
+  });
+  if (!written) {
+    return Error{written.error().code(), "import of " + batch.source + " rolled back", written.error()};
   }
-  if (auto r = db_->commit(); !r) return fail(r.error());
-  return summary;
+  return written;
 }
 
 Result<std::vector<Session>> DatasetStore::sessions() const {
@@ -261,9 +259,9 @@ Result<DatasetStore> open_published_store() {
 
 Result<DatasetStore> open_store_or_published(const std::filesystem::path& path, bool* used_published) {
   std::error_code ec;
-  const bool exists = std::filesystem::exists(path, ec);
+  const bool exists = is_postgres_url(path.string()) || std::filesystem::exists(path, ec);
   if (used_published != nullptr) *used_published = !exists;
-  if (exists) return DatasetStore::open(path);
+  if (exists) return DatasetStore::open(path.string());
   return open_published_store();
 }
 

@@ -1,7 +1,7 @@
-// DatasetStore: sessions and measured rows in a SQL database (SQLite by default), imported one
-// source per transaction so that a bad file leaves nothing behind.
+// DatasetStore: sessions and measured rows in a SQL database (an SQLite file by default; PostgreSQL
+// for a shared deployment), imported one source per transaction so that a bad file leaves nothing behind.
 //
-//   auto store = DatasetStore::open(data_dir() / "ecocompute.sqlite");
+//   auto store = DatasetStore::open(data_dir() / "ecocompute.sqlite");  // or "postgresql://host/db"
 //   auto batch = read_import_source("data/published");          // published CSVs or energy.json
 //   auto summary = store->import(*batch);                        // all rows or none
 //   auto rows = store->rows({.gpu_arch = "ada", .precision = "NF4"});
@@ -44,8 +44,9 @@ class DatasetStore {
  public:
   /// Wraps an open connection and creates the schema if missing.
   static Result<DatasetStore> create(std::unique_ptr<SqlDatabase> db);
-  /// Opens (creating if needed) an SQLite store at `path`.
-  static Result<DatasetStore> open(const std::filesystem::path& path);
+  /// Opens the store `location` names: a postgresql:// or postgres:// URL, else an SQLite file path
+  /// (created if needed). Creates the schema if missing.
+  static Result<DatasetStore> open(const std::string& location);
   /// Opens an empty in-memory SQLite store.
   static Result<DatasetStore> open_in_memory();
 
@@ -71,8 +72,8 @@ std::filesystem::path default_store_path();
 /// Returns an in-memory store holding the published reference data shipped in data_dir()/published.
 Result<DatasetStore> open_published_store();
 
-/// Opens the store at `path` if that file exists; otherwise returns open_published_store() and sets
-/// `*used_published` (when given) so the caller can say so.
+/// Opens the store at `path` if that file exists, or the PostgreSQL store `path` names as a URL;
+/// otherwise returns open_published_store() and sets `*used_published` (when given) so the caller can say so.
 Result<DatasetStore> open_store_or_published(const std::filesystem::path& path, bool* used_published = nullptr);
 
 }  // namespace ecocompute::data

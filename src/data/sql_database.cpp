@@ -1,147 +1,138 @@
-// SqlDatabase over SQLite: statements are prepared once and cached by their text.
+// What the two SqlDatabase implementations share: choosing one for a location, the dialect answers,
+// the typed column readers, the parameter check and the password redaction of URLs.
 #include "data/sql_database.hpp"
 
-#include <sqlite3.h>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <set>
 
-#include <map>
+#include <fmt/format.h>
 
 namespace ecocompute::data {
-namespace {
 
-class SqliteDatabase final : public SqlDatabase {
- public:
-  SqliteDatabase(sqlite3* db, std::string name) : db_(db), name_(std::move(name)) {}
-  ~SqliteDatabase() override {
-    for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
-    sqlite3_close(db_);
-  }
-  SqliteDatabase(const SqliteDatabase&) = delete;
-  SqliteDatabase& operator=(const SqliteDatabase&) = delete;
-
-  Result<std::vector<SqlRow>> query(std::string_view sql, const std::vector<SqlValue>& params) override {
-    auto stmt = prepare(sql, params);
-    if (!stmt) return stmt.error();
-    std::vector<SqlRow> rows;
-    while (true) {
-      const int rc = sqlite3_step(*stmt);
-      if (rc == SQLITE_DONE) break;
-      if (rc != SQLITE_ROW) return failure("cannot run query");
-      SqlRow row;
-      const int columns = sqlite3_column_count(*stmt);
-      for (int c = 0; c < columns; ++c) {
-        switch (sqlite3_column_type(*stmt, c)) {
-          case SQLITE_INTEGER: row.emplace_back(static_cast<std::int64_t>(sqlite3_column_int64(*stmt, c))); break;
-          case SQLITE_FLOAT: row.emplace_back(sqlite3_column_double(*stmt, c)); break;
-          case SQLITE_NULL: row.emplace_back(std::monostate{}); break;
-          default: {
-            const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(*stmt, c));
-            row.emplace_back(std::string(text != nullptr ? text : ""));
-          }
-        }
-      }
-      rows.push_back(std::move(row));
-    }
-    return rows;
-  }
-
-  Result<std::int64_t> execute(std::string_view sql, const std::vector<SqlValue>& params) override {
-    auto stmt = prepare(sql, params);
-    if (!stmt) return stmt.error();
-    int rc = sqlite3_step(*stmt);
-    while (rc == SQLITE_ROW) rc = sqlite3_step(*stmt);
-    if (rc != SQLITE_DONE) return failure("cannot run statement");
-    return static_cast<std::int64_t>(sqlite3_changes(db_));
-  }
-
-  Result<void> begin() override { return simple("BEGIN IMMEDIATE"); }
-  Result<void> commit() override { return simple("COMMIT"); }
-  void rollback() noexcept override { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
-
- private:
-  Error failure(std::string_view what) const {
-    return Error{ErrorCode::io, std::string(what) + " on " + name_ + ": " + sqlite3_errmsg(db_)};
-  }
-
-  Result<void> simple(const char* sql) {
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK) return failure(sql);
-    return {};
-  }
-
-  Result<sqlite3_stmt*> prepare(std::string_view sql, const std::vector<SqlValue>& params) {
-    const std::string key(sql);
-    sqlite3_stmt* stmt = nullptr;
-    if (auto it = statements_.find(key); it != statements_.end()) {
-      stmt = it->second;
-      sqlite3_reset(stmt);
-      sqlite3_clear_bindings(stmt);
-    } else {
-      if (sqlite3_prepare_v2(db_, key.c_str(), static_cast<int>(key.size()), &stmt, nullptr) != SQLITE_OK) {
-        return failure("cannot prepare '" + key.substr(0, 60) + "'");
-      }
-      statements_.emplace(key, stmt);
-    }
-    if (sqlite3_bind_parameter_count(stmt) != static_cast<int>(params.size())) {
-      return Error{ErrorCode::internal, "statement '" + key.substr(0, 60) + "' expects " +
-                                            std::to_string(sqlite3_bind_parameter_count(stmt)) +
-                                            " parameters, got " + std::to_string(params.size())};
-    }
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      const int index = static_cast<int>(i) + 1;
-      int rc = SQLITE_OK;
-      if (std::holds_alternative<std::monostate>(params[i])) {
-        rc = sqlite3_bind_null(stmt, index);
-      } else if (const auto* n = std::get_if<std::int64_t>(&params[i])) {
-        rc = sqlite3_bind_int64(stmt, index, *n);
-      } else if (const auto* d = std::get_if<double>(&params[i])) {
-        rc = sqlite3_bind_double(stmt, index, *d);
-      } else {
-        const auto& s = std::get<std::string>(params[i]);
-        rc = sqlite3_bind_text(stmt, index, s.c_str(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
-      }
-      if (rc != SQLITE_OK) return failure("cannot bind parameter");
-    }
-    return stmt;
-  }
-
-  sqlite3* db_;
-  std::string name_;
-  std::map<std::string, sqlite3_stmt*> statements_;
-};
-
-}  // namespace
-
-Result<std::unique_ptr<SqlDatabase>> open_sqlite(const std::filesystem::path& path) {
-  sqlite3* db = nullptr;
-  const std::string name = path.string();
-  const int rc = sqlite3_open_v2(name.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  if (rc != SQLITE_OK) {
-    std::string message = "cannot open SQLite database " + name + ": " +
-                          (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-    sqlite3_close(db);
-    return unexpected(ErrorCode::io, std::move(message));
-  }
-  sqlite3_busy_timeout(db, 5000);
-  sqlite3_exec(db, "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr);
-  return std::unique_ptr<SqlDatabase>(std::make_unique<SqliteDatabase>(db, name));
+bool is_postgres_url(std::string_view location) {
+  return location.starts_with("postgresql://") || location.starts_with("postgres://");
 }
+
+Result<std::unique_ptr<SqlDatabase>> open_database(const std::string& location, const SqliteOptions& sqlite_options) {
+  // An empty path would make SQLite open a private temporary file: a store that silently forgets.
+  if (location.empty()) return unexpected(ErrorCode::invalid_argument, "the database location is empty");
+  if (is_postgres_url(location)) return open_postgres(location);
+  return open_sqlite(location, sqlite_options);
+}
+
+std::string_view auto_increment_id_column(SqlDialect dialect) {
+  switch (dialect) {
+    case SqlDialect::sqlite: return "INTEGER PRIMARY KEY AUTOINCREMENT";
+    case SqlDialect::postgresql: return "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY";
+  }
+  return "INTEGER PRIMARY KEY";
+}
+
+std::string redact_url(const std::string& url) {
+  // scheme://user:password@host… → scheme://user:***@host…; a password=… parameter likewise.
+  std::string out = url;
+  const auto scheme_end = out.find("://");
+  if (scheme_end != std::string::npos) {
+    const auto at = out.find('@', scheme_end + 3);
+    const auto colon = out.find(':', scheme_end + 3);
+    if (at != std::string::npos && colon != std::string::npos && colon < at) {
+      out.replace(colon + 1, at - colon - 1, "***");
+    }
+  }
+  if (const auto p = out.find("password="); p != std::string::npos) {
+    const auto end = out.find('&', p);
+    out.replace(p + 9, (end == std::string::npos ? out.size() : end) - p - 9, "***");
+  }
+  return out;
+}
+
+namespace {
+// Parses the whole of `text` as a T; std::nullopt when anything is left over.
+template <typename T>
+std::optional<T> parse_number(std::string_view text) {
+  T out{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return out;
+}
+
+// A real as an integer, as SQLite's CAST does (toward zero); nullopt when it has no int64 value.
+std::optional<std::int64_t> truncate_to_integer(double d) {
+  if (!std::isfinite(d) || d < -9.2233720368547758e18 || d >= 9.2233720368547758e18) return std::nullopt;
+  return static_cast<std::int64_t>(d);
+}
+}  // namespace
 
 std::optional<std::string> sql_text(const SqlValue& value) {
   if (const auto* s = std::get_if<std::string>(&value)) return *s;
   if (const auto* n = std::get_if<std::int64_t>(&value)) return std::to_string(*n);
-  if (const auto* d = std::get_if<double>(&value)) return std::to_string(*d);
+  if (const auto* d = std::get_if<double>(&value)) return fmt::format("{}", *d);  // shortest exact form
   return std::nullopt;
 }
 
 std::optional<double> sql_real(const SqlValue& value) {
   if (const auto* d = std::get_if<double>(&value)) return *d;
   if (const auto* n = std::get_if<std::int64_t>(&value)) return static_cast<double>(*n);
+  // PostgreSQL spells the special values NaN, Infinity and -Infinity; from_chars reads those too.
+  if (const auto* s = std::get_if<std::string>(&value)) return parse_number<double>(*s);
   return std::nullopt;
 }
 
 std::optional<std::int64_t> sql_integer(const SqlValue& value) {
   if (const auto* n = std::get_if<std::int64_t>(&value)) return *n;
-  if (const auto* d = std::get_if<double>(&value)) return static_cast<std::int64_t>(*d);
+  if (const auto* d = std::get_if<double>(&value)) return truncate_to_integer(*d);
+  if (const auto* s = std::get_if<std::string>(&value)) {
+    if (auto n = parse_number<std::int64_t>(*s)) return n;
+    // A real column read as an integer: the same answer as SQLite gives for its REAL value.
+    if (auto d = parse_number<double>(*s)) return truncate_to_integer(*d);
+  }
   return std::nullopt;
 }
 
+namespace detail {
+
+std::string statement_excerpt(std::string_view sql) {
+  constexpr std::size_t kMax = 60;
+  if (sql.size() <= kMax) return std::string(sql);
+  return std::string(sql.substr(0, kMax)) + "…";
+}
+
+Result<void> check_parameters(std::string_view sql, const std::vector<int>& used, std::size_t given,
+                              const std::string& database) {
+  const std::set<int> numbers(used.begin(), used.end());
+  auto refuse = [&](const std::string& what) {
+    return unexpected(ErrorCode::internal,
+                      fmt::format("statement '{}' on {}: {}", statement_excerpt(sql), database, what));
+  };
+  for (const int n : numbers) {
+    if (n < 1 || static_cast<std::size_t>(n) > given) {
+      return refuse(fmt::format("uses ${} but {} parameters were given", n, given));
+    }
+  }
+  for (std::size_t n = 1; n <= given; ++n) {
+    if (!numbers.contains(static_cast<int>(n))) {
+      return refuse(fmt::format("{} parameters were given but ${} is not used", given, n));
+    }
+  }
+  return {};
+}
+
+Result<void> TransactionState::check(std::string_view sql, const std::string& database) const {
+  if (!failed_) return {};
+  return unexpected(ErrorCode::io, fmt::format("statement '{}' on {}: an earlier statement of this transaction "
+                                               "failed; it can only be rolled back", statement_excerpt(sql), database));
+}
+
+Result<void> check_identifier(std::string_view name) {
+  auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  const bool valid = !name.empty() && letter(name.front()) &&
+                     std::all_of(name.begin(), name.end(), [&](char c) { return letter(c) || digit(c); });
+  if (!valid) return unexpected(ErrorCode::internal, fmt::format("'{}' is not a plain SQL identifier", name));
+  return {};
+}
+
+}  // namespace detail
 }  // namespace ecocompute::data

@@ -1,10 +1,5 @@
-// Shared SQL of the replication stores.
+// The replication store's SQL: its migrations and the mapping between a Replication and a row.
 #include "server/replication_sql.hpp"
-
-#include <charconv>
-#include <chrono>
-#include <cstdlib>
-#include <ctime>
 
 #include <fmt/format.h>
 
@@ -32,22 +27,6 @@ std::string dialect_statement(std::string_view statement, std::string_view id_co
   return out;
 }
 
-std::string to_dollar_placeholders(std::string_view sql) {
-  std::string out;
-  out.reserve(sql.size() + 16);
-  int next = 1;
-  bool in_quote = false;
-  for (const char c : sql) {
-    if (c == '\'') in_quote = !in_quote;
-    if (c == '?' && !in_quote) {
-      out += '$' + std::to_string(next++);
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 namespace {
 SqlValue text(const std::optional<std::string>& value) {
   return value ? SqlValue{*value} : SqlValue{};
@@ -56,22 +35,12 @@ SqlValue number(const std::optional<double>& value) {
   return value ? SqlValue{*value} : SqlValue{};
 }
 
-std::optional<std::string> as_text(const SqlValue& value) {
-  if (const auto* s = std::get_if<std::string>(&value)) return *s;
-  return std::nullopt;
-}
-
+// A nullable real column; text that is not a number is an error rather than a NULL.
 Result<std::optional<double>> as_number(const SqlValue& value, std::string_view column) {
   if (std::holds_alternative<std::monostate>(value)) return std::optional<double>{};
-  if (const auto* d = std::get_if<double>(&value)) return std::optional<double>{*d};
-  if (const auto* i = std::get_if<std::int64_t>(&value)) return std::optional<double>{static_cast<double>(*i)};
-  const std::string& s = std::get<std::string>(value);
-  char* end = nullptr;
-  const double parsed = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || *end != '\0') {
-    return unexpected(ErrorCode::internal, fmt::format("stored column {} holds a non-number '{}'", column, s));
-  }
-  return std::optional<double>{parsed};
+  if (auto real = data::sql_real(value)) return std::optional<double>{*real};
+  return unexpected(ErrorCode::internal, fmt::format("stored column {} holds a non-number '{}'", column,
+                                                     data::sql_text(value).value_or("")));
 }
 }  // namespace
 
@@ -83,8 +52,7 @@ std::vector<SqlValue> insert_parameters(const NewReplication& r, const std::stri
 }
 
 std::vector<SqlValue> query_parameters(const ReplicationQuery& query, bool with_page) {
-  std::vector<SqlValue> out{text(query.gpu_arch), text(query.gpu_arch), text(query.precision),
-                            text(query.precision)};
+  std::vector<SqlValue> out{text(query.gpu_arch), text(query.precision)};
   if (with_page) {
     out.emplace_back(static_cast<std::int64_t>(query.limit));
     out.emplace_back(static_cast<std::int64_t>(query.offset));
@@ -92,36 +60,35 @@ std::vector<SqlValue> query_parameters(const ReplicationQuery& query, bool with_
   return out;
 }
 
-Result<Replication> replication_from_row(const std::vector<SqlValue>& row) {
+Result<Replication> replication_from_row(const SqlRow& row) {
   if (row.size() != 16) {
     return unexpected(ErrorCode::internal, fmt::format("replication row has {} columns, expected 16", row.size()));
   }
   Replication r;
-  auto id = as_number(row[0], "id");
-  if (!id) return id.error();
-  r.id = static_cast<std::int64_t>(id->value_or(0));
-  if (const auto* i = std::get_if<std::int64_t>(&row[0])) r.id = *i;  // exact for large ids
-  r.report_json = as_text(row[1]).value_or("");
-  r.report_sha256 = as_text(row[2]).value_or("");
-  r.model_name = as_text(row[3]);
+  const auto id = data::sql_integer(row[0]);
+  if (!id) return unexpected(ErrorCode::internal, "stored replication has no integer id");
+  r.id = *id;
+  r.report_json = data::sql_text(row[1]).value_or("");
+  r.report_sha256 = data::sql_text(row[2]).value_or("");
+  r.model_name = data::sql_text(row[3]);
   auto params_b = as_number(row[4], "params_b");
   if (!params_b) return params_b.error();
   r.params_b = *params_b;
-  r.gpu = as_text(row[5]);
-  r.gpu_arch = as_text(row[6]);
-  r.precision = as_text(row[7]);
-  r.engine = as_text(row[8]);
-  r.basis = as_text(row[9]);
+  r.gpu = data::sql_text(row[5]);
+  r.gpu_arch = data::sql_text(row[6]);
+  r.precision = data::sql_text(row[7]);
+  r.engine = data::sql_text(row[8]);
+  r.basis = data::sql_text(row[9]);
   auto energy = as_number(row[10], "energy_per_token_mj");
   if (!energy) return energy.error();
   r.energy_per_token_mj = *energy;
   auto delta = as_number(row[11], "vs_fp16_energy_pct");
   if (!delta) return delta.error();
   r.vs_fp16_energy_pct = *delta;
-  r.grade = as_text(row[12]).value_or("");
-  r.grade_reason = as_text(row[13]).value_or("");
-  r.grade_json = as_text(row[14]).value_or("{}");
-  r.received_at_utc = as_text(row[15]).value_or("");
+  r.grade = data::sql_text(row[12]).value_or("");
+  r.grade_reason = data::sql_text(row[13]).value_or("");
+  r.grade_json = data::sql_text(row[14]).value_or("{}");
+  r.received_at_utc = data::sql_text(row[15]).value_or("");
   return r;
 }
 
@@ -135,7 +102,7 @@ Result<void> validate_query(const ReplicationQuery& query) {
   return {};
 }
 
-Result<std::vector<Replication>> replications_from_rows(const std::vector<std::vector<SqlValue>>& rows) {
+Result<std::vector<Replication>> replications_from_rows(const std::vector<SqlRow>& rows) {
   std::vector<Replication> out;
   out.reserve(rows.size());
   for (const auto& row : rows) {
@@ -146,7 +113,7 @@ Result<std::vector<Replication>> replications_from_rows(const std::vector<std::v
   return out;
 }
 
-Result<std::optional<Replication>> first_replication(const std::vector<std::vector<SqlValue>>& rows) {
+Result<std::optional<Replication>> first_replication(const std::vector<SqlRow>& rows) {
   if (rows.empty()) return std::optional<Replication>{};
   auto replication = replication_from_row(rows.front());
   if (!replication) return replication.error();
@@ -154,44 +121,3 @@ Result<std::optional<Replication>> first_replication(const std::vector<std::vect
 }
 
 }  // namespace ecocompute::server::detail
-
-namespace ecocompute::server {
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
-
-std::string redact_url(const std::string& url) {
-  // scheme://user:password@host… → scheme://user:***@host…; a password=… parameter likewise.
-  std::string out = url;
-  const auto scheme_end = out.find("://");
-  if (scheme_end != std::string::npos) {
-    const auto at = out.find('@', scheme_end + 3);
-    const auto colon = out.find(':', scheme_end + 3);
-    if (at != std::string::npos && colon != std::string::npos && colon < at) {
-      out.replace(colon + 1, at - colon - 1, "***");
-    }
-  }
-  if (const auto p = out.find("password="); p != std::string::npos) {
-    const auto end = out.find('&', p);
-    out.replace(p + 9, (end == std::string::npos ? out.size() : end) - p - 9, "***");
-  }
-  return out;
-}
-
-Result<std::unique_ptr<ReplicationStore>> open_replication_store(const std::string& location) {
-  if (location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0) {
-    return open_postgres_replication_store(location);
-  }
-  if (location.empty()) {
-    return unexpected(ErrorCode::invalid_argument, "the replications database location is empty");
-  }
-  return open_sqlite_replication_store(location);
-}
-
-}  // namespace ecocompute::server

@@ -1,5 +1,6 @@
 // ReplicationStore: the uploaded energy.json reports, each stored with its grade; SQLite by default,
-// PostgreSQL for a shared deployment, with one schema and one behaviour.
+// PostgreSQL for a shared deployment, with one schema and one behaviour (one implementation over
+// data::SqlDatabase, in sql_replication_store.cpp).
 #pragma once
 
 #include <cstdint>
@@ -51,8 +52,8 @@ struct ReplicationQuery {
   int offset = 0;    ///< ≥ 0
 };
 
-/// The store's interface. Implementations are thread-safe (one connection behind a mutex), run every
-/// write in one transaction, use prepared statements only, and create or migrate their schema when
+/// The store's interface. The store is thread-safe (one connection behind a mutex), runs every
+/// write in one transaction, uses prepared statements only, and creates or migrates its schema when
 /// opened (table schema_migrations records the versions applied).
 class ReplicationStore {
  public:
@@ -84,7 +85,7 @@ Result<std::unique_ptr<ReplicationStore>> open_replication_store(const std::stri
 /// Returns the current UTC time as ISO 8601 with seconds ("2026-11-29T17:02:03Z").
 std::string utc_now_iso8601();
 
-/// Returns `url` with any password replaced by "***", for logs and describe().
+/// Returns `url` with any password replaced by "***", for logs and describe() (as data::redact_url).
 std::string redact_url(const std::string& url);
 
 }  // namespace ecocompute::server

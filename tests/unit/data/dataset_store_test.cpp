@@ -1,10 +1,13 @@
 // Tests of the dataset readers and the store: recomputed ΔE, replicate statistics, the consistency
-// flag, sessions kept apart, and bad input rejected with nothing half-imported.
+// flag, sessions kept apart, and bad input rejected with nothing half-imported; the store on SQLite
+// and (when ECOCOMPUTE_TEST_PG_URL is set) on PostgreSQL.
 #include "data/dataset_store.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -284,6 +287,109 @@ TEST(ReportImport, BadReportsAreClearErrors) {
   ASSERT_FALSE(broken);
   EXPECT_NE(broken.error().message().find("broken.json is not valid JSON"), std::string::npos);
   fs::remove_all(dir);
+}
+
+// The store on PostgreSQL, the database of a shared deployment: each test in its own schema of the
+// server ECOCOMPUTE_TEST_PG_URL names (scripts/start_postgres.sh starts one); skipped without it.
+class DatasetStoreOnPostgres : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* url = std::getenv("ECOCOMPUTE_TEST_PG_URL");
+    if (url == nullptr || *url == '\0') GTEST_SKIP() << "ECOCOMPUTE_TEST_PG_URL is not set (scripts/start_postgres.sh)";
+    base_url_ = url;
+    std::string safe;
+    for (char c : std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+      safe += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '_';
+    }
+    schema_ = "d" + std::to_string(::getpid()) + "_" + safe.substr(0, 40);
+    admin("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
+    admin("CREATE SCHEMA " + schema_);
+    location_ = base_url_ + (base_url_.find('?') == std::string::npos ? "?" : "&") +
+                "options=-csearch_path%3D" + schema_;
+  }
+  void TearDown() override {
+    if (!schema_.empty()) admin("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
+  }
+  void admin(const std::string& sql) const {
+    auto db = open_postgres(base_url_);
+    ASSERT_TRUE(db) << db.error().describe();
+    auto done = (*db)->execute(sql, {});
+    ASSERT_TRUE(done) << done.error().describe();
+  }
+
+  std::string base_url_;
+  std::string schema_;
+  std::string location_;
+};
+
+TEST_F(DatasetStoreOnPostgres, ImportsOnceAndQueriesLikeSqlite) {
+  auto store = DatasetStore::open(location_);
+  ASSERT_TRUE(store) << store.error().describe();
+  auto batch = read_published_dir(kPublished);
+  ASSERT_TRUE(batch);
+  auto first = store->import(*batch);
+  ASSERT_TRUE(first) << first.error().describe();
+  EXPECT_EQ(first->rows_added, 53);
+  EXPECT_EQ(first->sessions_added, 7);
+  auto again = store->import(*batch);
+  ASSERT_TRUE(again) << again.error().describe();
+  EXPECT_EQ(again->rows_added, 0);
+  EXPECT_EQ(again->rows_already_present, 53);
+  auto ada_nf4 = store->rows(query_arch_precision("ada", "NF4"));
+  ASSERT_TRUE(ada_nf4) << ada_nf4.error().describe();
+  EXPECT_EQ(ada_nf4->size(), 14u);
+  auto session = store->find_session("rtx4090_2026-07-24");
+  ASSERT_TRUE(session) << session.error().describe();
+  auto july = store->rows(query_session(session->id));
+  ASSERT_TRUE(july);
+  const DataRow* row = find_row(*july, "Qwen/Qwen2.5-3B", "NF4");
+  ASSERT_NE(row, nullptr);
+  EXPECT_NEAR(row->delta_pct(), 0.7558, 1e-4);
+
+  // Every session and row reads back exactly as from SQLite, although PostgreSQL moves numbers as text.
+  auto reference = DatasetStore::open_in_memory();
+  ASSERT_TRUE(reference && reference->import(*batch));
+  EXPECT_EQ(Json(*store->sessions()), Json(*reference->sessions()));
+  const auto on_postgres = store->rows(query_everything());
+  const auto on_sqlite = reference->rows(query_everything());
+  ASSERT_TRUE(on_postgres && on_sqlite);
+  ASSERT_EQ(on_postgres->size(), on_sqlite->size());
+  for (std::size_t i = 0; i < on_sqlite->size(); ++i) {
+    EXPECT_EQ(Json((*on_postgres)[i]), Json((*on_sqlite)[i])) << (*on_sqlite)[i].row_key;
+  }
+}
+
+TEST_F(DatasetStoreOnPostgres, FailedImportLeavesNothing) {
+  auto store = DatasetStore::open(location_);
+  ASSERT_TRUE(store) << store.error().describe();
+  auto batch = read_published_csv(kPublished / "rtx4090_2026-07-24.csv");
+  ASSERT_TRUE(batch);
+  batch->rows.back().params_b = -3;  // refused before any write
+  EXPECT_FALSE(store->import(*batch));
+  batch->rows.back().params_b = 7;
+  batch->rows.back().note = "not UTF-8: \xff";  // passes validation; the server refuses it, mid-transaction
+  auto result = store->import(*batch);
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message().find("rolled back"), std::string::npos) << result.error().describe();
+  EXPECT_TRUE(store->rows(query_everything())->empty());
+  EXPECT_TRUE(store->sessions()->empty());
+}
+
+TEST_F(DatasetStoreOnPostgres, ReopeningKeepsTheRows) {
+  {
+    auto store = DatasetStore::open(location_);
+    ASSERT_TRUE(store) << store.error().describe();
+    ASSERT_TRUE(store->import(*read_published_csv(kPublished / "rtx4090_2026-07-24.csv")));
+  }
+  auto reopened = DatasetStore::open(location_);
+  ASSERT_TRUE(reopened) << reopened.error().describe();
+  EXPECT_EQ(reopened->rows()->size(), 10u);
+  // A store URL is a store, never a missing file that falls back to the published data.
+  bool used_published = true;
+  auto named = open_store_or_published(location_, &used_published);
+  ASSERT_TRUE(named) << named.error().describe();
+  EXPECT_FALSE(used_published);
+  EXPECT_EQ(named->rows()->size(), 10u);
 }
 
 }  // namespace

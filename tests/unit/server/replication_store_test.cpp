@@ -211,9 +211,21 @@ TEST(ReplicationStore, UnwritableSqlitePathIsAnError) {
   EXPECT_EQ(store.error().code(), ErrorCode::io);
 }
 
-TEST(ReplicationSql, PlaceholdersBecomeDollarNumbersOutsideQuotes) {
-  EXPECT_EQ(detail::to_dollar_placeholders("SELECT '?' FROM t WHERE a = ? AND b = ?"),
-            "SELECT '?' FROM t WHERE a = $1 AND b = $2");
+// The statements are one text for both engines: `$n` outside quotes is a parameter, inside is text.
+TEST_P(ReplicationStoreTest, PlaceholdersAreDollarNumbersOutsideQuotes) {
+  ASSERT_TRUE(open());  // the schema exists, so the statements below run against it
+  auto db = data::open_database(location_);
+  ASSERT_TRUE(db) << db.error().describe();
+  auto rows = (*db)->query("SELECT '$2', COUNT(*) FROM replications WHERE gpu_arch = $1 OR precision = $1",
+                           {std::string("ada")});
+  ASSERT_TRUE(rows) << rows.error().describe();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(data::sql_text(rows->front().at(0)), "$2");
+  EXPECT_EQ(data::sql_integer(rows->front().at(1)), 0);
+  for (std::string_view statement : {detail::select_page, detail::count_rows}) {
+    const bool with_page = statement == detail::select_page;
+    EXPECT_TRUE((*db)->query(statement, detail::query_parameters({}, with_page))) << statement;
+  }
 }
 
 }  // namespace
