@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds ecocompute here for the lent H200 and packs what must travel into .device/bundle.tar.xz.
+# Here: builds ecocompute, its GPU tests (tests/gpu, GoogleTest linked statically) and the decode-loop
+# benchmark for the GPU machine, and packs what must travel into .device/bundle.tar.xz.
 #
 # The GPU machine has CUDA, cmake and gcc but none of our Debian libraries and no package registry, so
 # we build here (nvcc 13.0 matches its driver) against the CUDA libllama that was built there
@@ -16,13 +17,13 @@ if [ ! -f "$root/third_party/llama-cuda/.ecocompute-built" ]; then
 fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DECOCOMPUTE_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-cuda" \
-  -DECOCOMPUTE_BUILD_TESTS=OFF -DECOCOMPUTE_BUILD_BENCH=ON \
+  -DECOCOMPUTE_BUILD_TESTS=ON -DECOCOMPUTE_BUILD_BENCH=ON \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,--allow-shlib-undefined -Wl,-rpath-link,/usr/local/cuda/lib64/stubs" >/dev/null
-cmake --build "$build" --target ecocompute decode_loop_bench -j "$(nproc)"
+cmake --build "$build" --target ecocompute decode_loop_bench gpu_tests -j "$(nproc)"
 
 stage=$(mktemp -d)
 mkdir -p "$stage/bundle/bin" "$stage/bundle/lib"
-cp "$build/bin/ecocompute" "$build/bench/decode_loop_bench" "$stage/bundle/bin/"
+cp "$build/bin/ecocompute" "$build/bench/decode_loop_bench" "$build/tests/gpu_tests" "$stage/bundle/bin/"
 strip "$stage/bundle/bin/"*
 cp -a "$root/third_party/llama-cuda/lib/"*.so* "$stage/bundle/lib/"
 # Shared libraries from Debian that the GPU machine's image may lack; the C/C++ runtime, CUDA and

@@ -3,6 +3,8 @@
 # and runs the steps named as arguments, writing every output under $OUT (at most 8 files come back,
 # so each step's files are packed into one tarball).
 #   info       environment fingerprint
+#   gpu-tests  the `gpu` test label (tests/gpu): engine offload and UUID selection, the NVML meter
+#              around real decode work, `measure` end to end on the GPU counter; JUnit XML to $OUT
 #   selftest   the meter against its own CUDA load
 #   smoke      a short measure on a synthetic Qwen2-0.5B shape (catches GPU-path errors cheaply)
 #   synth8b    writes the synthetic Llama-3-8B F16 GGUF and quantizes Q8_0, Q4_K_M, Q4_0 into the cache
@@ -29,6 +31,9 @@ for step in "$@"; do
   case "$step" in
     info)
       "$eco" info | tee "$out/info.txt"; "$eco" info --json > "$out/info.json" ;;
+    gpu-tests)
+      ECOCOMPUTE_BINARY="$eco" /tmp/eco/bundle/bin/gpu_tests --gtest_output="xml:$out/gpu-tests.xml" 2>&1 | tail -40
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1 ;;
     selftest)
       "$eco" selftest --markdown "$out/h200-selftest.md" --json "$out/h200-selftest.json" 2>&1 | tail -40 || status=1 ;;
     smoke)

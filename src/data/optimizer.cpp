@@ -96,13 +96,23 @@ Result<Objective> parse_objective(std::string_view text) {
                                                      "' (min_energy, min_latency, max_throughput, min_vram)");
 }
 
-Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence& evidence) {
+namespace {
+
+// The checked question: the model size, the GPU and the grid to search.
+struct Grid {
+  double params_b = 0;
+  GpuSpec gpu;
+  std::vector<PrecisionInfo> precisions;
+  std::vector<int> batches;
+  std::vector<int> contexts;
+};
+
+Result<Grid> checked_grid(const OptimizeRequest& request) {
   std::optional<double> size = request.params_b;
   if (!size && !request.model.empty()) size = params_b_from_model_name(request.model);
   if (!size) return unexpected(ErrorCode::invalid_argument, "params_b (or a model name with a size) is required");
   auto checked = check_params_b(*size, "params_b");
   if (!checked) return checked.error();
-  const double n = *checked;
   Result<GpuSpec> gpu = !request.gpu.empty() ? find_gpu(request.gpu)
                         : !request.arch.empty() ? representative_gpu(request.arch)
                                                 : Result<GpuSpec>(unexpected(ErrorCode::invalid_argument, "gpu or arch is required"));
@@ -114,125 +124,147 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
       return unexpected(ErrorCode::invalid_argument, std::string(name) + " must be a finite number ≥ 0");
     }
   }
-  std::vector<int> batches = request.batch ? std::vector<int>{*request.batch} : request.batches;
-  std::vector<int> contexts = request.context ? std::vector<int>{*request.context} : request.contexts;
-  for (int b : batches) {
+  Grid grid{*checked, *gpu, {}, request.batch ? std::vector<int>{*request.batch} : request.batches,
+            request.context ? std::vector<int>{*request.context} : request.contexts};
+  for (int b : grid.batches) {
     if (b < 1) return unexpected(ErrorCode::invalid_argument, "batch sizes must be ≥ 1");
   }
-  for (int c : contexts) {
+  for (int c : grid.contexts) {
     if (c < 1) return unexpected(ErrorCode::invalid_argument, "contexts must be ≥ 1");
   }
-  if (batches.empty() || contexts.empty() || request.precisions.empty()) {
+  if (grid.batches.empty() || grid.contexts.empty() || request.precisions.empty()) {
     return unexpected(ErrorCode::invalid_argument, "the grid is empty (precisions, batches and contexts need a value each)");
   }
-  std::vector<PrecisionInfo> precisions;
   for (const std::string& name : request.precisions) {
     auto p = parse_precision(name);
     if (!p) return p.error();
-    precisions.push_back(*p);
+    grid.precisions.push_back(*p);
   }
+  return grid;
+}
 
-  OptimizeResponse out;
-  out.input = Json{{"params_b", n}, {"gpu", gpu->name}, {"arch", gpu->arch}, {"objective", to_string(request.objective)},
-                   {"engine", request.engine}, {"precisions", request.precisions}, {"batches", batches}, {"contexts", contexts}};
-  auto put = [&](const char* key, const std::optional<double>& v) { out.input[key] = v ? Json(*v) : Json(nullptr); };
+Json input_echo(const OptimizeRequest& request, const Grid& grid) {
+  Json input{{"params_b", grid.params_b}, {"gpu", grid.gpu.name},      {"arch", grid.gpu.arch},
+             {"objective", to_string(request.objective)}, {"engine", request.engine},
+             {"precisions", request.precisions}, {"batches", grid.batches}, {"contexts", grid.contexts}};
+  auto put = [&](const char* key, const std::optional<double>& v) { input[key] = v ? Json(*v) : Json(nullptr); };
   put("max_latency_ms", request.max_latency_ms);
   put("max_vram_gb", request.max_vram_gb);
   put("min_throughput", request.min_throughput);
   put("max_delta_ppl_pct", request.max_delta_ppl_pct);
   put("max_kld", request.max_kld);
-  out.notes.push_back(fmt::format("latency: roofline of the {} datasheet ({:g} GB/s, {:g} TFLOP/s FP16), an ideal-kernel lower "
-                                  "bound; KV cache assumed {:g} KiB per token per billion parameters",
-                                  gpu->name, gpu->memory_bandwidth_gbps, gpu->fp16_tflops, kKvBytesPerTokenPerBillion / 1024));
-  out.notes.push_back("energy per token at batch > 1 modelled as ∝ step time / batch (constant power); no measured batch effects yet");
+  return input;
+}
 
+// What the estimator says about one precision at batch 1.
+struct PrecisionEvidence {
+  std::optional<double> delta;
+  Basis basis = Basis::measured;
+  std::optional<QualityCost> quality;
+};
+
+Result<PrecisionEvidence> precision_evidence(const PrecisionInfo& p, const std::string& engine, const Grid& grid,
+                                             const Evidence& evidence) {
+  if (p.is_baseline) return PrecisionEvidence{0.0, Basis::measured, std::nullopt};
+  EstimateRequest er;
+  er.params_b = grid.params_b;
+  er.arch = grid.gpu.arch;
+  er.precision = p.name;
+  er.engine = engine;
+  auto e = estimate(er, evidence);
+  if (!e) return e.error();
+  return PrecisionEvidence{e->delta_pct, e->basis, e->quality_cost};
+}
+
+Candidate make_candidate(const PrecisionInfo& p, int batch, int context, const Grid& grid, const PrecisionEvidence& ev,
+                         std::optional<double> fp16_abs) {
+  const GpuSpec& gpu = grid.gpu;
+  const double n = grid.params_b;
+  Candidate c;
+  c.precision = p.name;
+  c.batch = batch;
+  c.context = context;
+  c.delta_pct = ev.delta;
+  c.basis = ev.basis;
+  const double step = roofline_step_s(gpu, p, n, batch, context);
+  c.latency_ms_per_token = step * 1000;
+  c.throughput_tokens_per_s = batch / step;
+  c.vram_gb = (weight_gb(n, p) + kKvBytesPerTokenPerBillion * n * context * batch / 1e9) * kRuntimeOverhead;
+  if (ev.delta) {
+    // ΔE at batch 1 from the evidence, times the roofline's change of step time per token.
+    const double batch_factor = (step / batch) / roofline_step_s(gpu, p, n, 1, context);
+    const double context_factor = roofline_step_s(gpu, p, n, 1, context) / roofline_step_s(gpu, p, n, 1, grid.contexts.front());
+    c.relative_energy = (1 + *ev.delta / 100) * batch_factor * context_factor;
+    if (fp16_abs) c.energy_per_token_mj = *fp16_abs * *c.relative_energy;
+  }
+  if (p.is_baseline) {
+    c.delta_ppl_pct = 0.0;
+    c.kld = 0.0;
+  } else if (ev.quality) {
+    c.delta_ppl_pct = ev.quality->delta_perplexity_pct;
+    c.kld = ev.quality->kld;
+  }
+  return c;
+}
+
+// Marks the candidate infeasible, with each reason, when it breaks a constraint.
+void apply_constraints(Candidate& c, const OptimizeRequest& request, const GpuSpec& gpu) {
+  auto violate = [&](std::string what) {
+    c.feasible = false;
+    c.violations.push_back(std::move(what));
+  };
+  if (request.max_latency_ms && c.latency_ms_per_token > *request.max_latency_ms) {
+    violate(fmt::format("latency {:.2f} ms > {:g} ms", c.latency_ms_per_token, *request.max_latency_ms));
+  }
+  if (request.max_vram_gb && c.vram_gb > *request.max_vram_gb) {
+    violate(fmt::format("memory {:.1f} GB > {:g} GB", c.vram_gb, *request.max_vram_gb));
+  }
+  if (c.vram_gb > gpu.memory_gb) violate(fmt::format("memory {:.1f} GB > the {}'s {:g} GB", c.vram_gb, gpu.name, gpu.memory_gb));
+  if (request.min_throughput && c.throughput_tokens_per_s < *request.min_throughput) {
+    violate(fmt::format("throughput {:.1f} tok/s < {:g}", c.throughput_tokens_per_s, *request.min_throughput));
+  }
+  if (request.max_delta_ppl_pct) {
+    if (!c.delta_ppl_pct) {
+      violate("quality unknown (no measured perplexity for " + c.precision + ")");
+    } else if (*c.delta_ppl_pct > *request.max_delta_ppl_pct) {
+      violate(fmt::format("perplexity {:+.1f} % > {:g} %", *c.delta_ppl_pct, *request.max_delta_ppl_pct));
+    }
+  }
+  if (request.max_kld) {
+    if (!c.kld) {
+      violate("quality unknown (no measured KL divergence for " + c.precision + ")");
+    } else if (*c.kld > *request.max_kld) {
+      violate(fmt::format("KL divergence {:.4f} > {:g}", *c.kld, *request.max_kld));
+    }
+  }
+  if (request.objective == Objective::min_energy && !c.relative_energy) violate("energy unknown (basis unavailable)");
+}
+
+// Every candidate of the grid, estimated and checked against the constraints.
+Result<std::vector<Candidate>> candidates(const OptimizeRequest& request, const Grid& grid, const Evidence& evidence) {
   std::vector<Candidate> all;
   std::optional<double> fp16_abs;
-  for (const PrecisionInfo& p : precisions) {
-    std::optional<double> delta;
-    Basis basis = Basis::measured;
-    std::optional<QualityCost> quality;
+  for (const PrecisionInfo& p : grid.precisions) {
     const std::string engine = request.engine.empty() ? std::string(p.default_engine) : request.engine;
-    if (!p.is_baseline) {
-      EstimateRequest er;
-      er.params_b = n;
-      er.arch = gpu->arch;
-      er.precision = p.name;
-      er.engine = engine;
-      auto e = estimate(er, evidence);
-      if (!e) return e.error();
-      delta = e->delta_pct;
-      basis = e->basis;
-      quality = e->quality_cost;
-    } else {
-      delta = 0.0;
-    }
+    auto ev = precision_evidence(p, engine, grid, evidence);
+    if (!ev) return ev.error();
     if (!fp16_abs) {
-      if (auto abs = estimate_fp16_energy(evidence, gpu->arch, engine, n)) fp16_abs = abs->fp16_mj_per_token;
+      if (auto abs = estimate_fp16_energy(evidence, grid.gpu.arch, engine, grid.params_b)) fp16_abs = abs->fp16_mj_per_token;
     }
-    for (int batch : batches) {
-      for (int context : contexts) {
-        Candidate c;
-        c.precision = p.name;
-        c.batch = batch;
-        c.context = context;
-        c.delta_pct = delta;
-        c.basis = basis;
-        const double step = roofline_step_s(*gpu, p, n, batch, context);
-        c.latency_ms_per_token = step * 1000;
-        c.throughput_tokens_per_s = batch / step;
-        c.vram_gb = (weight_gb(n, p) + kKvBytesPerTokenPerBillion * n * context * batch / 1e9) * kRuntimeOverhead;
-        if (delta) {
-          // ΔE at batch 1 from the evidence, times the roofline's change of step time per token.
-          const double batch_factor = (step / batch) / roofline_step_s(*gpu, p, n, 1, context);
-          const double context_factor = roofline_step_s(*gpu, p, n, 1, context) / roofline_step_s(*gpu, p, n, 1, contexts.front());
-          c.relative_energy = (1 + *delta / 100) * batch_factor * context_factor;
-          if (fp16_abs) c.energy_per_token_mj = *fp16_abs * *c.relative_energy;
-        }
-        if (p.is_baseline) {
-          c.delta_ppl_pct = 0.0;
-          c.kld = 0.0;
-        } else if (quality) {
-          c.delta_ppl_pct = quality->delta_perplexity_pct;
-          c.kld = quality->kld;
-        }
-        // Constraints.
-        auto violate = [&](std::string what) {
-          c.feasible = false;
-          c.violations.push_back(std::move(what));
-        };
-        if (request.max_latency_ms && c.latency_ms_per_token > *request.max_latency_ms) {
-          violate(fmt::format("latency {:.2f} ms > {:g} ms", c.latency_ms_per_token, *request.max_latency_ms));
-        }
-        if (request.max_vram_gb && c.vram_gb > *request.max_vram_gb) {
-          violate(fmt::format("memory {:.1f} GB > {:g} GB", c.vram_gb, *request.max_vram_gb));
-        }
-        if (c.vram_gb > gpu->memory_gb) violate(fmt::format("memory {:.1f} GB > the {}'s {:g} GB", c.vram_gb, gpu->name, gpu->memory_gb));
-        if (request.min_throughput && c.throughput_tokens_per_s < *request.min_throughput) {
-          violate(fmt::format("throughput {:.1f} tok/s < {:g}", c.throughput_tokens_per_s, *request.min_throughput));
-        }
-        if (request.max_delta_ppl_pct) {
-          if (!c.delta_ppl_pct) {
-            violate("quality unknown (no measured perplexity for " + std::string(p.name) + ")");
-          } else if (*c.delta_ppl_pct > *request.max_delta_ppl_pct) {
-            violate(fmt::format("perplexity {:+.1f} % > {:g} %", *c.delta_ppl_pct, *request.max_delta_ppl_pct));
-          }
-        }
-        if (request.max_kld) {
-          if (!c.kld) {
-            violate("quality unknown (no measured KL divergence for " + std::string(p.name) + ")");
-          } else if (*c.kld > *request.max_kld) {
-            violate(fmt::format("KL divergence {:.4f} > {:g}", *c.kld, *request.max_kld));
-          }
-        }
-        if (request.objective == Objective::min_energy && !c.relative_energy) {
-          violate("energy unknown (basis unavailable)");
-        }
+    for (int batch : grid.batches) {
+      for (int context : grid.contexts) {
+        Candidate c = make_candidate(p, batch, context, grid, *ev, fp16_abs);
+        apply_constraints(c, request, grid.gpu);
         all.push_back(std::move(c));
       }
     }
   }
+  return all;
+}
 
+// Ranks the candidates into the answer: the recommendation, alternatives, the closest infeasible
+// candidate and the energy/latency Pareto front.
+void rank(const std::vector<Candidate>& all, const OptimizeRequest& request, const GpuSpec& gpu, OptimizeResponse& out) {
   std::vector<Candidate> feasible, infeasible;
   for (const Candidate& c : all) (c.feasible ? feasible : infeasible).push_back(c);
   std::sort(feasible.begin(), feasible.end(), [&](const Candidate& a, const Candidate& b) { return better(a, b, request.objective); });
@@ -247,7 +279,7 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
   }
   if (!infeasible.empty()) {
     out.closest_infeasible = *std::min_element(infeasible.begin(), infeasible.end(), [&](const Candidate& a, const Candidate& b) {
-      const double va = violation_size(a, request, gpu->memory_gb), vb = violation_size(b, request, gpu->memory_gb);
+      const double va = violation_size(a, request, gpu.memory_gb), vb = violation_size(b, request, gpu.memory_gb);
       if (va != vb) return va < vb;
       return better(a, b, request.objective);
     });
@@ -265,6 +297,23 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
   int worst = 0;
   for (const Candidate& c : feasible) worst = std::max(worst, basis_rank(c.basis));
   if (worst >= 2) out.notes.push_back("some feasible candidates rest on extrapolated, borrowed or unavailable ΔE: see each basis");
+}
+
+}  // namespace
+
+Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence& evidence) {
+  auto grid = checked_grid(request);
+  if (!grid) return grid.error();
+  OptimizeResponse out;
+  out.input = input_echo(request, *grid);
+  out.notes.push_back(fmt::format("latency: roofline of the {} datasheet ({:g} GB/s, {:g} TFLOP/s FP16), an ideal-kernel lower "
+                                  "bound; KV cache assumed {:g} KiB per token per billion parameters",
+                                  grid->gpu.name, grid->gpu.memory_bandwidth_gbps, grid->gpu.fp16_tflops,
+                                  kKvBytesPerTokenPerBillion / 1024));
+  out.notes.push_back("energy per token at batch > 1 modelled as ∝ step time / batch (constant power); no measured batch effects yet");
+  auto all = candidates(request, *grid, evidence);
+  if (!all) return all.error();
+  rank(*all, request, grid->gpu, out);
   return out;
 }
 

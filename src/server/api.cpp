@@ -57,7 +57,7 @@ std::vector<double> log_grid(double lo, double hi, int count) {
 std::string json_text(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles files, ApiOptions options,
-         RateLimiter::Clock clock)
+         std::shared_ptr<const Clock> clock)
     : evidence_(evidence),
       store_(store),
       files_(std::move(files)),

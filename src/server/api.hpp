@@ -33,7 +33,7 @@ class Api {
   /// Registers every route. `evidence` and `store` are not owned and must outlive the Api; `clock`
   /// is the rate limiter's time source (tests replace it).
   Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles files, ApiOptions options = {},
-      RateLimiter::Clock clock = {});
+      std::shared_ptr<const Clock> clock = system_clock());
 
   /// Answers one request without a socket. Thread-safe.
   [[nodiscard]] HttpResponse handle(const HttpRequest& request) const { return router_.handle(request); }

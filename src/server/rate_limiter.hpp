@@ -1,11 +1,12 @@
 // RateLimiter: a token bucket per client, for the API's 429 + Retry-After.
 #pragma once
 
-#include <chrono>
-#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+
+#include "util/clock.hpp"
 
 namespace ecocompute::server {
 
@@ -13,10 +14,8 @@ namespace ecocompute::server {
 /// refills continuously). Thread-safe. A limit of 0 disables it.
 class RateLimiter {
  public:
-  using Clock = std::function<std::chrono::steady_clock::time_point()>;
-
-  /// Constructs a limiter; `clock` is the seam tests replace (default: steady_clock::now).
-  explicit RateLimiter(int requests_per_minute, Clock clock = {});
+  /// Constructs a limiter reading time from `clock` (tests pass a fake one).
+  explicit RateLimiter(int requests_per_minute, std::shared_ptr<const Clock> clock = system_clock());
 
   /// Takes one token for `client`. Returns 0 when the request may proceed, otherwise the whole
   /// seconds (≥ 1) until the next token, for the Retry-After header.
@@ -27,10 +26,10 @@ class RateLimiter {
  private:
   struct Bucket {
     double tokens = 0;
-    std::chrono::steady_clock::time_point updated;
+    Seconds updated;
   };
   int per_minute_;
-  Clock clock_;
+  std::shared_ptr<const Clock> clock_;
   std::mutex mutex_;
   std::unordered_map<std::string, Bucket> buckets_;
 };

@@ -82,8 +82,6 @@ Result<std::unique_ptr<ReplicationStore>> open_postgres_replication_store(const 
 /// Opens the store a `--db` value names: a postgresql:// or postgres:// URL, else a SQLite file path.
 Result<std::unique_ptr<ReplicationStore>> open_replication_store(const std::string& location);
 
-/// Returns the current UTC time as ISO 8601 with seconds ("2026-11-29T17:02:03Z").
-std::string utc_now_iso8601();
 
 /// Returns `url` with any password replaced by "***", for logs and describe() (as data::redact_url).
 std::string redact_url(const std::string& url);

@@ -1,13 +1,12 @@
 // The replication store over data::SqlDatabase: one implementation for SQLite and PostgreSQL, with
 // the statements of replication_sql.hpp. One connection behind a mutex, every write in one
 // transaction, the schema migrated when opened.
-#include <chrono>
-#include <ctime>
 #include <mutex>
 
 #include "data/sql_database.hpp"
 #include "server/replication_sql.hpp"
 #include "server/replication_store.hpp"
+#include "util/clock.hpp"
 
 namespace ecocompute::server {
 namespace {
@@ -33,7 +32,7 @@ class SqlReplicationStore final : public ReplicationStore {
           if (!applied) return applied.error();
         }
         auto recorded = db_->execute(detail::insert_migration,
-                                     {static_cast<std::int64_t>(migration.version), utc_now_iso8601()});
+                                     {static_cast<std::int64_t>(migration.version), utc_now()});
         if (!recorded) return recorded.error();
       }
       return {};
@@ -45,7 +44,7 @@ class SqlReplicationStore final : public ReplicationStore {
     return data::in_transaction(*db_, [&]() -> Result<InsertOutcome> {
       // RETURNING yields the new id, or no row when a report with this sha256 is already stored.
       auto inserted =
-          db_->query(detail::insert_replication, detail::insert_parameters(replication, utc_now_iso8601()));
+          db_->query(detail::insert_replication, detail::insert_parameters(replication, utc_now()));
       if (!inserted) return inserted.error();
       auto rows = db_->query(detail::select_by_sha, {replication.report_sha256});
       if (!rows) return rows.error();
@@ -130,15 +129,6 @@ Result<std::unique_ptr<ReplicationStore>> open_replication_store(const std::stri
   }
   if (data::is_postgres_url(location)) return open_postgres_replication_store(location);
   return open_sqlite_replication_store(location);
-}
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
 }
 
 std::string redact_url(const std::string& url) { return data::redact_url(url); }

@@ -3,12 +3,13 @@
 # llama.cpp; the measuring binary must. Usage: readers_link_no_llama.sh ECOCOMPUTE_BINARY READER...
 set -euo pipefail
 binary=$1; shift
-if ! ldd "$binary" | grep -Eq 'lib(llama|ggml)'; then
+# ldd's output is read whole: grep -q would close the pipe early and pipefail would read that as failure.
+if ! grep -Eq 'lib(llama|ggml)' <<<"$(ldd "$binary")"; then
   echo "FAIL: $binary does not link libllama/libggml, so this check cannot see them" >&2; exit 1
 fi
 status=0
 for reader in "$@"; do
-  if linked=$(ldd "$reader" | grep -E 'lib(llama|ggml)'); then
+  if linked=$(grep -E 'lib(llama|ggml)' <<<"$(ldd "$reader")"); then
     echo "FAIL: $(basename "$reader") links llama.cpp:" >&2; echo "$linked" >&2; status=1
   else
     echo "ok: $(basename "$reader") links no libllama/libggml"

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -42,6 +43,10 @@ class TempDir {
 
 /// The llama.cpp source tree's SentencePiece Llama tokenizer (a vocab-only GGUF, 32000 tokens).
 inline std::filesystem::path llama_spm_vocab() {
+  // $ECOCOMPUTE_VOCAB_DIR where the source tree is not at hand (the GPU machine: scripts/device/).
+  if (const char* dir = std::getenv("ECOCOMPUTE_VOCAB_DIR"); dir != nullptr && *dir != '\0') {
+    return std::filesystem::path(dir) / "ggml-vocab-llama-spm.gguf";
+  }
   return std::filesystem::path(ECOCOMPUTE_SOURCE_DIR) / "third_party/llama.cpp/models/ggml-vocab-llama-spm.gguf";
 }
 

@@ -13,6 +13,7 @@
 
 #include "data/curve_set.hpp"
 #include "data/dataset_import.hpp"
+#include "support/postgres_schema.hpp"
 
 namespace ecocompute::data {
 namespace {
@@ -294,31 +295,11 @@ TEST(ReportImport, BadReportsAreClearErrors) {
 class DatasetStoreOnPostgres : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* url = std::getenv("ECOCOMPUTE_TEST_PG_URL");
-    if (url == nullptr || *url == '\0') GTEST_SKIP() << "ECOCOMPUTE_TEST_PG_URL is not set (scripts/start_postgres.sh)";
-    base_url_ = url;
-    std::string safe;
-    for (char c : std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {
-      safe += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '_';
-    }
-    schema_ = "d" + std::to_string(::getpid()) + "_" + safe.substr(0, 40);
-    admin("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
-    admin("CREATE SCHEMA " + schema_);
-    location_ = base_url_ + (base_url_.find('?') == std::string::npos ? "?" : "&") +
-                "options=-csearch_path%3D" + schema_;
-  }
-  void TearDown() override {
-    if (!schema_.empty()) admin("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
-  }
-  void admin(const std::string& sql) const {
-    auto db = open_postgres(base_url_);
-    ASSERT_TRUE(db) << db.error().describe();
-    auto done = (*db)->execute(sql, {});
-    ASSERT_TRUE(done) << done.error().describe();
+    schema_.create("d");
+    location_ = schema_.url();
   }
 
-  std::string base_url_;
-  std::string schema_;
+  ecocompute::testing::PostgresSchema schema_;
   std::string location_;
 };
 

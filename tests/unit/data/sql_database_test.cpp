@@ -15,6 +15,8 @@
 #include <limits>
 #include <thread>
 
+#include "support/postgres_schema.hpp"
+
 namespace ecocompute::data {
 namespace {
 
@@ -36,25 +38,11 @@ class SqlDatabaseTest : public ::testing::TestWithParam<Engine> {
       location_ = (dir_ / "test.sqlite").string();  // the folder does not exist yet: open_sqlite makes it
       return;
     }
-    const char* url = std::getenv("ECOCOMPUTE_TEST_PG_URL");
-    if (url == nullptr || *url == '\0') GTEST_SKIP() << "ECOCOMPUTE_TEST_PG_URL is not set (scripts/start_postgres.sh)";
-    base_url_ = url;
-    schema_ = "s" + std::to_string(::getpid()) + "_" + safe.substr(0, 40);
-    admin("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
-    admin("CREATE SCHEMA " + schema_);
-    location_ = base_url_ + (base_url_.find('?') == std::string::npos ? "?" : "&") +
-                "options=-csearch_path%3D" + schema_;
+    schema_.create("s");
+    location_ = schema_.url();
   }
   void TearDown() override {
-    if (!schema_.empty()) admin("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
     if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  // Runs a statement on the server outside the test's schema (creating and dropping it).
-  void admin(const std::string& sql) const {
-    auto db = open_postgres(base_url_);
-    ASSERT_TRUE(db) << error_text(db.error());
-    auto done = (*db)->execute(sql, {});
-    ASSERT_TRUE(done) << error_text(done.error());
   }
   std::unique_ptr<SqlDatabase> open() const {
     auto db = open_database(location_);
@@ -70,8 +58,7 @@ class SqlDatabaseTest : public ::testing::TestWithParam<Engine> {
   }
 
   fs::path dir_;
-  std::string schema_;
-  std::string base_url_;
+  ecocompute::testing::PostgresSchema schema_;
   std::string location_;
 };
 

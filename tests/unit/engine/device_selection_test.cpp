@@ -1,16 +1,13 @@
-// Tests of device selection, and of the engine on a GPU where llama.cpp has one (skipped otherwise).
+// Tests of device selection (the engine on a real GPU: tests/gpu/gpu_engine_test.cpp).
 #include "engine/device_selection.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/llama_engine.hpp"
-#include "support/tiny_gguf.hpp"
 
 namespace ecocompute::engine {
 namespace {
 using ::testing::HasSubstr;
-using testing::TempDir;
 
 TEST(DeviceSelection, ParsesPciBusIdsOfCudaAndNvml) {
   const auto cuda = parse_pci_bus_id("0000:c1:00.0");
@@ -50,59 +47,6 @@ TEST(DeviceSelection, UnknownUuidIsAnError) {
   EXPECT_TRUE(chosen.error().code() == ErrorCode::unavailable || chosen.error().code() == ErrorCode::not_found)
       << chosen.error().describe();
   EXPECT_THAT(chosen.error().describe(), HasSubstr("GPU-00000000-0000-0000-0000-000000000000"));
-}
-
-// The rest needs a GPU backend in the linked llama.cpp (third_party/llama-cuda) and a GPU.
-class GpuEngineTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (list_gpu_devices().empty()) GTEST_SKIP() << "no GPU backend device (CPU-only llama.cpp or no GPU)";
-    path_ = dir_ / "tiny.gguf";
-    testing::write_tiny_llama(path_, {.weight_type = GGML_TYPE_F16});
-  }
-  TempDir dir_;
-  std::filesystem::path path_;
-};
-
-TEST_F(GpuEngineTest, OffloadsEveryLayerByDefaultAndSaysSo) {
-  LoadOptions o;
-  o.model = path_;
-  o.n_ctx = 256;
-  auto engine = LlamaEngine::open(o);
-  ASSERT_TRUE(engine) << engine.error().describe();
-  const auto d = (*engine)->describe();
-  const GpuDevice first = list_gpu_devices().front();
-  EXPECT_EQ(d.backend, first.backend);
-  EXPECT_EQ(d.device, first.name + " (" + first.description + ")");
-  EXPECT_EQ(d.n_gpu_layers, 3);  // 2 repeating layers + the output layer
-
-  std::vector<Token> prompt(24);
-  for (std::size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<Token>(500 + i);
-  ASSERT_TRUE((*engine)->prefill(prompt));
-  ASSERT_TRUE((*engine)->decode(16));
-  const std::vector<Token> first_run((*engine)->last_generated().begin(), (*engine)->last_generated().end());
-  ASSERT_TRUE((*engine)->reset());
-  ASSERT_TRUE((*engine)->prefill(prompt));
-  ASSERT_TRUE((*engine)->decode(16));
-  EXPECT_EQ(std::vector<Token>((*engine)->last_generated().begin(), (*engine)->last_generated().end()), first_run);
-}
-
-TEST_F(GpuEngineTest, SelectsTheGpuByItsCudaUuid) {
-  auto cuda = list_cuda_devices();
-  if (!cuda || cuda->empty()) GTEST_SKIP() << "no CUDA driver devices";
-  const CudaDeviceId& wanted = cuda->back();
-  auto chosen = select_gpu(wanted.uuid);
-  ASSERT_TRUE(chosen) << chosen.error().describe();
-  ASSERT_TRUE(chosen->has_value());
-  EXPECT_EQ(parse_pci_bus_id((*chosen)->pci_bus_id), parse_pci_bus_id(wanted.pci_bus_id));
-
-  LoadOptions o;
-  o.model = path_;
-  o.n_ctx = 256;
-  o.device_uuid = wanted.uuid;
-  auto engine = LlamaEngine::open(o);
-  ASSERT_TRUE(engine) << engine.error().describe();
-  EXPECT_EQ((*engine)->describe().device, (*chosen)->name + " (" + (*chosen)->description + ")");
 }
 
 }  // namespace

@@ -3,21 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include "server_test_support.hpp"
+
 namespace ecocompute::server {
 namespace {
 
-using namespace std::chrono_literals;
-
-struct FakeClock {
-  std::chrono::steady_clock::time_point now{};
-  RateLimiter::Clock fn() {
-    return [this] { return now; };
-  }
-};
+using testing::ManualClock;
 
 TEST(RateLimiter, AllowsTheBurstThenAsksToWait) {
-  FakeClock clock;
-  RateLimiter limiter(60, clock.fn());  // 60/min = 1 token per second, burst 60
+  auto clock = std::make_shared<ManualClock>();
+  RateLimiter limiter(60, clock);  // 60/min = 1 token per second, burst 60
   for (int i = 0; i < 60; ++i) EXPECT_EQ(limiter.acquire("a"), 0) << i;
   // The 61st needs one whole token: 1 s at 1 token/s.
   EXPECT_EQ(limiter.acquire("a"), 1);
@@ -26,14 +21,14 @@ TEST(RateLimiter, AllowsTheBurstThenAsksToWait) {
 }
 
 TEST(RateLimiter, RefillsWithTime) {
-  FakeClock clock;
-  RateLimiter limiter(6, clock.fn());  // 6/min = 0.1 token/s
+  auto clock = std::make_shared<ManualClock>();
+  RateLimiter limiter(6, clock);  // 6/min = 0.1 token/s
   for (int i = 0; i < 6; ++i) EXPECT_EQ(limiter.acquire("a"), 0);
   // Empty bucket: a token takes 1 / 0.1 = 10 s.
   EXPECT_EQ(limiter.acquire("a"), 10);
-  clock.now += 5s;  // 0.5 token: 5 s still missing
+  clock->sleep_for(Seconds{5.0});  // 0.5 token: 5 s still missing
   EXPECT_EQ(limiter.acquire("a"), 5);
-  clock.now += 5s;  // 1.0 token
+  clock->sleep_for(Seconds{5.0});  // 1.0 token
   EXPECT_EQ(limiter.acquire("a"), 0);
 }
 

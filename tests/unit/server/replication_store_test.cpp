@@ -4,13 +4,13 @@
 #include "server/replication_store.hpp"
 
 #include <gtest/gtest.h>
-#include <postgresql/libpq-fe.h>
 
 #include <cstdlib>
 #include <thread>
 
 #include "server/replication_sql.hpp"
 #include "server_test_support.hpp"
+#include "support/postgres_schema.hpp"
 #include "util/file_io.hpp"
 
 namespace ecocompute::server {
@@ -46,27 +46,12 @@ class ReplicationStoreTest : public ::testing::TestWithParam<Backend> {
       dir_ = testing::temp_dir("store-" + safe);
       location_ = (dir_ / "replications.sqlite").string();
     } else {
-      const char* url = std::getenv("ECOCOMPUTE_TEST_PG_URL");
-      if (url == nullptr || *url == '\0') GTEST_SKIP() << "ECOCOMPUTE_TEST_PG_URL is not set (scripts/start_postgres.sh)";
-      schema_ = "t" + std::to_string(::getpid()) + "_" + safe.substr(0, 40);
-      admin(std::string(url), "DROP SCHEMA IF EXISTS " + schema_ + " CASCADE; CREATE SCHEMA " + schema_);
-      base_url_ = url;
-      location_ = base_url_ + (base_url_.find('?') == std::string::npos ? "?" : "&") +
-                  "options=-csearch_path%3D" + schema_;
+      schema_.create("t");
+      location_ = schema_.url();
     }
   }
   void TearDown() override {
-    if (!schema_.empty()) admin(base_url_, "DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
-  }
-  static void admin(const std::string& url, const std::string& sql) {
-    PGconn* c = PQconnectdb(url.c_str());
-    ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
-    PQsetNoticeProcessor(c, [](void*, const char*) {}, nullptr);
-    PGresult* r = PQexec(c, sql.c_str());
-    EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQerrorMessage(c);
-    PQclear(r);
-    PQfinish(c);
   }
   std::unique_ptr<ReplicationStore> open() {
     auto store = open_replication_store(location_);
@@ -75,8 +60,7 @@ class ReplicationStoreTest : public ::testing::TestWithParam<Backend> {
   }
 
   std::filesystem::path dir_;
-  std::string schema_;
-  std::string base_url_;
+  ecocompute::testing::PostgresSchema schema_;
   std::string location_;
 };
 

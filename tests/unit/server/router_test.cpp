@@ -15,7 +15,7 @@ using testing::post;
 
 class RouterTest : public ::testing::Test {
  protected:
-  RouterTest() : limiter_(3, [this] { return now_; }), router_(limiter_) {
+  RouterTest() : limiter_(3, clock_), router_(limiter_) {
     router_.add("GET", "/v1/echo", [](const HttpRequest& r) -> Result<HttpResponse> {
       return json_response(200, "{\"q\":\"" + r.param("q").value_or("") + "\"}");
     });
@@ -33,7 +33,7 @@ class RouterTest : public ::testing::Test {
     router_.add("GET", "/healthz", [](const HttpRequest&) -> Result<HttpResponse> { return json_response(200, "{}"); },
                 RouteOptions{.max_body_bytes = default_max_body_bytes, .cors = true, .rate_limited = false});
   }
-  std::chrono::steady_clock::time_point now_{};
+  std::shared_ptr<testing::ManualClock> clock_ = std::make_shared<testing::ManualClock>();
   RateLimiter limiter_;
   Router router_;
 };
@@ -84,7 +84,7 @@ TEST_F(RouterTest, RateLimitAnswers429WithRetryAfter) {
   EXPECT_EQ(limited.header("Retry-After"), "20");
   // Health checks are not counted.
   EXPECT_EQ(router_.handle(get("/healthz")).status, 200);
-  now_ += std::chrono::seconds(20);
+  clock_->sleep_for(Seconds{20.0});
   EXPECT_EQ(router_.handle(get("/v1/echo")).status, 200);
 }
 

@@ -8,10 +8,20 @@
 
 #include "data/evidence.hpp"
 #include "server/http_message.hpp"
+#include "util/clock.hpp"
 #include "util/file_io.hpp"
 #include "util/json.hpp"
 
 namespace ecocompute::server::testing {
+
+/// A clock the test moves by hand (the rate limiter's time).
+class ManualClock final : public Clock {
+ public:
+  Seconds at{0.0};
+  [[nodiscard]] Seconds now() const override { return at; }
+  [[nodiscard]] std::uint64_t wall_us() const override { return static_cast<std::uint64_t>(at.value * 1e6); }
+  void sleep_for(Seconds duration) override { at += duration; }
+};
 
 /// Returns the evidence of the shipped published data with the published curve parameters (loaded once).
 inline const data::Evidence& published_evidence() {
