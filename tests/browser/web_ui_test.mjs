@@ -1,6 +1,9 @@
 // Drives Debian's chromium through the web UI of `ecocompute serve` with playwright-core: every tab,
 // an estimate and its verdict, an energy.json dropped on the "Run it yourself" tab (its point and
-// grade), its submission and its row in the gallery, a share link, and a phone-sized page.
+// grade), its submission and its row in the gallery, a share link, and a phone-sized page; then the
+// glitches fixed since: a failed drop clears the old report, the recommended optimize point stays on top,
+// the run chart draws the grade's band, tick labels do not overlap, the architecture follows the GPU
+// typed, the curves tab fits a phone and the models table fits 1280 px.
 // Usage: node web_ui_test.mjs <ecocompute binary> <web/dist folder> <fixture energy.json> <artefact folder>
 //                            [<energy.json written by `ecocompute measure`>]
 import { chromium } from 'playwright-core';
@@ -187,6 +190,272 @@ await check('the page is readable on a phone (no horizontal overflow)', async ()
   assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
   await p.screenshot({ path: join(artefacts, 'phone-estimate.png'), fullPage: true });
   await phone.close();
+});
+
+// ---------- the page's glitches (each of these failed on the page before its fix) ----------
+
+// Drops a file on the "Run it yourself" zone of page p, as a person dragging it would.
+async function dropFile(p, text, name) {
+  await p.evaluate(({ text, name }) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], name, { type: name.endsWith('.json') ? 'application/json' : 'text/plain' }));
+    document.getElementById('drop-zone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, { text, name });
+}
+// A fresh page on base (its own script errors collected; failed requests are expected in some checks).
+async function freshPage(ctx, url) {
+  const p = await ctx.newPage();
+  p.scriptErrors = [];
+  p.on('pageerror', (e) => p.scriptErrors.push(String(e)));
+  await p.goto(url);
+  await p.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  return p;
+}
+
+await check('a failed drop clears the previous chart and share link and shows the error', async () => {
+  const p = await freshPage(context, `${base}/?tab=run`);
+  const good = readFileSync(fixturePath, 'utf8');
+  const refused = [
+    ['notes.txt', 'this is not an energy.json'],
+    ['other.json', JSON.stringify({ schema_version: 'something-else/1.0', hello: 'world' })],
+  ];
+  for (const [name, text] of refused) {
+    await dropFile(p, good, basename(fixturePath));
+    await p.waitForSelector('#run-grade', { timeout: 15000 });
+    assert.equal(await p.isVisible('#share-link'), true, 'a graded report shows its share link');
+    assert.equal(await p.evaluate(() => Boolean(Chart.getChart(document.getElementById('run-chart')))), true, 'a graded report draws its chart');
+    await dropFile(p, text, name);
+    await p.waitForSelector('#run-error', { timeout: 15000 });
+    assert.match(await p.textContent('#run-error'), new RegExp(name.replace('.', '\\.')));
+    const after = async () => ({
+      chart: await p.evaluate(() => { const c = Chart.getChart(document.getElementById('run-chart')); return c ? c.data.datasets.map((d) => d.label) : null; }),
+      share: await p.isVisible('#share-link'),
+      submit: await p.isVisible('#submit-report'),
+      summary: await p.locator('#run-summary').count(),
+    });
+    assert.deepEqual(await after(), { chart: null, share: false, submit: false, summary: 0 }, `after dropping ${name}`);
+    // Leaving the tab and coming back must not bring the old report back.
+    await p.click('#tab-curves');
+    await p.click('#tab-run');
+    assert.deepEqual(await after(), { chart: null, share: false, submit: false, summary: 0 }, `after dropping ${name} and reopening the tab`);
+    assert.equal(await p.isVisible('#run-error'), true);
+  }
+  await p.screenshot({ path: join(artefacts, 'run-failed-drop.png'), fullPage: true });
+  assert.deepEqual(p.scriptErrors, []);
+  await p.close();
+});
+
+await check('the optimize chart shows the recommended point on top of the Pareto front', async () => {
+  await page.click('#tab-optimize');
+  await page.fill('#optimize-form input[name=gpu]', 'RTX 4090');
+  await page.click('#optimize-form button[type=submit]');
+  await page.waitForSelector('#optimize-recommended', { timeout: 15000 });
+  const seen = await page.evaluate(() => {
+    const chart = Chart.getChart(document.getElementById('optimize-chart'));
+    const index = chart.data.datasets.findIndex((d) => d.label === 'recommended');
+    const pareto = chart.data.datasets.findIndex((d) => /Pareto/.test(d.label));
+    const point = chart.getDatasetMeta(index).data[0];
+    const under = chart.data.datasets[pareto].data.some((d) => d.x === chart.data.datasets[index].data[0].x && d.y === chart.data.datasets[index].data[0].y);
+    const ratio = chart.currentDevicePixelRatio || 1;
+    // The colour at the centre of the recommended point, as drawn on the canvas.
+    const [r, g, b] = chart.ctx.getImageData(Math.round(point.x * ratio), Math.round(point.y * ratio), 1, 1).data;
+    const style = point.options;
+    const paretoStyle = chart.getDatasetMeta(pareto).data[0].options;
+    return { under, rgb: [r, g, b], radius: style.radius, paretoRadius: paretoStyle.radius, fill: style.backgroundColor, paretoFill: paretoStyle.backgroundColor, onTop: chart.getSortedVisibleDatasetMetas()[0].index === index };
+  });
+  assert.equal(seen.under, true, 'this optimization recommends a point of the Pareto front (the case to check)');
+  // #bf8700 amber, not the Pareto front's #0b6e4f green.
+  const [r, g, b] = seen.rgb;
+  assert.ok(Math.abs(r - 0xbf) < 40 && Math.abs(g - 0x87) < 40 && b < 60, `the pixel at the recommended point is rgb(${r}, ${g}, ${b}), not the recommendation's amber`);
+  assert.equal(seen.onTop, true, 'the recommended point is drawn last (on top)');
+  assert.ok(seen.radius > seen.paretoRadius, `recommended radius ${seen.radius} vs Pareto ${seen.paretoRadius}`);
+  assert.notEqual(seen.fill, seen.paretoFill);
+  await page.screenshot({ path: join(artefacts, 'optimize-recommended.png'), fullPage: true });
+});
+
+// A second server fitting its curves to the shipped dataset (`--curves store`): its curves carry a 95 %
+// confidence band that is not the grade's k·resid_std band, so the two can be told apart.
+async function startServer(extra) {
+  const dir = mkdtempSync(join(tmpdir(), 'ecocompute-browser-'));
+  const file = join(dir, 'port');
+  const child = spawn(binary, ['--log-level', 'warn', 'serve', '--port', '0', '--port-file', file, '--db', join(dir, 'r.sqlite'),
+    '--web-dir', webDir, '--rate-limit', '0', '--store', join(dir, 'no-store.sqlite'), ...extra], { stdio: ['ignore', 'inherit', 'inherit'] });
+  let bound = 0;
+  for (let i = 0; i < 600 && !bound; i += 1) {
+    if (existsSync(file)) bound = Number(readFileSync(file, 'utf8').trim());
+    if (!bound) await sleep(50);
+  }
+  if (!bound) { child.kill('SIGKILL'); throw new Error('second server did not start'); }
+  return { url: `http://127.0.0.1:${bound}`, child, dir };
+}
+async function stopServer(s) {
+  s.child.kill('SIGTERM');
+  await new Promise((r) => s.child.once('exit', r));
+  rmSync(s.dir, { recursive: true, force: true });
+}
+// The run chart's band as drawn: the y of the grade band's edges at the report's size, and the labels of
+// every filled (band) dataset.
+const drawnBand = (p) => p.evaluate(() => {
+  const chart = Chart.getChart(document.getElementById('run-chart'));
+  const report = chart.data.datasets.find((d) => d.label === 'your report').data[0];
+  const bands = chart.data.datasets.filter((d) => (d.fill !== undefined && d.fill !== false) || /band/i.test(d.label || ''));
+  const grade = chart.data.datasets.filter((d) => /grade/i.test(d.label || ''));
+  const at = grade.flatMap((d) => d.data.filter((q) => Math.abs(q.x - report.x) < 1e-9).map((q) => q.y)).sort((a, b) => a - b);
+  return { at, bandLabels: bands.map((d) => d.label), gradeLabels: grade.map((d) => d.label) };
+});
+// What is wrong with the drawn band against the grade's (empty when it is the grade's band).
+function bandProblems(drawn, graded, where) {
+  if (!Array.isArray(graded.band)) return [`${where}: the server gave no band`];
+  const problems = [];
+  if (drawn.at.length < 2) {
+    problems.push(`${where}: no grade band is drawn at the report's size (bands drawn: ${JSON.stringify(drawn.bandLabels)})`);
+  } else {
+    const low = drawn.at[0];
+    const high = drawn.at[drawn.at.length - 1];
+    if (Math.abs(low - graded.band[0]) > 0.01 || Math.abs(high - graded.band[1]) > 0.01) {
+      problems.push(`${where}: drawn band ${low.toFixed(2)} … ${high.toFixed(2)} is not the grade's ${graded.band[0].toFixed(2)} … ${graded.band[1].toFixed(2)}`);
+    }
+  }
+  for (const label of drawn.bandLabels) {
+    if (!/grade/i.test(label)) problems.push(`${where}: the band "${label}" is not labelled as the grade band or as something else`);
+  }
+  return problems;
+}
+
+await check('the run chart draws the band the grade used (POST and GET /v1/check, published and fitted curves)', async () => {
+  const text = readFileSync(fixturePath, 'utf8');
+  const store = await startServer([]);
+  const problems = [];
+  try {
+    for (const url of [base, store.url]) {
+      const curves = url === base ? 'published' : 'fitted';
+      const graded = await (await fetch(`${url}/v1/check`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text })).json();
+      const p = await freshPage(context, `${url}/?tab=run`);
+      await dropFile(p, text, basename(fixturePath));
+      await p.waitForSelector('#run-grade', { timeout: 15000 });
+      assert.equal((await p.textContent('#run-grade')).trim(), graded.grade.replace('_', ' '));
+      problems.push(...bandProblems(await drawnBand(p), graded, `dropped report, ${curves} curves`));
+      await p.screenshot({ path: join(artefacts, `run-grade-band-${curves}.png`), fullPage: true });
+      // The share link: graded by GET /v1/check.
+      const share = await p.getAttribute('#share-link', 'href');
+      const o = JSON.parse(Buffer.from(new URL(share).searchParams.get('overlay'), 'base64url').toString());
+      const q = new URLSearchParams({ params_b: String(o.N), arch: o.a, precision: o.p, delta_pct: String(o.e), basis: o.b, model: o.m, gpu: o.g });
+      const sharedGrade = await (await fetch(`${url}/v1/check?${q}`)).json();
+      const s = await freshPage(context, share);
+      await s.waitForSelector('#run-grade', { timeout: 15000 });
+      problems.push(...bandProblems(await drawnBand(s), sharedGrade, `share link, ${curves} curves`));
+      assert.deepEqual([...p.scriptErrors, ...s.scriptErrors], []);
+      await s.close();
+      await p.close();
+    }
+  } finally {
+    await stopServer(store);
+  }
+  assert.deepEqual(problems, []);
+});
+
+// Tick labels of every axis of a chart that overlap their neighbour, measured as Chart.js draws them.
+const overlappingTicks = (p, canvasId) => p.evaluate((id) => {
+  const chart = Chart.getChart(document.getElementById(id));
+  if (!chart) return [`no chart on #${id}`];
+  const bad = [];
+  for (const [axis, scale] of Object.entries(chart.scales)) {
+    if (!scale.options.display || !scale.options.ticks.display) continue;
+    const font = Chart.helpers.toFont(scale.options.ticks.font);
+    chart.ctx.save();
+    chart.ctx.font = font.string;
+    const items = scale.ticks.map((t, i) => {
+      const text = Array.isArray(t.label) ? t.label.join(' ') : String(t.label ?? '');
+      return { text, at: scale.getPixelForTick(i), width: chart.ctx.measureText(text).width };
+    }).filter((t) => t.text !== '').sort((a, b) => a.at - b.at);
+    chart.ctx.restore();
+    const rotation = (scale.labelRotation || 0) * Math.PI / 180;
+    for (let i = 1; i < items.length; i += 1) {
+      const [a, b] = [items[i - 1], items[i]];
+      const gap = b.at - a.at;
+      const needed = !scale.isHorizontal() ? font.lineHeight : rotation > 0.01 ? font.lineHeight / Math.sin(rotation) : (a.width + b.width) / 2 + 2;
+      if (gap < needed) bad.push(`${axis}: "${a.text}" and "${b.text}" are ${gap.toFixed(1)} px apart, need ${needed.toFixed(1)}`);
+    }
+  }
+  return bad;
+}, canvasId);
+
+await check('axis tick labels do not overlap (every curve, run and optimize charts; desktop and phone)', async () => {
+  const problems = [];
+  for (const [label, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+    const ctx = await browser.newContext({ viewport, isMobile: label === 'phone', hasTouch: label === 'phone' });
+    const p = await freshPage(ctx, `${base}/?tab=curves`);
+    for (const key of await p.$$eval('#curve-select option', (os) => os.map((o) => o.value))) {
+      await p.selectOption('#curve-select', key);
+      for (const b of await overlappingTicks(p, 'curve-chart')) problems.push(`${label} curve ${key}: ${b}`);
+    }
+    await p.screenshot({ path: join(artefacts, `curve-ticks-${label}.png`), fullPage: true });
+    await p.click('#tab-run');
+    await dropFile(p, readFileSync(fixturePath, 'utf8'), basename(fixturePath));
+    await p.waitForSelector('#run-grade', { timeout: 15000 });
+    for (const b of await overlappingTicks(p, 'run-chart')) problems.push(`${label} run chart: ${b}`);
+    await p.click('#tab-optimize');
+    await p.click('#optimize-form button[type=submit]');
+    await p.waitForSelector('#optimize-recommended', { timeout: 15000 });
+    for (const b of await overlappingTicks(p, 'optimize-chart')) problems.push(`${label} optimize chart: ${b}`);
+    await ctx.close();
+  }
+  assert.deepEqual(problems, []);
+});
+
+await check('typing a known GPU sets the architecture (estimate and optimize forms, resolved by the server)', async () => {
+  const p = await freshPage(context, `${base}/?tab=estimate`);
+  for (const [form, tab] of [['estimate-form', 'estimate'], ['optimize-form', 'optimize']]) {
+    await p.click(`#tab-${tab}`);
+    assert.equal(await p.locator(`#${form} select[name=arch]`).count(), 1, `the ${tab} form has an architecture selector`);
+    for (const [gpu, arch] of [['H100', 'hopper'], ['RTX 4090', 'ada'], ['A100', 'ampere'], ['nvidia geforce rtx 5090', 'blackwell'], ['T4', 'turing']]) {
+      await p.fill(`#${form} input[name=gpu]`, gpu);
+      await p.waitForFunction(({ form, arch }) => document.querySelector(`#${form} select[name=arch]`).value === arch, { form, arch }, { timeout: 5000 })
+        .catch(async () => { throw new Error(`${tab}: typing ${gpu} left the architecture at ${await p.inputValue(`#${form} select[name=arch]`)}, not ${arch}`); });
+    }
+  }
+  // The optimize form still answers for the GPU typed.
+  await p.fill('#optimize-form input[name=gpu]', 'H100');
+  await p.waitForFunction(() => document.querySelector('#optimize-form select[name=arch]').value === 'hopper');
+  await p.click('#optimize-form button[type=submit]');
+  await p.waitForSelector('#optimize-recommended', { timeout: 15000 });
+  assert.match(await p.textContent('#optimize-result'), /H100/);
+  await p.screenshot({ path: join(artefacts, 'optimize-gpu-arch.png'), fullPage: true });
+  // The GPU → architecture mapping is the server's: the page holds no table of GPUs of its own.
+  const script = await (await fetch(`${base}/app.js`)).text();
+  assert.doesNotMatch(script, /H100|A100|RTX ?4090|B200|\bT4\b/);
+  assert.deepEqual(p.scriptErrors, []);
+  await p.close();
+});
+
+await check('the curves tab fits a phone screen (no horizontal overflow)', async () => {
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const p = await freshPage(phone, `${base}/?tab=curves`);
+  const problems = [];
+  for (const key of await p.$$eval('#curve-select option', (os) => os.map((o) => o.value))) {
+    await p.selectOption('#curve-select', key);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    if (overflow > 0) problems.push(`${key}: page is ${overflow}px wider than the screen`);
+  }
+  await p.screenshot({ path: join(artefacts, 'phone-curves.png'), fullPage: true });
+  for (const tab of ['models', 'estimate', 'optimize', 'run', 'gallery']) {
+    await p.click(`#tab-${tab}`);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    if (overflow > 0) problems.push(`${tab} tab: page is ${overflow}px wider than the screen`);
+  }
+  assert.deepEqual(problems, []);
+  await phone.close();
+});
+
+await check('the models table fits 1280 px without scrolling sideways', async () => {
+  const p = await freshPage(context, `${base}/?tab=models`);
+  const size = await p.evaluate(() => { const w = document.querySelector('#panel-models .table-wrap'); return { scroll: w.scrollWidth, client: w.clientWidth }; });
+  assert.ok(size.scroll <= size.client, `the models table is ${size.scroll - size.client}px wider than its box (${size.scroll} vs ${size.client})`);
+  const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `page is ${overflow}px wider than the window`);
+  assert.ok(await p.locator('#models-table tbody tr').count() > 10);
+  await p.screenshot({ path: join(artefacts, 'models-1280.png'), fullPage: true });
+  await p.close();
 });
 
 await check('no script errors on the page', async () => {

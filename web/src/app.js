@@ -1,7 +1,7 @@
 // EcoCompute web UI: tabs over the REST API of `ecocompute serve`. No framework; charts by Chart.js.
 'use strict';
 
-const state = { curves: [], rows: [], reportText: null, charts: {} };
+const state = { curves: [], rows: [], reportText: null, overlay: null, grade: null, charts: {} };
 const TABS = ['curves', 'models', 'estimate', 'optimize', 'run', 'gallery'];
 const $ = (id) => document.getElementById(id);
 const fmt = (v, digits = 1) => (typeof v === 'number' && isFinite(v) ? v.toFixed(digits) : '–');
@@ -81,14 +81,14 @@ function findCurve(arch, precision) {
 function pointsFor(c) {
   return state.rows.filter((r) => r.gpu_arch === c.gpu_arch && r.engine === c.engine && r.precision === c.precision && typeof r.delta_pct === 'number');
 }
-function curveDatasets(c) {
+function curveDatasets(c, { confidenceBand = true } = {}) {
   const samples = c.samples || [];
   const rows = pointsFor(c);
   const filled = rows.filter((r) => (r.n_trials || 1) >= 2);
   const hollow = rows.filter((r) => (r.n_trials || 1) < 2);
   const xy = (r) => ({ x: r.params_b, y: r.delta_pct, model: r.model, n: r.n_trials || 1 });
   const sets = [];
-  if (samples.some((s) => typeof s.ci_low_pct === 'number')) {
+  if (confidenceBand && samples.some((s) => typeof s.ci_low_pct === 'number')) {
     sets.push({ label: '95 % band (low)', data: samples.map((s) => ({ x: s.params_b, y: s.ci_low_pct })), borderWidth: 0, pointRadius: 0, fill: false, showLine: true, backgroundColor: 'rgba(11,110,79,0.12)' });
     sets.push({ label: '95 % confidence band', data: samples.map((s) => ({ x: s.params_b, y: s.ci_high_pct })), borderWidth: 0, pointRadius: 0, fill: '-1', showLine: true, backgroundColor: 'rgba(11,110,79,0.12)' });
   }
@@ -98,15 +98,34 @@ function curveDatasets(c) {
   sets.push({ label: 'measured, n = 1', data: hollow.map(xy), pointRadius: 6, pointStyle: 'circle', backgroundColor: 'rgba(255,255,255,1)', borderColor: '#1f2937', borderWidth: 2 });
   return sets;
 }
+// Axis ticks: labels kept horizontal and spaced (Chart.js skips the ones that would collide). On a log
+// axis only the 1-2-5 ticks of each decade (1-2-3-5 on a short range, else all) are kept, written
+// without trailing zeros ("0.5", "10"): Chart.js's own log labels ("9.0", "10.0") run into each other.
+const TICKS = { autoSkip: true, autoSkipPadding: 12, maxRotation: 0 };
+const significand = (v) => Math.round((v / 10 ** Math.floor(Math.log10(v))) * 1000) / 1000;
+const tickText = (v) => String(Number(Number(v).toPrecision(3)));
+function keepReadableLogTicks(scale) {
+  for (const keep of [[1, 2, 5], [1, 2, 3, 5]]) {
+    const ticks = scale.ticks.filter((t) => t.value > 0 && keep.includes(significand(t.value)));
+    if (ticks.length >= 4) { scale.ticks = ticks; return; }
+  }
+}
+function linearAxis(title) {
+  return { type: 'linear', title: { display: true, text: title }, ticks: { ...TICKS } };
+}
+function logAxis(title) {
+  return { type: 'logarithmic', title: { display: true, text: title }, afterBuildTicks: keepReadableLogTicks, ticks: { ...TICKS, callback: tickText } };
+}
+const HIDDEN_LEGEND = new Set(['95 % band (low)', 'grade band (low)']);
 function chartOptions(xTitle, yTitle, logX = true) {
   return {
     responsive: true, maintainAspectRatio: false, animation: false,
     scales: {
-      x: { type: logX ? 'logarithmic' : 'linear', title: { display: true, text: xTitle } },
-      y: { title: { display: true, text: yTitle } },
+      x: logX ? logAxis(xTitle) : linearAxis(xTitle),
+      y: linearAxis(yTitle),
     },
     plugins: {
-      legend: { position: 'bottom', labels: { filter: (item) => item.text !== '95 % band (low)' } },
+      legend: { position: 'bottom', labels: { filter: (item) => !HIDDEN_LEGEND.has(item.text) } },
       tooltip: { callbacks: { label: (ctx) => { const d = ctx.raw; return `${d.model ? d.model + ' ' : ''}${fmt(d.x, 2)} B: ${signed(d.y)} %${d.n ? ` (n = ${d.n})` : ''}`; } } },
     },
   };
@@ -206,13 +225,40 @@ async function submitEstimate(event) {
   }
 }
 
+// ---------- the architecture follows the GPU typed ----------
+// The server resolves the name (GET /v1/estimate echoes the architecture of the GPU it was asked about,
+// as `input.arch`), so the page keeps no GPU table of its own. Unknown or partial names leave the
+// selector as it is; the newest answer wins.
+function followGpu(form) {
+  const input = form.elements.gpu;
+  const select = form.elements.arch;
+  let timer = null;
+  let asked = 0;
+  const resolve = async () => {
+    clearTimeout(timer);
+    const name = input.value.trim();
+    const ticket = ++asked;
+    if (!name) return;
+    try {
+      const e = await api(`/v1/estimate?${new URLSearchParams({ gpu: name, params_b: '1' })}`);
+      const arch = e && e.input && e.input.arch;
+      if (ticket === asked && input.value.trim() === name && [...select.options].some((o) => o.value === arch)) select.value = arch;
+    } catch (err) { /* not a GPU the server knows (yet): the selector stays */ }
+  };
+  input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(resolve, 250); });
+  input.addEventListener('change', resolve);
+  return resolve;
+}
+
 // ---------- optimize ----------
 async function submitOptimize(event) {
   event.preventDefault();
   const result = $('optimize-result');
   result.textContent = 'Optimizing…';
   try {
-    const o = await api('/v1/optimize', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(formJson(event.target)) });
+    const body = formJson(event.target);
+    if (body.gpu) delete body.arch;
+    const o = await api('/v1/optimize', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     result.innerHTML = '';
     const p = document.createElement('p');
     p.id = 'optimize-recommended';
@@ -226,13 +272,15 @@ async function submitOptimize(event) {
     const pt = (c) => ({ x: c.latency_ms_per_token, y: energy(c), label: `${c.precision} b${c.batch}` });
     replaceChart('optimize', 'optimize-chart', {
       type: 'scatter',
+      // The recommendation is usually a point of the Pareto front: drawn last (order −1: Chart.js draws
+      // the lowest order on top), larger, filled amber with a dark outline, so the front does not hide it.
       data: { datasets: [
         { label: 'Pareto front (energy vs latency)', data: (o.pareto_energy_latency || []).map(pt), showLine: true, borderColor: '#0b6e4f', backgroundColor: '#0b6e4f', pointRadius: 5 },
         { label: 'alternatives', data: (o.alternatives || []).map(pt), backgroundColor: '#8c959f', pointRadius: 4 },
-        { label: 'recommended', data: o.recommended ? [pt(o.recommended)] : [], backgroundColor: '#bf8700', pointRadius: 9, pointStyle: 'star' },
+        { label: 'recommended', order: -1, data: o.recommended ? [pt(o.recommended)] : [], backgroundColor: '#bf8700', borderColor: '#1b1f23', borderWidth: 2, pointRadius: 10, pointHoverRadius: 12, pointStyle: 'rectRot' },
       ] },
       options: { responsive: true, maintainAspectRatio: false, animation: false,
-        scales: { x: { type: 'linear', title: { display: true, text: 'latency per token (ms, roofline)' } }, y: { title: { display: true, text: 'energy per token relative to FP16 batch 1' } } },
+        scales: { x: linearAxis('latency per token (ms, roofline)'), y: linearAxis('energy per token relative to FP16 batch 1') },
         plugins: { tooltip: { callbacks: { label: (ctx) => `${ctx.raw.label}: ${fmt(ctx.raw.x, 2)} ms, ×${fmt(ctx.raw.y, 3)}` } } } },
     });
   } catch (err) {
@@ -253,6 +301,7 @@ function gradeSharedPoint(o) {
 }
 function showOverlay(o, g, source) {
   state.overlay = o;
+  state.grade = g;
   const result = $('run-result');
   result.innerHTML = '';
   const p = document.createElement('p');
@@ -272,13 +321,53 @@ function showOverlay(o, g, source) {
   link.hidden = false;
   drawRunChart();
 }
+// The band the grade used: the server's [low, high] at the report's size, i.e. the graded curve ± k ×
+// its residual SD (a constant half-width), drawn along the curve over its measured range (where the
+// server grades) and as an interval at the report's size. The curve's own 95 % confidence band is a
+// different band and is left to the curves tab.
+function gradeBandDatasets(c, o, g) {
+  if (!g || !Array.isArray(g.band) || !g.band.every((v) => typeof v === 'number' && isFinite(v))) return [];
+  const [low, high] = g.band;
+  const half = (high - low) / 2;
+  const pm = `± ${fmt(half, 2)} pp`;
+  const sets = [];
+  // Along the curve only where it is the curve the server graded against (same value at the size).
+  if (c && typeof g.expected_delta_pct === 'number' && Math.abs(curveValue(c, o.N) - g.expected_delta_pct) < 0.05) {
+    const along = (c.samples || []).filter((s) => s.in_range && Math.abs(s.params_b - o.N) > 1e-9)
+      .map((s) => ({ x: s.params_b, low: s.delta_pct - half, high: s.delta_pct + half }));
+    along.push({ x: o.N, low, high });
+    along.sort((a, b) => a.x - b.x);
+    const edge = { borderColor: 'rgba(125,78,0,0.6)', borderWidth: 1, borderDash: [3, 3], pointRadius: 0, pointHitRadius: 0, showLine: true, backgroundColor: 'rgba(191,135,0,0.16)' };
+    sets.push({ label: 'grade band (low)', data: along.map((p) => ({ x: p.x, y: p.low })), fill: false, ...edge });
+    sets.push({ label: `grade band: curve ± ${fmt(g.k, 0)} × residual SD (${pm})`, data: along.map((p) => ({ x: p.x, y: p.high })), fill: '-1', ...edge });
+  }
+  sets.push({ label: `grade interval at ${fmt(o.N, 2)} B: ${signed(low, 1)} … ${signed(high, 1)} %`, order: -0.5, data: [{ x: o.N, y: low }, { x: o.N, y: high }],
+    showLine: true, borderColor: '#7d4e00', backgroundColor: '#7d4e00', borderWidth: 2, pointStyle: 'line', pointRadius: 8, pointBorderWidth: 2 });
+  return sets;
+}
+function runCurve(o, g) {
+  const key = g && g.curve;
+  const graded = key ? state.curves.find((c) => c.gpu_arch === key.gpu_arch && c.engine === key.engine && c.precision === key.precision) : null;
+  return graded || findCurve(o.a, o.p);
+}
 function drawRunChart() {
   const o = state.overlay;
   if (!o || $('panel-run').hidden) return;
-  const c = findCurve(o.a, o.p);
-  const sets = c ? curveDatasets(c) : [];
+  const c = runCurve(o, state.grade);
+  const sets = [...gradeBandDatasets(c, o, state.grade), ...(c ? curveDatasets(c, { confidenceBand: false }) : [])];
   sets.push({ label: 'your report', order: -1, data: [{ x: o.N, y: o.e, model: o.m }], pointRadius: 10, pointStyle: 'triangle', backgroundColor: '#bf8700', borderColor: '#7d4e00' });
   replaceChart('run', 'run-chart', { type: 'scatter', data: { datasets: sets }, options: chartOptions('model size (billions of parameters)', 'ΔE % vs FP16') });
+}
+// Forgets the shown report: its chart, share link and submit button (after a drop that failed).
+function clearReport() {
+  state.overlay = null;
+  state.grade = null;
+  state.reportText = null;
+  if (state.charts.run) { state.charts.run.destroy(); delete state.charts.run; }
+  $('share-link').hidden = true;
+  $('share-link').href = '#';
+  $('submit-report').hidden = true;
+  $('run-result').innerHTML = '';
 }
 async function readReportFile(file) {
   const text = await file.text();
@@ -290,9 +379,7 @@ async function readReportFile(file) {
     showOverlay(graded.overlay, graded, file.name);
     submit.hidden = false;
   } catch (err) {
-    state.reportText = null;
-    submit.hidden = true;
-    $('run-result').innerHTML = '';
+    clearReport();
     const p = document.createElement('p'); p.className = 'error'; p.id = 'run-error'; p.textContent = `${file.name}: ${err.message}`; $('run-result').appendChild(p);
   }
 }
@@ -358,11 +445,14 @@ async function start() {
   $('curve-select').addEventListener('change', drawCurveChart);
   $('models-filter').addEventListener('input', renderModels);
   const params = new URLSearchParams(window.location.search);
+  const followers = [followGpu($('estimate-form')), followGpu($('optimize-form'))];
   try { await loadCurves(); } catch (err) { $('curve-summary').textContent = `Could not load curves: ${err.message}`; }
+  await Promise.all(followers.map((resolve) => resolve()));
   selectTab(params.get('tab') || 'curves');
   const overlay = params.get('overlay');
   if (overlay) {
     try { const o = decodeOverlay(overlay); showOverlay(o, await gradeSharedPoint(o), 'shared link'); selectTab('run'); } catch (err) {
+      clearReport();
       const p = document.createElement('p'); p.className = 'error'; p.textContent = `The shared overlay could not be read: ${err.message}`; $('run-result').appendChild(p);
     }
   }
