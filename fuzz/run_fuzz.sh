@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Builds the energy.json fuzzer with clang (libFuzzer + AddressSanitizer + UBSan) in build-fuzz/ and
-# runs it for a given time (default 600 s) on a seed corpus of valid and broken reports.
-#   fuzz/run_fuzz.sh [seconds] [jobs]
+# Builds a libFuzzer target with clang (libFuzzer + AddressSanitizer + UBSan) in build-fuzz/ and runs it
+# for a given time (default 600 s):
+#   fuzz/run_fuzz.sh [energy_json|gguf] [seconds] [jobs]
+# energy_json: an uploaded energy.json through every upload check, seeded with valid and broken reports.
+# gguf: a model file through our GGUF checks and llama.cpp's loader (in a child process), seeded with
+#   micro models (fuzz/make_gguf_seeds), the trained fixture and llama.cpp's vocab-only GGUFs; its
+#   corpus, merged to the inputs that add coverage, is kept in fuzz/corpus/gguf/.
 # Exit 0: no crash found in that time. A crash leaves its input in build-fuzz/fuzz/crash-*.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+target=energy_json
+case "${1:-}" in energy_json|gguf) target=$1; shift ;; esac
 seconds=${1:-600}
 jobs=${2:-1}
 build="${ECOCOMPUTE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
@@ -13,21 +19,42 @@ command -v clang++ >/dev/null || { echo "run_fuzz: clang++ is missing (apt-get i
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DECOCOMPUTE_BUILD_TESTS=OFF -DECOCOMPUTE_BUILD_BENCH=OFF -DECOCOMPUTE_WERROR=OFF \
+    -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-cpu" \
     -DCMAKE_PROJECT_INCLUDE="$root/fuzz/enable_fuzz.cmake" \
     -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     "-DCMAKE_CXX_STANDARD_LIBRARIES=-lcpp-httplib -lpq" >/dev/null
 fi
-cmake --build "$build" --target energy_json_fuzzer -j"$(nproc)"
-
-corpus="$build/fuzz/corpus"
-mkdir -p "$corpus"
-cp "$root"/tests/unit/server/fixtures/*.json "$corpus/" 2>/dev/null || true
-cp "$root"/tests/golden/*.json "$corpus/" 2>/dev/null || true
-printf '{}' >"$corpus/empty-object.json"
-printf '{"schema_version":"ecocompute-energy/1.2"}' >"$corpus/bare-1.2.json"
-printf '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]' >"$corpus/deep.json"
-
-cd "$build/fuzz"
 export ECOCOMPUTE_DATA_DIR="${ECOCOMPUTE_DATA_DIR:-$root/data}"
-ASAN_OPTIONS=detect_leaks=0 ./energy_json_fuzzer -max_total_time="$seconds" -max_len=65536 -timeout=10 \
-  -rss_limit_mb=2048 -jobs="$jobs" -workers="$jobs" -print_final_stats=1 "$corpus"
+export ASAN_OPTIONS=detect_leaks=0
+
+if [ "$target" = energy_json ]; then
+  cmake --build "$build" --target energy_json_fuzzer -j"$(nproc)"
+  corpus="$build/fuzz/corpus"
+  mkdir -p "$corpus"
+  cp "$root"/tests/unit/server/fixtures/*.json "$corpus/" 2>/dev/null || true
+  cp "$root"/tests/golden/*/*.json "$corpus/" 2>/dev/null || true
+  printf '{}' >"$corpus/empty-object.json"
+  printf '{"schema_version":"ecocompute-energy/1.2"}' >"$corpus/bare-1.2.json"
+  printf '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]' >"$corpus/deep.json"
+  cd "$build/fuzz"
+  exec ./energy_json_fuzzer -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+    -rss_limit_mb=2048 -jobs="$jobs" -workers="$jobs" -print_final_stats=1 "$corpus"
+fi
+
+cmake --build "$build" --target gguf_fuzzer make_gguf_seeds ecocompute -j"$(nproc)"
+export ECOCOMPUTE_BINARY="$build/bin/ecocompute"
+seeds="$build/fuzz/gguf-seeds"
+work="$build/fuzz/gguf-corpus"
+mkdir -p "$seeds" "$work" "$root/fuzz/corpus/gguf"
+"$build/fuzz/make_gguf_seeds" "$root/data/fixture/fixture-kjv-f16.gguf" "$seeds"
+cp "$root/data/fixture/fixture-kjv-f16.gguf" "$seeds/"
+cp "$root"/third_party/llama.cpp/models/ggml-vocab-llama-spm.gguf "$root"/third_party/llama.cpp/models/ggml-vocab-gpt-2.gguf "$seeds/"
+cd "$build/fuzz"
+./gguf_fuzzer -max_total_time="$seconds" -max_len=2000000 -timeout=30 -rss_limit_mb=4096 \
+  -jobs="$jobs" -workers="$jobs" -print_final_stats=1 "$work" "$root/fuzz/corpus/gguf" "$seeds"
+# Keep only the inputs that add coverage, for the next run (and the repository).
+mkdir -p "$work.merged"
+./gguf_fuzzer -merge=1 -max_len=2000000 -timeout=30 "$work.merged" "$root/fuzz/corpus/gguf" "$work" >/dev/null 2>&1
+rm -rf "$root/fuzz/corpus/gguf" && mv "$work.merged" "$root/fuzz/corpus/gguf"
+du -sh "$root/fuzz/corpus/gguf"

@@ -3,7 +3,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "util/error.hpp"
@@ -22,5 +24,9 @@ std::vector<Command> make_all_commands(CLI::App& root);
 
 /// Prints "ecocompute: error: <error>" to stderr and returns the exit code for it.
 int report_error(const Error& error);
+
+/// Returns exit 3 ("environment unusable: … model missing", README) with a message naming the file
+/// when `model` is not an existing file; nothing when it is.
+std::optional<int> report_missing_model(const std::filesystem::path& model);
 
 }  // namespace ecocompute::cli

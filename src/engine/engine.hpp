@@ -1,6 +1,7 @@
 // Engine: the thing measured. Load a model at a precision, prefill, decode, read logits, synchronize.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -94,6 +95,24 @@ class Engine {
   /// Returns the tokens the last decode() generated, in order (empty before the first decode or
   /// after a reset); valid until the next call on the engine.
   [[nodiscard]] virtual std::span<const Token> last_generated() const { return {}; }
+
+  /// Makes prefill, decode and evaluate stop early with a `cancelled` error once `*flag` is true,
+  /// checked before every token or batch (a Ctrl-C then ends a window within one step, not one
+  /// iteration). nullptr: never. The flag must outlive the engine's use of it.
+  void set_interrupt(const std::atomic<bool>* flag) noexcept { interrupt_ = flag; }
+
+ protected:
+  /// Returns whether the interrupt flag is set.
+  [[nodiscard]] bool interrupted() const noexcept {
+    return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed);
+  }
+  /// The error an interrupted call returns.
+  [[nodiscard]] static Error interrupted_error(std::string_view what) {
+    return Error{ErrorCode::cancelled, std::string(what) + " interrupted"};
+  }
+
+ private:
+  const std::atomic<bool>* interrupt_ = nullptr;
 };
 
 }  // namespace ecocompute::engine

@@ -213,6 +213,10 @@ Result<void> LlamaEngine::check_room(std::int64_t n_more, const char* what) cons
 Result<void> LlamaEngine::feed(std::span<const Token> tokens, bool all_logits, const LogitsSink* sink) {
   const std::int64_t first = n_past_;
   for (std::size_t begin = 0; begin < tokens.size(); begin += n_batch_) {
+    if (interrupted()) {
+      has_logits_ = false;
+      return interrupted_error("the prompt");
+    }
     const std::size_t n = std::min<std::size_t>(n_batch_, tokens.size() - begin);
     const bool last_chunk = begin + n == tokens.size();
     for (std::size_t i = 0; i < n; ++i) {
@@ -276,6 +280,10 @@ Result<WorkStats> LlamaEngine::decode(std::int64_t n_tokens) {
   // one llama_decode of that token. Nothing else runs in the loop.
   const auto start = Clock::now();
   for (std::int64_t i = 0; i < n_tokens; ++i) {
+    if (interrupted()) {
+      llama_synchronize(ctx_);
+      return interrupted_error("decode");
+    }
     const Token next =
         greedy_token(std::span<const float>(llama_get_logits_ith(ctx_, -1), static_cast<std::size_t>(n_vocab_)));
     generated_.push_back(next);

@@ -11,6 +11,7 @@
 #include "engine/gguf_inspection.hpp"
 #include "engine/llama_backend.hpp"
 #include "engine/llama_engine.hpp"
+#include "engine/model_probe.hpp"
 #include "engine/quantization_cache.hpp"
 #include "engine/weights_label.hpp"
 #include "experiment/loaded_engines.hpp"
@@ -79,9 +80,16 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   auto design = protocol::validate(options.design);
   if (!design) return design.error();
   for (const std::string& w : design->warnings()) log::warn("{}", w);
+  // Found now, not after the last window: a run whose reports cannot be written loses everything.
+  if (auto out = prepare_out_dir(options.out_dir); !out) return out.error();
 
   auto inspection = engine::inspect_gguf(design->design().model);
   if (!inspection) return inspection.error();
+  // llama.cpp aborts the process on some malformed files our header checks pass: it reads the file
+  // first in a child, where an abort is only an error.
+  if (auto loads = engine::check_model_loads(design->design().model, options.model_check_program); !loads) {
+    return loads.error();
+  }
 
   // A CPU-only llama.cpp build (or --n-gpu-layers 0) does its work on the CPU; reading a GPU's counter
   // then would measure a device that does none of it.

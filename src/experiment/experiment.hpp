@@ -33,6 +33,8 @@ struct ExperimentOptions {
   std::filesystem::path quality_text;       ///< empty: the shipped held-out corpus
   quality::WindowPolicy quality_policy;
   bool progress_bar = true;                 ///< progress on stderr
+  /// The ecocompute binary that checks the model loads (engine::check_model_loads); empty: this process's.
+  std::filesystem::path model_check_program;
 };
 
 /// What a finished experiment produced.

@@ -25,6 +25,7 @@ using protocol::WindowResult;
 constexpr std::size_t max_reason_chars = 4000;
 
 constexpr std::string_view kDecodeEnergy = "decode_energy_per_token_gross_mj";
+constexpr std::string_view kDecodeThroughput = "decode_throughput_tokens_per_s";
 
 template <typename Q>
 std::optional<double> value_of(const std::optional<Q>& quantity) {
@@ -245,7 +246,9 @@ report::Results results(const ConditionView& v) {
   }
   r.basis = v.measured ? report::ResultBasis::measured : report::ResultBasis::unavailable;
   r.tokens_generated = r.decode->tokens;
-  if (duration > 0) r.throughput_tokens_per_s = static_cast<double>(r.decode->tokens) / duration;
+  // The mean of the trials' rates, as for energy (statistics.throughput_tokens_per_s has its spread):
+  // tokens over time pooled across trials would let one slow trial stand for all.
+  r.throughput_tokens_per_s = r.decode->tokens_per_s;
   r.net_energy_per_token_mj = r.decode->net_energy_per_token_mj;
   r.energy_basis = "gross";
   r.note = v.measured
@@ -256,15 +259,19 @@ report::Results results(const ConditionView& v) {
   return r;
 }
 
+report::Spread spread_of(const Summary& x) { return report::Spread{x.mean, x.sd, x.cv_pct, x.ci_low, x.ci_high}; }
+
 report::Statistics statistics(const ConditionView& v) {
   report::Statistics s;
   s.n_trials = static_cast<std::int64_t>(v.ok.size());
-  s.n_failed = static_cast<std::int64_t>(v.trials.size() - v.ok.size());
+  s.n_failed = std::count_if(v.trials.begin(), v.trials.end(), [](const TrialResult* t) { return t->failed(); });
+  s.n_cancelled = static_cast<std::int64_t>(v.trials.size() - v.ok.size()) - s.n_failed;
+  const protocol::MetricSummary* throughput =
+      v.summary != nullptr ? v.summary->find(kDecodeThroughput) : nullptr;
+  s.throughput_tokens_per_s = throughput != nullptr && throughput->summary.n > 0 ? spread_of(throughput->summary)
+                                                                                  : report::Spread{};
   const protocol::MetricSummary* energy = v.summary != nullptr ? v.summary->find(kDecodeEnergy) : nullptr;
-  if (v.measured && energy != nullptr && energy->summary.n > 0) {
-    const Summary& e = energy->summary;
-    s.energy_per_token_mj = report::EnergySpread{e.mean, e.sd, e.cv_pct, e.ci_low, e.ci_high};
-  }
+  if (v.measured && energy != nullptr && energy->summary.n > 0) s.energy_per_token_mj = spread_of(energy->summary);
   const std::optional<Summary> delta = v.measured ? paired_delta(v) : std::nullopt;
   if (delta) {
     s.vs_fp16_energy_pct.n_pairs = static_cast<std::int64_t>(delta->n);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "experiment/report_builder.hpp"
+#include "util/file_io.hpp"
 #include "util/log.hpp"
 
 namespace ecocompute::experiment {
@@ -60,6 +61,27 @@ report::RunReport build_run_report(const protocol::RunResult& run, const ReportC
   }
   out.warnings = run.warnings;
   return out;
+}
+
+Result<void> prepare_out_dir(const std::filesystem::path& out_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path display = out_dir.empty() ? fs::path(".") : out_dir;
+  if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec)) {
+    return unexpected(ErrorCode::invalid_argument,
+                      fmt::format("output folder {}: a file of that name exists (choose another --out)", display.string()));
+  }
+  if (!out_dir.empty() && !fs::create_directories(out_dir, ec) && ec) {
+    return unexpected(ErrorCode::invalid_argument,
+                      fmt::format("output folder {}: cannot be created: {}", display.string(), ec.message()));
+  }
+  const fs::path probe = display / ".ecocompute-write-test";
+  if (auto written = write_file_atomic(probe, "ok\n"); !written) {
+    return Error{ErrorCode::invalid_argument, fmt::format("output folder {}: not writable", display.string()),
+                 written.error()};
+  }
+  fs::remove(probe, ec);
+  return {};
 }
 
 Result<std::vector<WrittenReport>> write_run_reports(const protocol::RunResult& run, const ReportContext& context,

@@ -29,6 +29,11 @@ struct WrittenReport {
 [[nodiscard]] report::RunReport build_run_report(const protocol::RunResult& run, const ReportContext& context,
                                                  const std::vector<WrittenReport>& reports);
 
+/// Makes sure the reports can be written to `out_dir` before anything is measured: it is created if
+/// missing and a file is written to it and removed. Error (invalid_argument, naming the folder) when it
+/// is a file, cannot be created or is not writable, so that no run's results are lost at its end.
+[[nodiscard]] Result<void> prepare_out_dir(const std::filesystem::path& out_dir);
+
 /// Builds, validates and writes energy-<label>.json for every condition, then run.json, into `out_dir`.
 /// A condition whose report cannot be built or validated is recorded in run.json with its reason and
 /// in the returned list; the others are still written. Fails only when a file cannot be written.

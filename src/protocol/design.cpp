@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace ecocompute::protocol {
@@ -92,16 +93,16 @@ Result<ValidatedDesign> validate(Design design) {
   if (design.iterations < 1) {
     return invalid(fmt::format("iterations: {}; must be at least 1", design.iterations));
   }
-  if (design.min_window.value < 0.0) {
-    return invalid(fmt::format("min_window: {} s; must not be negative", design.min_window.value));
+  if (!(design.min_window.value >= 0.0 && std::isfinite(design.min_window.value))) {
+    return invalid(fmt::format("min_window: {} s; must be a finite number ≥ 0", design.min_window.value));
   }
-  if (design.min_prefill_window.value < 0.0) {
-    return invalid(fmt::format("min_prefill_window: {} s; must not be negative", design.min_prefill_window.value));
+  if (!(design.min_prefill_window.value >= 0.0 && std::isfinite(design.min_prefill_window.value))) {
+    return invalid(fmt::format("min_prefill_window: {} s; must be a finite number ≥ 0", design.min_prefill_window.value));
   }
   if (!(design.max_edge_error_pct > 0.0 && design.max_edge_error_pct < 100.0)) {
     return invalid(fmt::format("max_edge_error_pct: {}; must be in (0, 100)", design.max_edge_error_pct));
   }
-  if (!(design.assumed_counter_update_period.value > 0.0)) {
+  if (!(design.assumed_counter_update_period.value > 0.0 && std::isfinite(design.assumed_counter_update_period.value))) {
     return invalid(fmt::format("assumed_counter_update_period: {} s; must be positive",
                                design.assumed_counter_update_period.value));
   }
@@ -115,20 +116,23 @@ Result<ValidatedDesign> validate(Design design) {
     }
   }
 
-  if (design.idle_window.value < 0.0) {
-    return invalid(fmt::format("idle_window: {} s; must not be negative", design.idle_window.value));
+  if (!(design.idle_window.value >= 0.0 && std::isfinite(design.idle_window.value))) {
+    return invalid(fmt::format("idle_window: {} s; must be a finite number ≥ 0", design.idle_window.value));
   }
   if (design.idle_window.value == 0.0) {
     warnings.emplace_back("idle_window: 0 s; no idle power, so no net energy is reported");
   }
-  if (design.cool_down.pause.value < 0.0) {
-    return invalid(fmt::format("cool_down.pause: {} s; must not be negative", design.cool_down.pause.value));
+  if (!(design.cool_down.pause.value >= 0.0 && std::isfinite(design.cool_down.pause.value))) {
+    return invalid(fmt::format("cool_down.pause: {} s; must be a finite number ≥ 0", design.cool_down.pause.value));
   }
   if (design.cool_down.max_temperature_c) {
-    if (!(design.cool_down.gate_poll.value > 0.0)) {
+    if (!std::isfinite(*design.cool_down.max_temperature_c)) {
+      return invalid(fmt::format("cool_down.max_temperature_c: {}; must be a finite temperature", *design.cool_down.max_temperature_c));
+    }
+    if (!(design.cool_down.gate_poll.value > 0.0 && std::isfinite(design.cool_down.gate_poll.value))) {
       return invalid(fmt::format("cool_down.gate_poll: {} s; must be positive", design.cool_down.gate_poll.value));
     }
-    if (design.cool_down.gate_timeout.value < 0.0) {
+    if (!(design.cool_down.gate_timeout.value >= 0.0 && std::isfinite(design.cool_down.gate_timeout.value))) {
       return invalid(fmt::format("cool_down.gate_timeout: {} s; must not be negative",
                                  design.cool_down.gate_timeout.value));
     }

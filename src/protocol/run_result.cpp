@@ -10,6 +10,11 @@ std::size_t RunResult::count_not_ok() const noexcept {
       std::count_if(trials.begin(), trials.end(), [](const TrialResult& t) { return !t.is_ok(); }));
 }
 
+std::size_t RunResult::count_failed() const noexcept {
+  return static_cast<std::size_t>(
+      std::count_if(trials.begin(), trials.end(), [](const TrialResult& t) { return t.failed(); }));
+}
+
 const PairedComparison* RunResult::find_comparison(std::size_t condition, std::string_view metric) const {
   for (const PairedComparison& comparison : comparisons) {
     if (comparison.condition == condition && comparison.metric == metric) return &comparison;

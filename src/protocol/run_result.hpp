@@ -91,8 +91,10 @@ struct RunResult {
   bool cancelled = false;                     ///< the cancel flag stopped the run
   std::vector<std::string> warnings;          ///< validation warnings and notes made while running
 
-  /// Returns the trials whose status is not ok (not-run ones included).
+  /// Returns the trials whose status is not ok (interrupted and not-run ones included).
   [[nodiscard]] std::size_t count_not_ok() const noexcept;
+  /// Returns the trials that failed (TrialResult::failed(): not the interrupted or never-run ones).
+  [[nodiscard]] std::size_t count_failed() const noexcept;
   /// Returns the comparison of `condition` for `metric`, or nullptr.
   [[nodiscard]] const PairedComparison* find_comparison(std::size_t condition,
                                                         std::string_view metric) const;

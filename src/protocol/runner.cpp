@@ -69,6 +69,7 @@ struct WindowOutcome {
   WindowResult window;
   std::optional<Error> engine_error;
   std::optional<Error> meter_error;
+  bool interrupted = false;  ///< the cancel flag cut the window short: it is discarded
 };
 
 // One run of a Design. Holds the state the phases share; Runner::run() builds one per call.
@@ -148,6 +149,7 @@ Result<void> Execution::load() {
     try {
       Result<std::reference_wrapper<engine::Engine>> loaded = provider_(condition);
       if (loaded) {
+        loaded->get().set_interrupt(cancel_);
         engines_.emplace(condition.precision, &loaded->get());
       } else {
         failures.emplace(condition.precision, loaded.error().describe());
@@ -199,6 +201,7 @@ void Execution::warm_up() {
       report(Progress::Phase::warmup, &condition,
              fmt::format("warm-up {}/{} {}", i + 1, design_.warmups, condition.label()));
       Result<IterationWork> work = run_iteration(*engine, prompts_[condition.index], design_.tokens_per_iteration);
+      if (!work && is_cancelled()) return;  // interrupted, not failed
       if (!work) {
         setup.failure = fmt::format("warm-up {} failed: {}", i + 1, work.error().describe());
         engine_of_[condition.index] = nullptr;
@@ -254,7 +257,7 @@ void Execution::decide() {
   }
   std::optional<Seconds> measured_period;
   if (run_.idle.measurement) measured_period = run_.idle.measurement->counter_update_period;
-  IterationDecision decision = decide_iterations(design_, fastest_time, measured_period);
+  IterationDecision decision = decide_iterations(design_, fastest_time, measured_period, meter_.measures_energy());
   decision.fastest_condition = fastest;
   if (fastest) decision.explanation += fmt::format(" Fastest condition: {}.", run_.conditions[*fastest].label());
   run_.iteration_decision = decision;
@@ -328,7 +331,17 @@ WindowOutcome Execution::measure_window(engine::Engine& engine, const Condition&
   engine.synchronize();
   meter::Window window = meter_.begin(window_label(condition, repetition, kind));
   for (std::int64_t r = 0; r < repeats; ++r) {
+    // The flag is read here and, inside the engine, before every token: Ctrl-C ends a window within
+    // one decode step.
+    if (is_cancelled()) {
+      outcome.interrupted = true;
+      break;
+    }
     Result<IterationWork> work = run_iteration(engine, prompt, n_decode);
+    if (!work && work.error().code() == ErrorCode::cancelled) {
+      outcome.interrupted = true;
+      break;
+    }
     if (!work) {
       outcome.engine_error = work.error();
       break;
@@ -346,6 +359,7 @@ WindowOutcome Execution::measure_window(engine::Engine& engine, const Condition&
   }
   engine.synchronize();
   Result<meter::Measurement> measurement = meter_.end(std::move(window));
+  if (outcome.interrupted) return outcome;  // closed, and discarded: it holds part of the work
   if (!measurement) {
     outcome.meter_error = measurement.error();
     return outcome;
@@ -379,6 +393,11 @@ void Execution::run_trial(TrialResult& trial) {
 
   for (int i = 0; i < design_.trial_warmup_iterations; ++i) {
     Result<IterationWork> work = run_iteration(*engine, prompts_[trial.condition], design_.tokens_per_iteration);
+    if (!work && is_cancelled()) {
+      trial.status = TrialStatus::cancelled;
+      trial.reason = "interrupted during the trial's warm-up, before its windows";
+      return;
+    }
     if (!work) {
       trial.status = TrialStatus::engine_failed;
       trial.reason = "trial warm-up: " + work.error().describe();
@@ -393,6 +412,11 @@ void Execution::run_trial(TrialResult& trial) {
     WindowOutcome outcome = measure_window(*engine, condition, trial.repetition, kind,
                                            kind == WindowKind::prefill ? prefill_repeats : iterations);
     const std::string_view name = to_string(kind);
+    if (outcome.interrupted) {
+      trial.status = TrialStatus::cancelled;
+      trial.reason = fmt::format("interrupted during the {} window; the unfinished window was discarded", name);
+      return;
+    }
     (kind == WindowKind::prefill ? trial.prefill : trial.decode) = outcome.window;
     if (outcome.engine_error) {
       trial.status = TrialStatus::engine_failed;
@@ -446,6 +470,10 @@ void Execution::run_trials() {
     }
     if (trial.status == TrialStatus::not_run) break;  // cancelled during its cool-down
     ++trials_done_;
+    if (trial.status == TrialStatus::cancelled) {
+      log::warn("trial {} ({}): {}", trial.index + 1, trial.precision, trial.reason);
+      break;
+    }
     if (!trial.is_ok()) log::warn("trial {} ({}): {}: {}", trial.index + 1, trial.precision, to_string(trial.status),
                                   trial.reason);
     report(Progress::Phase::trial, &run_.conditions[trial.condition],
@@ -500,6 +528,10 @@ Result<RunResult> Execution::run(std::vector<std::string> warnings) {
   run_.cancelled = is_cancelled();
   run_.summaries = summarize_conditions(run_.conditions, run_.trials);
   run_.comparisons = compare_paired(run_.conditions, run_.trials);
+  for (std::string& warning : throughput_outliers(run_.conditions, run_.trials)) {
+    log::warn("{}", warning);
+    run_.warnings.push_back(std::move(warning));
+  }
   run_.finished_utc = clock_.utc_now();
   report(Progress::Phase::done, nullptr, run_.cancelled ? "cancelled" : "done");
   return std::move(run_);
@@ -553,7 +585,7 @@ std::vector<Token> make_prompt(std::span<const Token> text_tokens, bool has_bos,
 }
 
 IterationDecision decide_iterations(const Design& design, Seconds fastest_iteration,
-                                    std::optional<Seconds> measured_update_period) {
+                                    std::optional<Seconds> measured_update_period, bool energy_counter) {
   IterationDecision d;
   d.requested_iterations = design.iterations;
   d.tokens_per_iteration = design.tokens_per_iteration;
@@ -563,7 +595,8 @@ IterationDecision decide_iterations(const Design& design, Seconds fastest_iterat
   // most one period, so |error| ≤ P × period and the relative bound is period / window. A window of
   // period / (max_edge_error_pct / 100) keeps it under the limit: 0.1 s / 0.005 = 20 s on H200.
   const Seconds edge_window = d.counter_update_period / (design.max_edge_error_pct / 100.0);
-  d.required_decode_window = std::max(design.min_window, edge_window);
+  // Without an energy counter there are no counter edges to bound: the window flags alone decide.
+  d.required_decode_window = energy_counter ? std::max(design.min_window, edge_window) : design.min_window;
   // Prefill windows follow min_prefill_window alone (default 20 s, which keeps the same 0.5 % bound):
   // they are the minor share of a run's time budget, and their edge bound is reported per window.
   d.required_prefill_window = design.min_prefill_window;
@@ -579,14 +612,17 @@ IterationDecision decide_iterations(const Design& design, Seconds fastest_iterat
   const std::int64_t needed = ceil_ratio(d.required_decode_window.value * d.safety_margin, fastest_iteration.value);
   d.iterations = static_cast<int>(std::max<std::int64_t>(design.iterations, needed));
   d.predicted_decode_window = fastest_iteration * static_cast<double>(d.iterations);
+  const std::string edge_rule =
+      energy_counter ? fmt::format("counter update period {:.3f} s {} gives ≤ {} % edge error from {:.1f} s",
+                                   d.counter_update_period.value, d.update_period_measured ? "measured" : "assumed",
+                                   design.max_edge_error_pct, edge_window.value)
+                     : std::string("no energy counter, so no edge bound");
   d.explanation = fmt::format(
       "{} iterations × {} tokens (requested {}): the fastest warm-up iteration took {:.3f} s, so a decode window "
-      "lasts about {:.1f} s ≥ {:.1f} s required (min_window {:.1f} s; counter update period {:.3f} s {} gives "
-      "≤ {} % edge error from {:.1f} s), with a {:.0f} % margin.",
+      "lasts about {:.1f} s ≥ {:.1f} s required (min_window {:.1f} s; {}), with a {:.0f} % margin.",
       d.iterations, d.tokens_per_iteration, design.iterations, fastest_iteration.value,
-      d.predicted_decode_window.value, d.required_decode_window.value, design.min_window.value,
-      d.counter_update_period.value, d.update_period_measured ? "measured" : "assumed", design.max_edge_error_pct,
-      edge_window.value, (d.safety_margin - 1.0) * 100.0);
+      d.predicted_decode_window.value, d.required_decode_window.value, design.min_window.value, edge_rule,
+      (d.safety_margin - 1.0) * 100.0);
   return d;
 }
 

@@ -52,8 +52,10 @@ using ProgressCallback = std::function<void(const Progress&)>;
 ///   4. runs the trials in schedule order: cool-down / gate, the trial's own warm-up, then a
 ///      prefill window and a decode window, each `engine.synchronize(); meter.begin(); work;
 ///      engine.synchronize(); meter.end()`.
-/// A failed trial becomes a TrialResult with its status and reason and the run goes on; the cancel
-/// flag is read between trials (and during waits), and trials not run are recorded as not_run.
+/// A failed trial becomes a TrialResult with its status and reason and the run goes on. The cancel
+/// flag is read between trials, during waits, between iterations and (through Engine::set_interrupt)
+/// before every token: the trial it interrupts is `cancelled` with its unfinished window discarded,
+/// and the trials after it are `not_run`.
 ///
 ///   auto design = validate(std::move(d));                // once, where the design is made
 ///   Runner runner(*design, meter, provider, *system_clock());
@@ -94,8 +96,11 @@ class Runner {
 /// Returns the iteration decision for the given warm-up times (pure arithmetic, see
 /// IterationDecision): `fastest_iteration` is the fastest condition's decode-window iteration
 /// time (reset + prefill + decode); the update period is the meter's measured one when given.
+/// Without an energy counter (`energy_counter` false) there is no edge error to bound, so the
+/// window lasts min_window, as the user asked.
 [[nodiscard]] IterationDecision decide_iterations(const Design& design, Seconds fastest_iteration,
-                                                  std::optional<Seconds> measured_update_period);
+                                                  std::optional<Seconds> measured_update_period,
+                                                  bool energy_counter = true);
 
 /// Returns the prefill repeats that make a prefill window last at least `required` when one
 /// prefill takes `prefill_time` (× safety margin), at least 1.

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "util/check.hpp"
 
 namespace ecocompute::protocol {
@@ -161,6 +163,33 @@ std::vector<PairedComparison> compare_paired(std::span<const Condition> conditio
     }
   }
   return comparisons;
+}
+
+std::vector<std::string> throughput_outliers(std::span<const Condition> conditions,
+                                             std::span<const TrialResult> trials, double fraction) {
+  std::vector<std::string> warnings;
+  for (const Condition& condition : conditions) {
+    std::vector<std::pair<const TrialResult*, double>> rates;
+    for (const TrialResult& t : trials) {
+      if (t.condition != condition.index || !t.is_ok() || !t.decode) continue;
+      if (auto rate = t.decode->throughput_tokens_per_s()) rates.emplace_back(&t, *rate);
+    }
+    if (rates.size() < 3) continue;
+    std::vector<double> sorted;
+    for (const auto& [trial, rate] : rates) sorted.push_back(rate);
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t mid = sorted.size() / 2;
+    const double median = sorted.size() % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0;
+    for (const auto& [trial, rate] : rates) {
+      if (median > 0.0 && std::abs(rate - median) > fraction * median) {
+        warnings.push_back(fmt::format(
+            "trial {} ({} #{}): decode {:.1f} tok/s is {:+.0f} % from its condition's median {:.1f} tok/s; an outlier "
+            "(other load on the machine, a clock change?) that moves the mean",
+            trial->index + 1, condition.label(), trial->repetition + 1, rate, (rate - median) / median * 100.0, median));
+      }
+    }
+  }
+  return warnings;
 }
 
 }  // namespace ecocompute::protocol

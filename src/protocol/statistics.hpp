@@ -85,4 +85,15 @@ struct PairedComparison {
                                                            std::span<const TrialResult> trials,
                                                            double confidence = 0.95);
 
+/// A trial whose decode throughput is this far from its condition's median (as a fraction) is an
+/// outlier worth a warning: one slow trial (another job on the machine, a clock drop) moves the mean.
+inline constexpr double kThroughputOutlierFraction = 0.20;
+
+/// Returns one warning per ok trial whose decode throughput differs from the median of its
+/// condition's ok trials by more than `fraction`, naming the trial, its rate and the median.
+/// Conditions with fewer than 3 ok trials have no meaningful median and get none.
+[[nodiscard]] std::vector<std::string> throughput_outliers(std::span<const Condition> conditions,
+                                                           std::span<const TrialResult> trials,
+                                                           double fraction = kThroughputOutlierFraction);
+
 }  // namespace ecocompute::protocol

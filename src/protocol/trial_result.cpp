@@ -10,11 +10,12 @@ namespace ecocompute::protocol {
 
 namespace {
 
-constexpr std::array<std::pair<TrialStatus, std::string_view>, 5> kStatusNames{{
+constexpr std::array<std::pair<TrialStatus, std::string_view>, 6> kStatusNames{{
     {TrialStatus::ok, "ok"},
     {TrialStatus::throttled, "throttled"},
     {TrialStatus::invalid_window, "invalid_window"},
     {TrialStatus::engine_failed, "engine_failed"},
+    {TrialStatus::cancelled, "cancelled"},
     {TrialStatus::not_run, "not_run"},
 }};
 
@@ -33,7 +34,7 @@ Result<TrialStatus> parse_trial_status(std::string_view text) {
   }
   return unexpected(ErrorCode::invalid_argument,
                     fmt::format("status: '{}' is not a trial status (ok, throttled, invalid_window, "
-                                "engine_failed, not_run)", text));
+                                "engine_failed, cancelled, not_run)", text));
 }
 
 std::string_view to_string(WindowKind kind) noexcept {

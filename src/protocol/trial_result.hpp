@@ -19,10 +19,11 @@ enum class TrialStatus {
   throttled,       ///< the GPU reported throttling at a window edge
   invalid_window,  ///< the meter returned an invalid window (counter reset, stuck, read failed, unavailable)
   engine_failed,   ///< the engine failed to load, warm up, prefill or decode
-  not_run,         ///< the run was cancelled before this trial
+  cancelled,       ///< interrupted (Ctrl-C) while it ran; its unfinished window was discarded
+  not_run,         ///< the run was interrupted before this trial
 };
 
-/// Returns "ok", "throttled", "invalid_window", "engine_failed" or "not_run".
+/// Returns "ok", "throttled", "invalid_window", "engine_failed", "cancelled" or "not_run".
 [[nodiscard]] std::string_view to_string(TrialStatus status) noexcept;
 /// Parses the spellings above; any other text is an invalid_argument error naming it.
 [[nodiscard]] Result<TrialStatus> parse_trial_status(std::string_view text);
@@ -86,6 +87,12 @@ struct TrialResult {
 
   /// Returns whether the trial enters the statistics (status ok).
   [[nodiscard]] bool is_ok() const noexcept { return status == TrialStatus::ok; }
+  /// Returns whether the trial failed (throttled, invalid window, engine failure): an interrupted or
+  /// never-run trial did not fail.
+  [[nodiscard]] bool failed() const noexcept {
+    return status == TrialStatus::throttled || status == TrialStatus::invalid_window ||
+           status == TrialStatus::engine_failed;
+  }
 };
 
 }  // namespace ecocompute::protocol

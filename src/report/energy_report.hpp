@@ -150,8 +150,8 @@ struct Results {
   std::optional<std::string> note;
 };
 
-/// Spread of the energy per token over a condition's valid trials.
-struct EnergySpread {
+/// Mean, spread and 95 % CI of a per-trial figure over a condition's valid trials.
+struct Spread {
   std::optional<double> mean, sd, cv_pct, ci95_low, ci95_high;
 };
 
@@ -163,8 +163,10 @@ struct PairedDelta {
 
 struct Statistics {
   std::int64_t n_trials = 0;          ///< valid trials in the statistics
-  std::int64_t n_failed = 0;          ///< trials of the condition that are not in them, with their reasons
-  EnergySpread energy_per_token_mj;
+  std::int64_t n_failed = 0;          ///< trials that failed (throttled, invalid window, engine), each with its reason
+  std::optional<std::int64_t> n_cancelled;  ///< trials interrupted or never run: not failures
+  std::optional<Spread> throughput_tokens_per_s;  ///< decode throughput per valid trial
+  Spread energy_per_token_mj;
   PairedDelta vs_fp16_energy_pct;
 };
 

@@ -136,14 +136,17 @@ Results read_results(const JsonReader& r) {
   return x;
 }
 
+Spread read_spread(const JsonReader& r) {
+  return Spread{r.number("mean"), r.number("sd"), r.number("cv_pct"), r.number("ci95_low"), r.number("ci95_high")};
+}
+
 Statistics read_statistics(const JsonReader& r) {
   Statistics s;
   s.n_trials = r.integer("n_trials").value_or(0);
   s.n_failed = r.integer("n_failed").value_or(0);
-  if (auto e = r.object("energy_per_token_mj")) {
-    s.energy_per_token_mj = EnergySpread{e->number("mean"), e->number("sd"), e->number("cv_pct"),
-                                         e->number("ci95_low"), e->number("ci95_high")};
-  }
+  s.n_cancelled = r.integer("n_cancelled");
+  if (auto t = r.object("throughput_tokens_per_s")) s.throughput_tokens_per_s = read_spread(*t);
+  if (auto e = r.object("energy_per_token_mj")) s.energy_per_token_mj = read_spread(*e);
   if (auto d = r.object("vs_fp16_energy_pct")) s.vs_fp16_energy_pct = detail::read_paired_delta(*d);
   return s;
 }
@@ -365,17 +368,23 @@ OrderedJson results_json(const Results& x, bool v12) {
   return w.take();
 }
 
+OrderedJson spread_json(const Spread& s) {
+  JsonWriter w(true);
+  w.nullable("mean", s.mean);
+  w.nullable("sd", s.sd);
+  w.nullable("cv_pct", s.cv_pct);
+  w.nullable("ci95_low", s.ci95_low);
+  w.nullable("ci95_high", s.ci95_high);
+  return w.take();
+}
+
 OrderedJson statistics_json(const Statistics& s) {
-  JsonWriter spread(true);
-  spread.nullable("mean", s.energy_per_token_mj.mean);
-  spread.nullable("sd", s.energy_per_token_mj.sd);
-  spread.nullable("cv_pct", s.energy_per_token_mj.cv_pct);
-  spread.nullable("ci95_low", s.energy_per_token_mj.ci95_low);
-  spread.nullable("ci95_high", s.energy_per_token_mj.ci95_high);
   JsonWriter w(true);
   w.put("n_trials", s.n_trials);
   w.put("n_failed", s.n_failed);
-  w.put("energy_per_token_mj", spread.take());
+  w.optional("n_cancelled", s.n_cancelled);
+  if (s.throughput_tokens_per_s) w.put("throughput_tokens_per_s", spread_json(*s.throughput_tokens_per_s));
+  w.put("energy_per_token_mj", spread_json(s.energy_per_token_mj));
   w.put("vs_fp16_energy_pct", detail::paired_delta_json(s.vs_fp16_energy_pct));
   return w.take();
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 
 namespace ecocompute::report {
@@ -58,7 +59,10 @@ Row row_of(const EnergyReport& r, bool& any_unavailable) {
   std::string trials = "-";
   if (r.statistics) {
     trials = fmt::format("{}", r.statistics->n_trials);
-    if (r.statistics->n_failed > 0) trials += fmt::format(" ({} failed)", r.statistics->n_failed);
+    std::vector<std::string> others;
+    if (r.statistics->n_failed > 0) others.push_back(fmt::format("{} failed", r.statistics->n_failed));
+    if (r.statistics->n_cancelled.value_or(0) > 0) others.push_back(fmt::format("{} cancelled", *r.statistics->n_cancelled));
+    if (!others.empty()) trials += fmt::format(" ({})", fmt::join(others, ", "));
   }
   return {precision,
           energy,

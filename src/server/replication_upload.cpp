@@ -19,6 +19,13 @@ CheckedUpload reject(std::string message, std::vector<std::string> problems = {}
 
 }  // namespace
 
+std::string canonical_sha256(std::string_view report_text) {
+  // Keys sorted, no insignificant whitespace, numbers re-printed: a re-serialised, reordered or
+  // newline-terminated copy of a report has the same digest.
+  const Json canonical = Json::parse(report_text, nullptr, false);
+  return sha256_hex(canonical.is_discarded() ? std::string(report_text) : canonical.dump());
+}
+
 CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence) {
   auto problems = report::validate_energy_text(body, "uploaded energy.json");
   if (!problems) return reject(problems.error().describe());
@@ -46,7 +53,7 @@ CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence
   auto text_or_absent = [](const std::string& v) { return v.empty() ? std::nullopt : std::optional<std::string>(v); };
   NewReplication r;
   r.report_json = std::string(body);
-  r.report_sha256 = sha256_hex(body);
+  r.report_sha256 = canonical_sha256(body);
   r.model_name = text_or_absent(report->workload.model_name);
   r.params_b = report->workload.params_b;
   r.gpu = text_or_absent(report->system_under_test.gpu);

@@ -30,9 +30,14 @@ struct CheckedUpload {
 inline constexpr std::size_t max_upload_bytes = 256 * 1024;
 
 /// Checks and grades an uploaded report against `evidence`. Refuses (never throws): text that is not
-/// JSON or nested too deep, a schema violation, a basis that contradicts the numbers (measured with no
-/// energy per token; an estimate basis in a 1.2 report), and a report the dataset reader cannot read.
+/// JSON or nested too deep, a schema violation, a source outside the closed list or a measured basis
+/// that no energy source read, a stated ΔE its energies contradict (report::upload_rule_violation),
+/// and a report the dataset reader cannot read. The row's digest is canonical_sha256(body).
 CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence);
+
+/// Returns the SHA-256 of the report's canonical JSON (keys sorted, compact, numbers re-printed), so
+/// that copies differing only in layout or key order are one report.
+[[nodiscard]] std::string canonical_sha256(std::string_view report_text);
 
 /// Returns the gallery view of a stored row: its columns, its grade as JSON, and the report itself
 /// when `with_report`.

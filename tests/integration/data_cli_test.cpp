@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/scratch_dir.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -20,14 +22,8 @@ struct Outcome {
   std::string stdout_text;
 };
 
-class DataCliTest : public ::testing::Test {
+class DataCliTest : public ecocompute::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ecocompute_data_cli_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Runs the binary with the shipped data and a store in the test folder; stderr to the test log.
   Outcome ecocompute(const std::string& args) const {
@@ -59,7 +55,6 @@ class DataCliTest : public ::testing::Test {
     return path;
   }
 
-  fs::path dir_;
 };
 
 TEST_F(DataCliTest, ImportListShow) {

@@ -11,8 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/scratch_dir.hpp"
+
 namespace {
 namespace fs = std::filesystem;
+using ecocompute::testing::slurp;
 
 struct Outcome {
   int status = -1;
@@ -20,19 +23,8 @@ struct Outcome {
   std::string err;
 };
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-class MeasureCliTest : public ::testing::Test {
+class MeasureCliTest : public ecocompute::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ecocompute_measure_cli_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Runs the binary with no NVML (whatever the machine has) and the shipped data; keeps both streams.
   Outcome ecocompute(const std::string& args) const {
@@ -55,7 +47,6 @@ class MeasureCliTest : public ::testing::Test {
            " --quality-max-tokens 3000 --cache-dir '" + (dir_ / "cache").string() + "' --out '" + (dir_ / "out").string() + "'";
   }
 
-  fs::path dir_;
 };
 
 TEST_F(MeasureCliTest, FixtureRunWritesValidatedReportsWithQuality) {
@@ -120,9 +111,9 @@ TEST_F(MeasureCliTest, UnknownPrecisionIsAUsageError) {
   EXPECT_NE(run.err.find("Q9_X"), std::string::npos) << run.err;
 }
 
-TEST_F(MeasureCliTest, MissingModelIsAUsageError) {
+TEST_F(MeasureCliTest, MissingModelIsAnEnvironmentError) {
   const Outcome run = ecocompute("measure -m '" + (dir_ / "nope.gguf").string() + "'" + fast_flags());
-  EXPECT_EQ(run.status, 2) << run.err;
+  EXPECT_EQ(run.status, 3) << run.err;  // README: 3 = environment unusable … model missing
   EXPECT_NE(run.err.find("nope.gguf"), std::string::npos) << run.err;
 }
 

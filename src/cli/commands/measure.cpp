@@ -1,6 +1,11 @@
 // `ecocompute measure`: energy per token and quality of precisions against a same-run baseline.
+#include <signal.h>
+#include <unistd.h>
+
 #include <atomic>
-#include <csignal>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/command.hpp"
@@ -16,20 +21,106 @@ namespace {
 
 std::atomic<bool> interrupted{false};
 
-extern "C" void on_interrupt(int /*signal*/) { interrupted.store(true); }
+// The first Ctrl-C is acknowledged at once and stops the run within one decode step (the runner and
+// the engine read the flag); the finished trials are written. A second one quits at once. Only
+// async-signal-safe calls here: write(2) and _exit(2).
+extern "C" void on_interrupt(int /*signal*/) {
+  if (interrupted.exchange(true)) {
+    static constexpr char quit[] = "\necocompute: interrupted again: quitting now, nothing more is written\n";
+    (void)!::write(STDERR_FILENO, quit, sizeof quit - 1);
+    ::_exit(exit_interrupted);
+  }
+  static constexpr char ack[] =
+      "\necocompute: interrupted: stopping now (the unfinished window is discarded); the finished trials are "
+      "written. Ctrl-C again quits at once.\n";
+  (void)!::write(STDERR_FILENO, ack, sizeof ack - 1);
+}
+
+// Installs on_interrupt for SIGINT and SIGTERM while it lives, and puts the old handlers back.
+class InterruptHandler {
+ public:
+  InterruptHandler() {
+    interrupted.store(false);
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
+  }
+  ~InterruptHandler() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  InterruptHandler(const InterruptHandler&) = delete;
+  InterruptHandler& operator=(const InterruptHandler&) = delete;
+
+ private:
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+};
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+std::string join_with_commas(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
+// A comma-separated list with no empty item ("Q8_0,,Q4_0" and ",," are mistakes, not two names).
+const CLI::Validator kCommaList(
+    [](std::string& text) -> std::string {
+      for (const std::string& item : split_commas(text)) {
+        if (item.empty()) return "'" + text + "' has an empty item (comma-separated, no spaces)";
+      }
+      return {};
+    },
+    "LIST");
+
+// CLI11's Range lets "nan" through (every comparison with NaN is false): numbers must be finite.
+const CLI::Validator kFinite(
+    [](std::string& text) -> std::string {
+      char* end = nullptr;
+      const double value = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() || *end != '\0' || !std::isfinite(value)) return "'" + text + "' is not a finite number";
+      return {};
+    },
+    "FINITE");
+
+// A seed is a decimal number of 0 … 2^64 − 1; "-1" would otherwise wrap around silently.
+const CLI::Validator kSeed(
+    [](std::string& text) -> std::string {
+      std::uint64_t value = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
+        return "'" + text + "' is not a whole number from 0 to 18446744073709551615";
+      }
+      return {};
+    },
+    "SEED");
 
 // The flags' defaults are the Design's (util/defaults.hpp), read through a default Design.
 struct MeasureFlags {
   experiment::ExperimentOptions options;
-  std::vector<std::string> precisions{options.design.candidates};
+  std::string precisions_text = join_with_commas(options.design.candidates);
+  std::string prompt_lengths_text;
   double min_window_s = options.design.min_window.value;
   double min_prefill_window_s = options.design.min_prefill_window.value;
   double idle_window_s = options.design.idle_window.value;
   double cool_down_s = options.design.cool_down.pause.value;
   double max_temperature_c = 0.0;
   std::string order{protocol::to_string(options.design.order)};
-  std::uint64_t seed = 0;
-  bool seed_given = false;
+  std::string seed;
   std::string output;
   bool no_quality = false;
   bool no_progress = false;
@@ -38,7 +129,16 @@ struct MeasureFlags {
 int run_measure(MeasureFlags& flags) {
   experiment::ExperimentOptions& options = flags.options;
   protocol::Design& design = options.design;
-  design.candidates = flags.precisions;
+  design.candidates = split_commas(flags.precisions_text);
+  for (const std::string& length : split_commas(flags.prompt_lengths_text)) {
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), value);
+    if (ec != std::errc{} || end != length.data() + length.size() || value < 1 || value > (1 << 20)) {
+      return report_error(Error{ErrorCode::invalid_argument,
+                                "--prompt-lengths: '" + length + "' is not a token count from 1 to 1048576"});
+    }
+    design.prompt.lengths_tokens.push_back(value);
+  }
   design.min_window = Seconds{flags.min_window_s};
   design.min_prefill_window = Seconds{flags.min_prefill_window_s};
   design.idle_window = Seconds{flags.idle_window_s};
@@ -47,7 +147,7 @@ int run_measure(MeasureFlags& flags) {
   auto order = protocol::parse_schedule_order(flags.order);
   if (!order) return report_error(order.error());
   design.order = *order;
-  if (flags.seed_given) design.seed = flags.seed;
+  if (!flags.seed.empty()) design.seed = std::strtoull(flags.seed.c_str(), nullptr, 10);  // checked by kSeed
   options.quality = !flags.no_quality;
   options.progress_bar = !flags.no_progress;
 
@@ -58,13 +158,11 @@ int run_measure(MeasureFlags& flags) {
     format = *parsed;
   }
 
-  // Ctrl-C stops between trials; what completed is still written.
-  interrupted.store(false);
-  auto previous_int = std::signal(SIGINT, on_interrupt);
-  auto previous_term = std::signal(SIGTERM, on_interrupt);
-  auto outcome = experiment::run_experiment(options, &interrupted);
-  std::signal(SIGINT, previous_int);
-  std::signal(SIGTERM, previous_term);
+  if (auto missing = report_missing_model(design.model)) return *missing;
+  Result<experiment::ExperimentOutcome> outcome = [&] {
+    const InterruptHandler handler;
+    return experiment::run_experiment(options, &interrupted);
+  }();
   if (!outcome) return report_error(outcome.error());
 
   // The verdict table is for people: stdout by default, stderr when stdout carries a machine format.
@@ -80,7 +178,7 @@ int run_measure(MeasureFlags& flags) {
   std::cerr << "reports: " << options.out_dir.string() << " (run.json and one energy-<precision>.json each)\n";
 
   if (outcome->run.cancelled || interrupted.load()) return exit_interrupted;
-  std::size_t failures = outcome->run.count_not_ok();
+  std::size_t failures = outcome->run.count_failed();
   for (const experiment::WrittenReport& r : outcome->reports) failures += r.failure.empty() ? 0 : 1;
   if (!outcome->quality_failure.empty()) ++failures;
   if (failures > 0) {
@@ -99,14 +197,14 @@ Command make_measure_command(CLI::App& root) {
   experiment::ExperimentOptions& o = flags->options;
   protocol::Design& d = o.design;
   app->add_option("-m,--model", d.model, "Source GGUF (F32/F16/BF16; quantized in-process into the cache)")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   app->add_option("--baseline", d.baseline, "Baseline precision measured in the same run")
       ->capture_default_str()
       ->check(CLI::IsMember({"F16", "BF16", "F32"}, CLI::ignore_case));
-  app->add_option("-p,--precisions", flags->precisions, "Candidate GGUF types, comma separated (e.g. Q8_0,Q4_K_M)")
-      ->delimiter(',')
-      ->capture_default_str();
+  // One argument, split here: a list option would let `-p ,,` swallow the next flag.
+  app->add_option("-p,--precisions", flags->precisions_text, "Candidate GGUF types, comma separated (e.g. Q8_0,Q4_K_M)")
+      ->capture_default_str()
+      ->check(kCommaList);
   app->add_option("-k,--trials", d.trials, "Trials per precision, interleaved with the baseline")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
@@ -121,27 +219,26 @@ Command make_measure_command(CLI::App& root) {
       ->check(CLI::Range(1, 100000));
   app->add_option("--min-window", flags->min_window_s, "Shortest decode window, seconds (counter-edge error)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 3600.0));
+      ->check(kFinite & CLI::Range(0.0, 3600.0));
   app->add_option("--min-prefill-window", flags->min_prefill_window_s, "Shortest prefill window, seconds")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 3600.0));
+      ->check(kFinite & CLI::Range(0.0, 3600.0));
   app->add_option("--prompt", d.prompt.text, "Prompt text")->capture_default_str();
-  app->add_option("--prompt-lengths", d.prompt.lengths_tokens, "Prompt lengths in tokens, each a condition (comma separated)")
-      ->delimiter(',')
-      ->check(CLI::Range(1, 1 << 20));
+  app->add_option("--prompt-lengths", flags->prompt_lengths_text,
+                  "Prompt lengths in tokens, each a condition (comma separated, each 1 … 1048576)")
+      ->check(kCommaList);
   app->add_option("--idle-window", flags->idle_window_s, "Idle window with the models loaded, seconds")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 3600.0));
+      ->check(kFinite & CLI::Range(0.0, 3600.0));
   app->add_option("--cool-down", flags->cool_down_s, "Pause before every trial, seconds")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 3600.0));
+      ->check(kFinite & CLI::Range(0.0, 3600.0));
   app->add_option("--max-temperature", flags->max_temperature_c, "Wait before each trial until the GPU is at or below this (°C)")
-      ->check(CLI::Range(1.0, 120.0));
+      ->check(kFinite & CLI::Range(1.0, 120.0));
   app->add_option("--order", flags->order, "Trial order: alternating (B C1 C2 | C2 C1 B …) or shuffled")
       ->capture_default_str();
-  app->add_option_function<std::uint64_t>(
-      "--seed", [flags](std::uint64_t s) { flags->seed = s; flags->seed_given = true; },
-      "Seed of the schedule (drawn and recorded when absent)");
+  app->add_option("--seed", flags->seed, "Seed of the schedule, 0 … 2^64 − 1 (drawn and recorded when absent)")
+      ->check(kSeed);
   app->add_flag("--accept-throttled", d.accept_throttled, "Count trials the GPU throttled in (flagged) in the statistics");
   app->add_option("--gpu", o.gpu, "GPU to use and read: UUID (GPU-…), PCI bus id, or cuda:N (default: first visible)");
   app->add_flag("--allow-shared", o.allow_shared, "Measure even when other processes use the GPU");

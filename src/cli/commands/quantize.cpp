@@ -3,6 +3,8 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
+#include "engine/gguf_inspection.hpp"
+#include "engine/model_probe.hpp"
 #include "engine/precision.hpp"
 #include "engine/quantization_cache.hpp"
 
@@ -19,6 +21,11 @@ struct QuantizeFlags {
 int run_quantize(const QuantizeFlags& flags) {
   auto type = parse_gguf_type(flags.type);
   if (!type) return report_error(type.error());
+  if (auto missing = report_missing_model(flags.model)) return *missing;
+  // Our header checks first (clear messages), then llama.cpp's loader in a child: its quantizer loads
+  // the file, and a file it aborts on must not take this process with it.
+  if (auto inspected = engine::inspect_gguf(flags.model); !inspected) return report_error(inspected.error());
+  if (auto loads = engine::check_model_loads(flags.model); !loads) return report_error(loads.error());
   engine::QuantizationCache cache(flags.cache_dir.empty() ? engine::QuantizationCache::default_folder()
                                                           : flags.cache_dir);
   auto prepared = cache.prepare(flags.model, *type, flags.threads);
@@ -33,7 +40,7 @@ Command make_quantize_command(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "quantize", "Quantize an F32/F16/BF16 GGUF into the cache (what measure does before its first window)");
   auto flags = std::make_shared<QuantizeFlags>();
-  app->add_option("-m,--model", flags->model, "Source GGUF")->required()->check(CLI::ExistingFile);
+  app->add_option("-m,--model", flags->model, "Source GGUF")->required();
   app->add_option("--type", flags->type, "Target GGUF type (e.g. Q8_0, Q4_K_M, IQ4_NL)")->required();
   app->add_option("--cache-dir", flags->cache_dir, "Cache folder (default: $XDG_CACHE_HOME/ecocompute)");
   app->add_option("-t,--threads", flags->threads, "CPU threads (0: all)")->check(CLI::Range(0, 1024));

@@ -1,5 +1,6 @@
 // `ecocompute validate FILE...`: checks energy.json reports (1.0, 1.1 or 1.2) against the shipped schema.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -7,8 +8,35 @@
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
 #include "report/energy_schema.hpp"
+#include "report/run_report.hpp"
+#include "util/json.hpp"
 
 namespace ecocompute::cli {
+namespace {
+
+struct SummaryCheck {
+  bool valid = false;
+  std::string message;
+};
+
+// Returns the check of a run summary (schema_version ecocompute-run/…), or nothing for any other file.
+std::optional<SummaryCheck> run_summary_check(const std::string& file) {
+  auto document = read_json_file(file);
+  if (!document || !document->is_object()) return std::nullopt;
+  const auto version = document->find("schema_version");
+  if (version == document->end() || !version->is_string() ||
+      !version->get<std::string>().starts_with("ecocompute-run/")) {
+    return std::nullopt;
+  }
+  auto summary = report::run_report_from_json(*document, file);
+  if (!summary) return SummaryCheck{false, "a run summary (run.json), not an energy.json; it does not read: " +
+                                               summary.error().message()};
+  return SummaryCheck{true, "a run summary (" + summary->schema_version + ", run " + summary->run_id +
+                                "), not an energy.json: it reads without error; its reports are the energy-*.json "
+                                "files beside it"};
+}
+
+}  // namespace
 
 Command make_validate_command(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
@@ -30,6 +58,12 @@ Command make_validate_command(CLI::App& root) {
             }
             bool all_valid = true;
             for (const std::string& file : *files) {
+              // run.json is a run's summary, not a report: say so, and check that it reads as one.
+              if (auto summary = run_summary_check(file)) {
+                all_valid = all_valid && summary->valid;
+                std::printf("%s: %s\n", file.c_str(), summary->message.c_str());
+                continue;
+              }
               auto problems = report::validate_energy_file(file);
               if (!problems) {
                 all_valid = false;

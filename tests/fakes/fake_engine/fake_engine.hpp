@@ -62,6 +62,9 @@ class FakeEngine final : public engine::Engine {
     failures_from_[std::move(operation)] = {call, std::move(message)};
   }
 
+  /// Called before each generated token with the count generated so far (e.g. to press Ctrl-C mid-decode).
+  std::function<void(std::int64_t)> on_decode_token;
+
   /// Returns how many times `operation` was called.
   [[nodiscard]] int calls(std::string_view operation) const {
     const auto it = calls_.find(std::string(operation));
@@ -117,6 +120,12 @@ class FakeEngine final : public engine::Engine {
     }
     last_generated_.clear();
     for (std::int64_t i = 0; i < n_tokens; ++i) {
+      // As the real engine: the interrupt is read before every token; the work done so far is spent.
+      if (interrupted()) {
+        (void)work(i, script_.decode_time_per_token, script_.decode_power);
+        return interrupted_error("decode");
+      }
+      if (on_decode_token) on_decode_token(tokens_generated_ + i);
       context_.push_back(next(context_.back()));
       last_generated_.push_back(context_.back());
     }

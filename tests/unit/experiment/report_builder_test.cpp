@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "experiment/run_writer.hpp"
@@ -90,6 +91,39 @@ TEST(ReportBuilder, FailedTrialIsListedAndLeftOutOfTheStatistics) {
   EXPECT_EQ(failed.reason, "decode failed: out of memory");
   EXPECT_FALSE(failed.decode.has_value());
   EXPECT_TRUE(failed.prefill.has_value());
+}
+
+TEST(ReportBuilder, InterruptedAndNeverRunTrialsAreNotCountedAsFailed) {
+  protocol::RunResult run = sample_run();
+  // Q4_K_M's last trial interrupted by Ctrl-C, and Q8_0's second never run.
+  run.trials[8].status = protocol::TrialStatus::cancelled;
+  run.trials[8].reason = "interrupted during the decode window; the unfinished window was discarded";
+  run.trials[8].decode.reset();
+  run.trials[4].status = protocol::TrialStatus::not_run;
+  const report::EnergyReport q4 = *build_energy_report(run, 2, sample_context());
+  EXPECT_EQ(q4.statistics->n_trials, 2);
+  EXPECT_EQ(q4.statistics->n_failed, 0);
+  EXPECT_EQ(q4.statistics->n_cancelled, 1);
+  const report::EnergyReport q8 = *build_energy_report(run, 1, sample_context());
+  EXPECT_EQ(q8.statistics->n_failed, 0);
+  EXPECT_EQ(q8.statistics->n_cancelled, 1);
+  EXPECT_EQ((*q4.trials)[2].status, "cancelled");
+  EXPECT_TRUE(report::validate_energy_json(to_json(q4)).empty());
+}
+
+TEST(ReportBuilder, ThroughputIsTheMeanOfTheTrialsWithItsSpread) {
+  protocol::RunResult run = sample_run();
+  // One slow Q4_K_M trial: 2560 tokens in 40 s instead of 10 s (64 instead of 256 tok/s).
+  run.trials[8].decode->measurement.duration = Seconds{40.0};
+  run.summaries = protocol::summarize_conditions(run.conditions, run.trials);
+  const report::EnergyReport q4 = *build_energy_report(run, 2, sample_context());
+  // Mean of 256, 256, 64 = 192 (tokens over time pooled would give 7680 / 60 = 128).
+  EXPECT_DOUBLE_EQ(q4.results.throughput_tokens_per_s.value(), 192.0);
+  const report::Spread& t = *q4.statistics->throughput_tokens_per_s;
+  EXPECT_DOUBLE_EQ(t.mean.value(), 192.0);
+  EXPECT_NEAR(t.sd.value(), std::sqrt((64.0 * 64 * 2 + 128.0 * 128) / 2), 1e-9);  // deviations 64, 64, −128
+  ASSERT_TRUE(t.ci95_low && t.ci95_high);
+  EXPECT_LT(*t.ci95_low, 192.0);
 }
 
 TEST(ReportBuilder, BaselineHasNoComparisonWithItself) {

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <utility>
 
 namespace ecocompute::protocol {
@@ -83,6 +85,11 @@ TEST(Design, ValidationNamesTheField) {
       {"tokens_per_iteration", [](Design& d) { d.tokens_per_iteration = 0; }},
       {"iterations", [](Design& d) { d.iterations = 0; }},
       {"min_window", [](Design& d) { d.min_window = Seconds{-1.0}; }},
+      {"min_window", [](Design& d) { d.min_window = Seconds{std::nan("")}; }},
+      {"min_prefill_window", [](Design& d) { d.min_prefill_window = Seconds{std::numeric_limits<double>::infinity()}; }},
+      {"idle_window", [](Design& d) { d.idle_window = Seconds{std::nan("")}; }},
+      {"cool_down.pause", [](Design& d) { d.cool_down.pause = Seconds{std::nan("")}; }},
+      {"cool_down.max_temperature_c", [](Design& d) { d.cool_down.max_temperature_c = std::nan(""); }},
       {"max_edge_error_pct", [](Design& d) { d.max_edge_error_pct = 0.0; }},
       {"prompt.text", [](Design& d) { d.prompt.text.clear(); }},
       {"prompt.lengths_tokens", [](Design& d) { d.prompt.lengths_tokens = {32, 0}; }},

@@ -187,6 +187,40 @@ TEST(Runner, CancellationKeepsCompletedTrialsAndRecordsTheRestAsNotRun) {
   EXPECT_EQ(run.count_not_ok(), 5u);
 }
 
+TEST(Runner, InterruptDuringADecodeWindowDiscardsItAtTheNextToken) {
+  FakeRun fake;
+  std::atomic<bool> cancel{false};
+  bool armed = false;          // set when trial 2 (Q8_0 #1) starts: its warm-ups are over
+  std::int64_t tokens_after_interrupt = 0;
+  fake.setup["Q8_0"] = [&](fakes::FakeEngine& engine) {
+    engine.on_decode_token = [&](std::int64_t) {
+      if (cancel) ++tokens_after_interrupt;
+      if (armed) cancel = true;  // as Ctrl-C at the first token of the decode window
+    };
+  };
+  Result<RunResult> result = fake.run(testing::test_design(), [&](Runner& runner) {
+    runner.set_cancel_flag(&cancel);
+    runner.set_progress([&](const Progress& p) {
+      if (p.phase == Progress::Phase::trial && p.message.rfind("trial 2/9 Q8_0", 0) == 0) armed = true;
+    });
+  });
+  ASSERT_TRUE(result.has_value());
+  const RunResult& run = *result;
+  EXPECT_TRUE(run.cancelled);
+  EXPECT_EQ(run.trials[0].status, TrialStatus::ok);
+  const TrialResult& interrupted = run.trials[1];
+  EXPECT_EQ(interrupted.status, TrialStatus::cancelled);
+  EXPECT_NE(interrupted.reason.find("interrupted during the decode window"), std::string::npos) << interrupted.reason;
+  EXPECT_TRUE(interrupted.prefill.has_value());   // finished before the interrupt: kept
+  EXPECT_FALSE(interrupted.decode.has_value());   // unfinished: discarded
+  EXPECT_FALSE(interrupted.failed());
+  EXPECT_EQ(tokens_after_interrupt, 0);           // the engine stopped at the next token
+  for (std::size_t i = 2; i < 9; ++i) EXPECT_EQ(run.trials[i].status, TrialStatus::not_run) << i;
+  EXPECT_EQ(run.count_failed(), 0u);
+  EXPECT_EQ(run.count_not_ok(), 8u);
+  EXPECT_EQ(fake.meter.open_windows(), 0u);
+}
+
 TEST(Runner, LoadFailureIsRecordedAgainstEveryTrialOfThatPrecision) {
   FakeRun fake;
   fake.load_failures["Q8_0"] = "Q8_0: not enough GPU memory";
@@ -369,6 +403,19 @@ TEST(DecideIterations, ExtendsToTheRequiredWindowAndNeverShortens) {
   EXPECT_EQ(decide_iterations(design, Seconds{2.2}, std::nullopt).iterations, 10);
   // No timing: the requested count.
   EXPECT_EQ(decide_iterations(design, Seconds{0.0}, std::nullopt).iterations, 1);
+}
+
+TEST(DecideIterations, WithoutAnEnergyCounterTheWindowFlagAloneDecides) {
+  Design design;
+  design.min_window = Seconds{1.0};
+  design.iterations = 1;
+  // With a counter, its 0.1-s edges still ask for 20 s: 20 × 1.1 / 1.29 → 18 iterations.
+  EXPECT_EQ(decide_iterations(design, Seconds{1.29}, std::nullopt, true).iterations, 18);
+  // Without one there is no edge to bound: 1 s × 1.1 = 1.1 s; ⌈1.1 / 0.29⌉ = ⌈3.79⌉ = 4.
+  const IterationDecision d = decide_iterations(design, Seconds{0.29}, std::nullopt, false);
+  EXPECT_DOUBLE_EQ(d.required_decode_window.value, 1.0);
+  EXPECT_EQ(d.iterations, 4);
+  EXPECT_NE(d.explanation.find("no energy counter"), std::string::npos) << d.explanation;
 }
 
 TEST(DecidePrefillRepeats, FillsTheWindow) {

@@ -106,5 +106,27 @@ TEST(SummarizeConditions, CountsAndUsesOnlyOkTrials) {
   EXPECT_EQ(summaries[0].find("prefill_energy_per_token_gross_mj"), nullptr);
 }
 
+TEST(ThroughputOutliers, FlagsATrialFarFromItsConditionsMedian) {
+  // Four F16 trials of 2560 tokens: 10, 10.2, 9.9 s (≈ 256 tok/s) and one of 40 s (64 tok/s).
+  const std::vector<Condition> conditions{{0, "F16", true, 0}};
+  std::vector<TrialResult> trials;
+  const double seconds[] = {10.0, 10.2, 9.9, 40.0};
+  for (std::size_t i = 0; i < 4; ++i) {
+    TrialResult t = trial(i, 0, static_cast<int>(i), 3000.0, 2560);
+    t.decode->measurement.duration = Seconds{seconds[i]};
+    trials.push_back(t);
+  }
+  const std::vector<std::string> warnings = throughput_outliers(conditions, trials);
+  ASSERT_EQ(warnings.size(), 1u);
+  // Median of 256, 250.98, 258.59, 64 = (250.98 + 256) / 2 = 253.49; 64 is −75 % from it.
+  EXPECT_NE(warnings[0].find("trial 4 (F16 #4): decode 64.0 tok/s is -75 %"), std::string::npos) << warnings[0];
+  // Within 20 % of the median: nothing to say; fewer than 3 trials: no median to judge by.
+  trials[3].decode->measurement.duration = Seconds{11.0};
+  EXPECT_TRUE(throughput_outliers(conditions, trials).empty());
+  trials.resize(2);
+  trials[1].decode->measurement.duration = Seconds{40.0};
+  EXPECT_TRUE(throughput_outliers(conditions, trials).empty());
+}
+
 }  // namespace
 }  // namespace ecocompute::protocol

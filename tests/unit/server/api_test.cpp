@@ -153,6 +153,20 @@ TEST_F(ApiTest, AnUploadIsGradedStoredAndListed) {
   call(get("/v1/replications", {{"limit", "0"}}), 400);
 }
 
+TEST_F(ApiTest, CopiesOfAReportDifferingOnlyInLayoutAreOneReport) {
+  const std::string body = testing::fixture("rtx4090_qwen2.5-3b_nf4.energy.json");
+  const Json first = call(post("/v1/replications", body), 201);
+  OrderedJson reordered = OrderedJson::object();
+  const OrderedJson original = OrderedJson::parse(body);
+  for (auto it = original.rbegin(); it != original.rend(); ++it) reordered[it.key()] = it.value();
+  for (const std::string& copy : {original.dump(), original.dump(4), reordered.dump(), body + "\n", "\n " + body}) {
+    const Json again = call(post("/v1/replications", copy), 200);
+    EXPECT_EQ(again["id"], first["id"]) << copy.substr(0, 40);
+    EXPECT_EQ(again["created"], false);
+  }
+  EXPECT_EQ(stored(), 1);
+}
+
 TEST_F(ApiTest, BadUploadsAreRefusedAndNothingIsStored) {
   OrderedJson wrong_type = fixture_report();
   wrong_type["workload"]["batch_size"] = "one";
@@ -164,6 +178,12 @@ TEST_F(ApiTest, BadUploadsAreRefusedAndNothingIsStored) {
   mismatch["results"]["energy_per_token_mj"] = nullptr;
   OrderedJson estimate_as_measured = fixture_report();
   estimate_as_measured["measurement_source"] = "dataset-interpolation";
+  OrderedJson tdp_estimate = fixture_report();
+  tdp_estimate["measurement_source"] = "Estimated (TDP x time)";
+  OrderedJson unsourced = fixture_report();
+  unsourced.erase("measurement_source");
+  OrderedJson overstated = fixture_report();  // energies give +0.756 %
+  overstated["results"]["vs_fp16_energy_pct"] = -90.0;
   OrderedJson wrong_version = fixture_report();
   wrong_version["schema_version"] = "ecocompute-energy/9.9";
   std::string nan_text = fixture_report().dump();
@@ -179,6 +199,9 @@ TEST_F(ApiTest, BadUploadsAreRefusedAndNothingIsStored) {
       {"NaN", nan_text},
       {"basis mismatch", mismatch.dump()},
       {"estimate labelled measured", estimate_as_measured.dump()},
+      {"TDP estimate labelled measured", tdp_estimate.dump()},
+      {"measured without a source", unsourced.dump()},
+      {"stated delta the energies contradict", overstated.dump()},
       {"unknown schema version", wrong_version.dump()},
       {"deeply nested", std::string(10000, '[') + std::string(10000, ']')},
       {"deeply nested object", "{\"schema_version\":" + std::string(5000, '[') + std::string(5000, ']') + "}"},
