@@ -112,8 +112,9 @@ void HttpConnection::read_header() {
 }
 
 void HttpConnection::on_header(beast::error_code ec) {
-  if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::operation_aborted ||
-      ec == asio::error::connection_reset || ec == asio::error::eof) {
+  // The client left, took too long, or stop() closed an unfinished header: nobody to answer.
+  if (ec == http::error::end_of_stream || ec == http::error::partial_message || ec == beast::error::timeout ||
+      ec == asio::error::operation_aborted || ec == asio::error::connection_reset || ec == asio::error::eof) {
     return close_now();
   }
   if (ec == http::error::header_limit) {
@@ -125,7 +126,9 @@ void HttpConnection::on_header(beast::error_code ec) {
   if (!head) return answer_error(400, head.error().message());
   request_ = std::move(head).value();
   if (auto refused = router_.refuse_before_body(request_)) {
-    return answer(std::move(*refused), body_is_read() && parser_->get().keep_alive());
+    // A Transfer-Encoding Beast does not decode leaves the body's end unknown: close (RFC 9112 §6.3).
+    const bool body_end_known = !request_.header("transfer-encoding") || parser_->chunked();
+    return answer(std::move(*refused), body_is_read() && body_end_known && parser_->get().keep_alive());
   }
   if (body_is_read()) {
     phase_ = Phase::handling;
