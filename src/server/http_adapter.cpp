@@ -72,7 +72,11 @@ struct HttpServer::Impl {
       log::warn("requests still in flight after {} ms; ending them", options.stop_grace.count());
       io.stop();
     });
-    connections.shut_down_all([this] { asio::post(control, [this] { grace_timer.cancel(); }); });
+    // The last connection may go only when the io_context is destroyed (after a forced stop): then
+    // there is no loop left to post to.
+    connections.shut_down_all([this] {
+      if (running.load()) asio::post(control, [this] { grace_timer.cancel(); });
+    });
   }
 };
 
@@ -121,21 +125,25 @@ bool HttpServer::listen() {
   impl.running.store(true);
   asio::post(impl.control, [&impl] { impl.accept(); });
   std::vector<std::thread> helpers;
-  std::atomic<bool> ok{true};
-  const auto run = [&impl, &ok] {
-    try {
-      impl.io.run();
-    } catch (const std::exception& e) {
-      log::error("the HTTP server's event loop failed: {}", e.what());
-      ok.store(false);
-      impl.io.stop();
+  // An exception escaping one connection's handler drops that connection (its handler is gone) and
+  // must not end the server: log it and keep running the loop.
+  const auto run = [&impl] {
+    for (;;) {
+      try {
+        impl.io.run();
+        return;
+      } catch (const std::exception& e) {
+        log::error("a connection failed: {}", e.what());
+      } catch (...) {
+        log::error("a connection failed");
+      }
     }
   };
   for (int i = 1; i < impl.options.threads; ++i) helpers.emplace_back(run);
   run();
   for (std::thread& helper : helpers) helper.join();
   impl.running.store(false);
-  return ok.load();
+  return true;
 }
 
 void HttpServer::stop() noexcept {

@@ -56,8 +56,8 @@ class HttpServer {
   /// the address.
   [[nodiscard]] Result<int> bind(const std::string& host, int port);
 
-  /// Accepts connections until stop(); call after a successful bind(). Returns false if the
-  /// listening loop failed.
+  /// Accepts connections until stop(); call after a successful bind(). Returns false when called
+  /// without a bound address.
   bool listen();
 
   /// Stops accepting, closes idle connections, lets requests in flight finish (for at most

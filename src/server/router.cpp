@@ -129,6 +129,10 @@ std::optional<HttpResponse> Router::refuse_before_body(const HttpRequest& head) 
   std::optional<HttpResponse> refused;
   try {
     refused = refusal(head);
+    // A page on another origin may read why its read was refused, as it may read the route's own
+    // errors; a refused write stays closed like the write.
+    const Route* route = find(head.path, head.method);
+    if (refused) cors_.apply(head, route != nullptr && route->options.writes, *refused);
   } catch (const std::exception& e) {
     log::error("{} {} failed: {}", head.method, head.path, e.what());
     refused = error_response(500, "internal error");
@@ -140,10 +144,13 @@ std::optional<HttpResponse> Router::refuse_before_body(const HttpRequest& head) 
 HttpResponse Router::handle(const HttpRequest& request) const {
   HttpResponse response;
   try {
-    std::optional<HttpResponse> refused = refusal(request);
+    std::optional<HttpResponse> refused = refuse_before_body(request);
     response = refused ? std::move(*refused) : dispatch(request);
   } catch (const std::exception& e) {
     log::error("{} {} failed: {}", request.method, request.path, e.what());
+    response = error_response(500, "internal error");
+  } catch (...) {
+    log::error("{} {} failed", request.method, request.path);
     response = error_response(500, "internal error");
   }
   add_security_headers(response);

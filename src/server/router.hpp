@@ -50,7 +50,8 @@ class Router {
 
   /// Returns the answer to a request that its head alone refuses — 400 invalid bytes, 404, 405 with
   /// Allow, 411, 413 from Content-Length, 415, 501 — or nullopt when its body should be read. The
-  /// adapter asks before reading a body; handle() asks again with the body.
+  /// adapter asks before reading a body; handle() asks again with the body. Refused reads carry
+  /// `Access-Control-Allow-Origin: *` like the reads' own errors; refused writes do not.
   [[nodiscard]] std::optional<HttpResponse> refuse_before_body(const HttpRequest& head) const;
 
   /// Answers one request. Never throws: an exception from a route becomes a 500.

@@ -249,6 +249,12 @@ TEST_F(RouterPolicyTest, WritesAreClosedToOtherOriginsReadsAreOpen) {
   upload.headers["origin"] = "https://example.org";
   EXPECT_FALSE(router_.handle(upload).header("Access-Control-Allow-Origin"));
   EXPECT_EQ(router_.handle(get("/v1/items")).header("Access-Control-Allow-Origin"), "*");
+  // Refusals follow the route: a refused read may be read by other origins, a refused write not.
+  EXPECT_EQ(router_.handle(get("/v1/compute", {{"arch", "\xff"}})).header("Access-Control-Allow-Origin"), "*");
+  upload.headers["content-type"] = "text/plain";
+  const HttpResponse refused_write = router_.handle(upload);
+  EXPECT_EQ(refused_write.status, 415);
+  EXPECT_FALSE(refused_write.header("Access-Control-Allow-Origin"));
   // A plain OPTIONS (no preflight headers) says what the path answers.
   HttpRequest plain = get("/v1/items");
   plain.method = "OPTIONS";
