@@ -5,7 +5,9 @@
 // statuses it may get; anything else, any 5xx and any dropped connection is counted as unexpected.
 // Nothing is asserted; bench/RESULTS.md records the figures. Exit status 1 if anything unexpected.
 //
-//   node bench/server/soak.mjs [binary] [--minutes 10] [--workers 8] [--rate 600] [--threads 8]
+//   node bench/server/soak.mjs [binary] [--minutes 10] [--workers 8] [--rate 600] [--threads 8] [--upload-ms 500]
+// --upload-ms 0 leaves the uploads out: the replications table then stays empty, which separates
+// SQLite's page cache (up to 2 MiB as the table grows) from the server's own memory.
 import { readFileSync } from 'node:fs';
 import { RawConnection, sleep } from './raw_http.mjs';
 import { startServer } from './start_server.mjs';
@@ -20,6 +22,7 @@ const minutes = option('minutes', 10);
 const workers = option('workers', 8);
 const rate = option('rate', 600);  // requests per second over all workers
 const threads = option('threads', 8);
+const uploadMs = option('upload-ms', 500);
 const report = JSON.parse(readFileSync(new URL('../../tests/unit/server/fixtures/rtx4090_qwen2.5-3b_nf4.energy.json', import.meta.url)));
 
 // One request's bytes. `length: false` leaves Content-Length out; `chunked` frames the body in one chunk.
@@ -118,8 +121,9 @@ async function worker(index) {
   kept?.close();
 }
 
-// Uploads: a new report twice a second, every fifth one a repeat of an earlier one (200, not stored twice).
+// Uploads: a new report every uploadMs, every fifth one a repeat of an earlier one (200, not stored twice).
 async function uploader() {
+  if (uploadMs <= 0) return;
   let n = 0;
   while (Date.now() < until) {
     const repeat = n > 0 && n % 5 === 0;
@@ -130,7 +134,7 @@ async function uploader() {
     note(repeat ? 'upload (repeat)' : 'upload', r.status, repeat ? [200] : [201]);
     c.close();
     n += 1;
-    await sleep(500);
+    await sleep(uploadMs);
   }
 }
 
@@ -179,7 +183,7 @@ const total = [...counts.values()].reduce((a, b) => a + b, 0);
 const at = (fraction) => rss[Math.min(rss.length - 1, Math.round(fraction * (rss.length - 1)))];
 const mib = (kib) => `${(kib / 1024).toFixed(1)} MiB`;
 console.log(`# ${new Date().toISOString()} soak of ${binary}: ${minutes} min, ${workers} workers at ~${rate} req/s, ` +
-            `server --threads ${threads}`);
+            `${uploadMs > 0 ? `an upload every ${uploadMs} ms` : 'no uploads'}, server --threads ${threads}`);
 console.log(`requests: ${total} (${(total / (minutes * 60)).toFixed(0)}/s) in ${scenarios.length + 3} kinds; ` +
             `unexpected: ${[...unexpected.values()].reduce((a, b) => a + b, 0)}; 5xx: ${fiveHundreds}`);
 for (const [key, n] of unexpected) console.log(`  unexpected ${key}: ${n}`);
