@@ -6,6 +6,7 @@ find_package(fmt 9 REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
 find_package(PostgreSQL REQUIRED)
+# The tests' HTTP client (the server itself is Boost.Beast, header-only from libboost-dev).
 # Debian's libcpp-httplib-dev ships the library compiled (with OpenSSL), without a CMake package.
 find_library(CPP_HTTPLIB_LIBRARY cpp-httplib REQUIRED)
 find_path(CPP_HTTPLIB_INCLUDE_DIR httplib.h REQUIRED)

@@ -5,7 +5,8 @@
 # energy_json: an uploaded energy.json through every upload check, seeded with valid and broken reports.
 # gguf: a model file through our GGUF checks and llama.cpp's loader (in a child process), seeded with
 #   micro models (fuzz/make_gguf_seeds), the trained fixture and llama.cpp's vocab-only GGUFs; its
-#   corpus, merged to the inputs that add coverage, is kept in fuzz/corpus/gguf/.
+#   corpus, merged to the inputs that add coverage beyond those seeds, is kept in fuzz/corpus/gguf.tar.xz
+#   (unpacked before a run, re-packed after it).
 # Exit 0: no crash found in that time. A crash leaves its input in build-fuzz/fuzz/crash-*.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,7 +24,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_PROJECT_INCLUDE="$root/fuzz/enable_fuzz.cmake" \
     -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    "-DCMAKE_CXX_STANDARD_LIBRARIES=-lcpp-httplib -lpq" >/dev/null
+    "-DCMAKE_CXX_STANDARD_LIBRARIES=-lpq" >/dev/null
 fi
 export ECOCOMPUTE_DATA_DIR="${ECOCOMPUTE_DATA_DIR:-$root/data}"
 export ASAN_OPTIONS=detect_leaks=0
@@ -46,15 +47,18 @@ cmake --build "$build" --target gguf_fuzzer make_gguf_seeds ecocompute -j"$(npro
 export ECOCOMPUTE_BINARY="$build/bin/ecocompute"
 seeds="$build/fuzz/gguf-seeds"
 work="$build/fuzz/gguf-corpus"
-mkdir -p "$seeds" "$work" "$root/fuzz/corpus/gguf"
+kept="$root/fuzz/corpus/gguf.tar.xz"  # the committed corpus: inputs that added coverage beyond the seeds
+rm -rf "$seeds" && mkdir -p "$seeds" "$work"
 "$build/fuzz/make_gguf_seeds" "$root/data/fixture/fixture-kjv-f16.gguf" "$seeds"
 cp "$root/data/fixture/fixture-kjv-f16.gguf" "$seeds/"
 cp "$root"/third_party/llama.cpp/models/ggml-vocab-llama-spm.gguf "$root"/third_party/llama.cpp/models/ggml-vocab-gpt-2.gguf "$seeds/"
+[ -f "$kept" ] && tar -C "$work" -xJf "$kept"
 cd "$build/fuzz"
 ./gguf_fuzzer -max_total_time="$seconds" -max_len=2000000 -timeout=30 -rss_limit_mb=4096 \
-  -jobs="$jobs" -workers="$jobs" -print_final_stats=1 "$work" "$root/fuzz/corpus/gguf" "$seeds"
-# Keep only the inputs that add coverage, for the next run (and the repository).
-mkdir -p "$work.merged"
-./gguf_fuzzer -merge=1 -max_len=2000000 -timeout=30 "$work.merged" "$root/fuzz/corpus/gguf" "$work" >/dev/null 2>&1
-rm -rf "$root/fuzz/corpus/gguf" && mv "$work.merged" "$root/fuzz/corpus/gguf"
-du -sh "$root/fuzz/corpus/gguf"
+  -jobs="$jobs" -workers="$jobs" -print_final_stats=1 "$work" "$seeds"
+# Keep the inputs that add coverage beyond the seeds (which the next run rebuilds), packed.
+rm -rf merged && mkdir merged && cp "$seeds"/* merged/
+./gguf_fuzzer -merge=1 -max_len=2000000 -timeout=30 merged "$work" >/dev/null 2>&1
+(cd "$seeds" && for f in *; do rm -f "../merged/$f"; done)
+mkdir -p "$(dirname "$kept")" && tar -C merged -cJf "$kept" . && rm -rf "$root/fuzz/corpus/gguf"
+echo "run_fuzz: $(find merged -type f | wc -l) inputs kept in $kept ($(du -h "$kept" | cut -f1))"

@@ -8,7 +8,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsqlite3-dev sqlite3
   libvalijson-dev libcpp-httplib-dev libpq-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  libboost-dev                    # Boost.Math (Student-t quantiles in protocol/statistics)
+  libboost-dev                    # Boost.Math (Student-t quantiles in protocol/statistics); Boost.Beast and Asio (the HTTP server)
   gnuplot-nox
   postgresql                      # a real server for the replication store's tests (scripts/start_postgres.sh)
   chromium                        # headless browser for the web UI test (driven by playwright-core from npm)

@@ -63,8 +63,8 @@ Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles fi
       files_(std::move(files)),
       options_(options),
       limiter_(options.rate_limit_per_minute, std::move(clock)),
-      router_(limiter_) {
-  const RouteOptions uncounted{.max_body_bytes = default_max_body_bytes, .cors = true, .rate_limited = false};
+      router_(limiter_, CorsPolicy(options_.write_origins)) {
+  const RouteOptions uncounted{.max_body_bytes = default_max_body_bytes, .writes = false, .rate_limited = false};
   auto route_of = [this](Result<HttpResponse> (Api::*route)(const HttpRequest&) const) {
     return [this, route](const HttpRequest& request) { return (this->*route)(request); };
   };
@@ -82,11 +82,11 @@ Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles fi
   add("GET", "/v1/check", route_of(&Api::check));
   // Grading stores nothing, so other origins may ask; reports are larger than the published 8 KiB.
   add("POST", "/v1/check", route_of(&Api::check),
-      RouteOptions{.max_body_bytes = options_.max_upload_bytes, .cors = true, .rate_limited = true});
+      RouteOptions{.max_body_bytes = options_.max_upload_bytes, .writes = false, .rate_limited = true});
   add("GET", "/v1/replications", route_of(&Api::list_replications));
-  // Storing is not open to other origins' scripts: no CORS header on this POST.
+  // Storing is a write: JSON only, and no CORS answer to other origins unless the deployment lists them.
   add("POST", "/v1/replications", route_of(&Api::post_replication),
-      RouteOptions{.max_body_bytes = options_.max_upload_bytes, .cors = false, .rate_limited = true});
+      RouteOptions{.max_body_bytes = options_.max_upload_bytes, .writes = true, .rate_limited = true});
   router_.set_fallback([this](const HttpRequest& request) { return files_.serve(request); });
   std::sort(routes_.begin(), routes_.end());
 }

@@ -26,6 +26,9 @@ struct ApiOptions {
   int rate_limit_per_minute = 600;
   /// Body limit of POST /v1/replications (the other routes keep the published 8 KiB).
   std::size_t max_upload_bytes = server::max_upload_bytes;
+  /// Other origins whose pages may upload (`serve --allow-origin`), each as parse_origin() returns it.
+  /// Empty: uploads are answered to no other origin; reads stay open to all.
+  std::vector<std::string> write_origins;
 };
 
 class Api {

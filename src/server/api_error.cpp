@@ -5,6 +5,13 @@
 #include "util/log.hpp"
 
 namespace ecocompute::server {
+namespace {
+
+// Messages may quote request input; the router refuses invalid UTF-8 first, and should any slip
+// through, it is replaced rather than thrown on (a throw here once turned a 400 into a 500).
+std::string error_text(const OrderedJson& body) { return body.dump(-1, ' ', false, OrderedJson::error_handler_t::replace); }
+
+}  // namespace
 
 int http_status_for(ErrorCode code) noexcept {
   switch (code) {
@@ -34,13 +41,13 @@ HttpResponse error_response(const Error& error) {
     body["error"] = error.describe();
   }
   body["code"] = std::string(to_string(error.code()));
-  return json_response(status, body.dump());
+  return json_response(status, error_text(body));
 }
 
 HttpResponse error_response(int status, std::string_view message) {
   OrderedJson body;
   body["error"] = std::string(message);
-  return json_response(status, body.dump());
+  return json_response(status, error_text(body));
 }
 
 }  // namespace ecocompute::server

@@ -1,103 +1,91 @@
-// cpp-httplib behind HttpServer. Debian's libcpp-httplib is a compiled library built with OpenSSL, zlib
-// and Brotli support; the same macros must be defined here so that its classes have the same layout.
-#define CPPHTTPLIB_OPENSSL_SUPPORT
-#define CPPHTTPLIB_ZLIB_SUPPORT
-#define CPPHTTPLIB_BROTLI_SUPPORT
-#include <httplib.h>
-
+// Boost.Asio behind HttpServer: the listening socket, the threads that run the event loop, and the
+// graceful stop. Each accepted connection gets its own strand and an HttpConnection.
 #include "server/http_adapter.hpp"
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
 #include <atomic>
-#include <chrono>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
-#include "server/api_error.hpp"
+#include "server/http_connection.hpp"
 #include "util/log.hpp"
 
 namespace ecocompute::server {
 
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
 struct HttpServer::Impl {
   const Router& router;
-  httplib::Server server;
-  // The library's stop() does nothing until its listen loop has started; these two flags make a stop
-  // that comes first (a signal during start-up, a test stopping at once) take effect anyway.
+  HttpServerOptions options;
+  // Declared before the io_context: handlers destroyed with it release connections, which then
+  // leave this set, so it must still exist.
+  ConnectionSet connections;
+  asio::io_context io;
+  asio::strand<asio::io_context::executor_type> control{asio::make_strand(io)};  // acceptor and timers
+  tcp::acceptor acceptor{control};
+  asio::steady_timer retry_timer{control};  // accept() after running out of file descriptors
+  asio::steady_timer grace_timer{control};  // stop(): ends requests that outlive stop_grace
   std::atomic<bool> stop_requested{false};
-  std::atomic<bool> listening{false};
-  explicit Impl(const Router& r) : router(r) {}
+  std::atomic<bool> running{false};
+
+  Impl(const Router& r, HttpServerOptions o) : router(r), options(o) {}
+
+  void accept() {
+    acceptor.async_accept(asio::make_strand(io), [this](boost::system::error_code ec, tcp::socket socket) {
+      if (!acceptor.is_open()) return;  // stopped
+      if (ec) {
+        // Out of descriptors (EMFILE) or a connection reset before accept: try again shortly
+        // rather than spinning on the same error.
+        log::warn("accepting a connection failed: {}", ec.message());
+        retry_timer.expires_after(std::chrono::milliseconds(100));
+        retry_timer.async_wait([this](boost::system::error_code wait_ec) {
+          if (!wait_ec && acceptor.is_open()) accept();
+        });
+        return;
+      }
+      boost::system::error_code ignored;
+      // Without TCP_NODELAY a small answer waits for the client's delayed ACK: ~40 ms a request.
+      socket.set_option(tcp::no_delay(true), ignored);
+      auto connection = std::make_shared<HttpConnection>(std::move(socket), router, options, connections);
+      connections.add(connection);
+      connection->start();
+      accept();
+    });
+  }
+
+  // Runs on the control strand.
+  void shut_down() {
+    boost::system::error_code ignored;
+    acceptor.close(ignored);
+    retry_timer.cancel();
+    grace_timer.expires_after(options.stop_grace);
+    grace_timer.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;  // every connection finished in time
+      log::warn("requests still in flight after {} ms; ending them", options.stop_grace.count());
+      io.stop();
+    });
+    // The last connection may go only when the io_context is destroyed (after a forced stop): then
+    // there is no loop left to post to.
+    connections.shut_down_all([this] {
+      if (running.load()) asio::post(control, [this] { grace_timer.cancel(); });
+    });
+  }
 };
 
-namespace {
+HttpServer::HttpServer(const Router& router, int threads)
+    : HttpServer(router, HttpServerOptions{.threads = threads}) {}
 
-HttpRequest to_request(const httplib::Request& in) {
-  HttpRequest out;
-  out.method = in.method;
-  out.path = in.path;
-  for (const auto& [key, value] : in.params) out.query[key] = value;
-  for (const auto& [key, value] : in.headers) {
-    std::string name = key;
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    out.headers[name] = value;
-  }
-  out.body = in.body;
-  out.client = in.remote_addr;
-  return out;
-}
-
-void write_response(const HttpResponse& in, httplib::Response& out) {
-  out.status = in.status;
-  for (const auto& [key, value] : in.headers) out.set_header(key, value);
-  if (!in.body.empty() || !in.content_type.empty()) out.set_content(in.body, in.content_type);
-}
-
-}  // namespace
-
-HttpServer::HttpServer(const Router& router, int threads) : impl_(std::make_unique<Impl>(router)) {
-  httplib::Server& server = impl_->server;
-  const auto worker_count = static_cast<size_t>(std::max(1, threads));
-  server.new_task_queue = [worker_count] { return new httplib::ThreadPool(worker_count); };
-  // Bodies above the largest route limit are refused from Content-Length, before they are read.
-  server.set_payload_max_length(router.max_body_bytes());
-  // Keep-alive lets a client reuse its connection; the library's default closes it every 5 requests.
-  server.set_keep_alive_max_count(10000);
-  // Without TCP_NODELAY a small response waits for the client's delayed ACK: ~40 ms per request.
-  server.set_tcp_nodelay(true);
-  server.set_read_timeout(5, 0);
-  server.set_write_timeout(5, 0);
-
-  const auto handle = [this](const httplib::Request& req, httplib::Response& res) {
-    write_response(impl_->router.handle(to_request(req)), res);
-  };
-  server.Get(R"(/.*)", handle);
-  server.Post(R"(/.*)", handle);
-  server.Options(R"(/.*)", handle);
-  server.Put(R"(/.*)", handle);
-  server.Delete(R"(/.*)", handle);
-  server.Patch(R"(/.*)", handle);
-
-  // Answers the library's own refusals (413 from Content-Length, 400 on a malformed request line,
-  // 404 for an unmatched method) with the same JSON body and headers as ours.
-  server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    std::string message = res.status == 413 ? fmt::format("request body exceeds the limit for {}", req.path)
-                                             : fmt::format("request refused ({})", res.status);
-    HttpResponse response = error_response(res.status, message);
-    add_security_headers(response);
-    write_response(response, res);
-  });
-  server.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      log::error("{} {} failed: {}", req.method, req.path, e.what());
-    } catch (...) {
-      log::error("{} {} failed", req.method, req.path);
-    }
-    HttpResponse response = error_response(500, "internal error");
-    add_security_headers(response);
-    write_response(response, res);
-  });
+HttpServer::HttpServer(const Router& router, HttpServerOptions options)
+    : impl_(std::make_unique<Impl>(router, options)) {
+  impl_->options.threads = std::max(1, impl_->options.threads);
 }
 
 HttpServer::~HttpServer() { stop(); }
@@ -106,43 +94,67 @@ Result<int> HttpServer::bind(const std::string& host, int port) {
   if (port < 0 || port > 65535) {
     return unexpected(ErrorCode::invalid_argument, fmt::format("port {} is outside 0..65535", port));
   }
-  int bound = port;
-  if (port == 0) {
-    bound = impl_->server.bind_to_any_port(host);
-    if (bound <= 0) bound = -1;
-  } else if (!impl_->server.bind_to_port(host, port)) {
-    bound = -1;
+  const auto refuse = [&](const boost::system::error_code& ec) {
+    return unexpected(ErrorCode::unavailable,
+                      fmt::format("cannot listen on {}:{} (address in use or not local?): {}", host, port, ec.message()));
+  };
+  boost::system::error_code ec;
+  tcp::resolver resolver(impl_->io);
+  const auto endpoints = resolver.resolve(host, std::to_string(port), tcp::resolver::passive, ec);
+  if (ec || endpoints.empty()) return refuse(ec);
+  const tcp::endpoint endpoint = endpoints.begin()->endpoint();
+  tcp::acceptor& acceptor = impl_->acceptor;
+  if (acceptor.is_open()) acceptor.close(ec);
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    boost::system::error_code ignored;
+    acceptor.close(ignored);
+    return refuse(ec);
   }
-  if (bound < 0) {
-    return unexpected(ErrorCode::unavailable, fmt::format("cannot listen on {}:{} (address in use or not local?)", host, port));
-  }
+  const int bound = acceptor.local_endpoint(ec).port();
+  if (ec) return refuse(ec);
   return bound;
 }
 
 bool HttpServer::listen() {
-  impl_->listening.store(true);
-  if (impl_->stop_requested.load()) {
-    impl_->listening.store(false);
-    return true;
-  }
-  const bool ok = impl_->server.listen_after_bind();
-  impl_->listening.store(false);
-  return ok;
+  Impl& impl = *impl_;
+  if (impl.stop_requested.load() || !impl.acceptor.is_open()) return impl.stop_requested.load();
+  impl.running.store(true);
+  asio::post(impl.control, [&impl] { impl.accept(); });
+  std::vector<std::thread> helpers;
+  // An exception escaping one connection's handler drops that connection (its handler is gone) and
+  // must not end the server: log it and keep running the loop.
+  const auto run = [&impl] {
+    for (;;) {
+      try {
+        impl.io.run();
+        return;
+      } catch (const std::exception& e) {
+        log::error("a connection failed: {}", e.what());
+      } catch (...) {
+        log::error("a connection failed");
+      }
+    }
+  };
+  for (int i = 1; i < impl.options.threads; ++i) helpers.emplace_back(run);
+  run();
+  for (std::thread& helper : helpers) helper.join();
+  impl.running.store(false);
+  return true;
 }
 
 void HttpServer::stop() noexcept {
-  impl_->stop_requested.store(true);
-  // listen() has begun but its loop may not be running yet: wait for it (bounded) so the stop is not lost.
-  for (int i = 0; i < 2000 && impl_->listening.load() && !impl_->server.is_running(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  if (impl_->stop_requested.exchange(true)) return;
   try {
-    impl_->server.stop();
+    asio::post(impl_->control, [impl = impl_.get()] { impl->shut_down(); });
   } catch (...) {
     log::warn("stopping the HTTP server raised an exception");
   }
 }
 
-bool HttpServer::is_running() const { return impl_->server.is_running(); }
+bool HttpServer::is_running() const { return impl_->running.load(); }
 
 }  // namespace ecocompute::server

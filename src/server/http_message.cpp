@@ -26,6 +26,17 @@ std::optional<std::string> HttpRequest::param(const std::string& name) const {
   return it->second;
 }
 
+bool HttpRequest::content_type_is(std::string_view media_type) const {
+  const auto value = header("content-type");
+  if (!value) return false;
+  std::string_view type(*value);
+  type = type.substr(0, type.find(';'));
+  const auto first = type.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return false;
+  type = type.substr(first, type.find_last_not_of(" \t") - first + 1);
+  return lower(type) == lower(media_type);
+}
+
 std::optional<std::string> HttpResponse::header(std::string_view name) const {
   const std::string wanted = lower(name);
   for (const auto& [key, value] : headers) {

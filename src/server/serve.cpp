@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <thread>
 
+#include "server/cors_policy.hpp"
 #include "server/http_adapter.hpp"
 #include "util/file_io.hpp"
 #include "util/log.hpp"
@@ -18,7 +19,13 @@ std::string default_replications_db() {
   return (data_dir() / "replications.sqlite").string();
 }
 
-Result<void> serve(const ServeOptions& options, const data::Evidence& evidence) {
+Result<void> serve(const ServeOptions& requested, const data::Evidence& evidence) {
+  ServeOptions options = requested;
+  for (std::string& origin : options.api.write_origins) {
+    auto parsed = parse_origin(origin);
+    if (!parsed) return Error{ErrorCode::invalid_argument, "--allow-origin", parsed.error()};
+    origin = std::move(parsed).value();
+  }
   const std::string db = options.db.empty() ? default_replications_db() : options.db;
   auto store = open_replication_store(db);
   if (!store) return store.error();
@@ -31,7 +38,7 @@ Result<void> serve(const ServeOptions& options, const data::Evidence& evidence) 
                                                         "build` in web/, or pass --web-dir)");
 
   Api api(evidence, **store, std::move(assets), options.api);
-  HttpServer server(api.router(), options.threads);
+  HttpServer server(api.router(), HttpServerOptions{.threads = options.threads});
 
   // Block the signals before any worker thread starts, so every thread inherits the mask and only
   // the waiter below receives them.
@@ -53,6 +60,7 @@ Result<void> serve(const ServeOptions& options, const data::Evidence& evidence) 
   }
   log::info("serving on http://{}:{}/ (replications: {}, {} curves, {} measured rows)", options.host, *port,
             (*store)->describe(), evidence.curves.curves.size(), evidence.rows.size());
+  for (const std::string& origin : options.api.write_origins) log::info("uploads are open to pages on {}", origin);
   if (!options.port_file.empty()) {
     if (auto written = write_file_atomic(options.port_file, std::to_string(*port) + "\n"); !written) {
       return written.error();

@@ -14,7 +14,7 @@ namespace ecocompute::server {
 struct ServeOptions {
   std::string host = "127.0.0.1";   ///< loopback by default; another address is served with a warning
   int port = 8080;                  ///< 0 picks a free port (written to port_file)
-  int threads = 8;                  ///< worker threads
+  int threads = 8;                  ///< threads running the event loop and the routes
   std::string db;                   ///< replications store: SQLite path or postgresql:// URL
   std::filesystem::path web_root;   ///< web UI folder; empty = default_web_root()
   std::filesystem::path port_file;  ///< if set, the bound port is written here once listening
@@ -25,9 +25,9 @@ struct ServeOptions {
 /// data_dir()/replications.sqlite.
 std::string default_replications_db();
 
-/// Opens the store, binds, serves until SIGTERM/SIGINT (blocked in the calling thread and received by
+/// Checks the --allow-origin values (api.write_origins), opens the store, binds, serves until SIGTERM/SIGINT (blocked in the calling thread and received by
 /// a waiting thread, so no handler runs in signal context), then stops gracefully. Errors: the store
-/// cannot be opened, the address cannot be bound.
+/// cannot be opened, the address cannot be bound, an allowed origin is not an origin.
 Result<void> serve(const ServeOptions& options, const data::Evidence& evidence);
 
 }  // namespace ecocompute::server

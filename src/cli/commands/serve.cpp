@@ -26,7 +26,13 @@ Command make_serve_command(CLI::App& root) {
                   "Requests per minute per client on /v1 (0: no limit)")
       ->capture_default_str()
       ->check(CLI::Range(0, 10'000'000));
-  app->add_option("--threads", o->serve.threads, "Worker threads")->capture_default_str()->check(CLI::Range(1, 256));
+  app->add_option("--threads", o->serve.threads, "Threads running the event loop and the routes (idle and slow "
+                                               "connections hold none)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  app->add_option("--allow-origin", o->serve.api.write_origins,
+                  "Let pages on this origin (https://example.org) upload to /v1/replications; repeatable. Reads are "
+                  "open to every origin without it");
   app->add_option("--port-file", o->port_file, "Write the bound port to this file once listening");
   o->evidence.add_to(app);
   return {app, [o] {

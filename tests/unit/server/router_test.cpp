@@ -20,7 +20,7 @@ class RouterTest : public ::testing::Test {
       return json_response(200, "{\"q\":\"" + r.param("q").value_or("") + "\"}");
     });
     router_.add("POST", "/v1/store", [](const HttpRequest&) -> Result<HttpResponse> { return json_response(201, "{}"); },
-                RouteOptions{.max_body_bytes = 16, .cors = false, .rate_limited = true});
+                RouteOptions{.max_body_bytes = 16, .writes = true, .rate_limited = true});
     router_.add("GET", "/v1/bad", [](const HttpRequest&) -> Result<HttpResponse> {
       return unexpected(ErrorCode::invalid_argument, "field 'x' must be a number");
     });
@@ -31,7 +31,7 @@ class RouterTest : public ::testing::Test {
       throw std::runtime_error("secret detail");
     });
     router_.add("GET", "/healthz", [](const HttpRequest&) -> Result<HttpResponse> { return json_response(200, "{}"); },
-                RouteOptions{.max_body_bytes = default_max_body_bytes, .cors = true, .rate_limited = false});
+                RouteOptions{.max_body_bytes = default_max_body_bytes, .writes = false, .rate_limited = false});
   }
   std::shared_ptr<testing::ManualClock> clock_ = std::make_shared<testing::ManualClock>();
   RateLimiter limiter_;
@@ -52,7 +52,7 @@ TEST_F(RouterTest, UnknownPathIs404AndWrongMethodIs405WithAllow) {
   HttpRequest put = post("/v1/echo", "{}");
   const HttpResponse wrong = router_.handle(put);
   EXPECT_EQ(wrong.status, 405);
-  EXPECT_EQ(wrong.header("Allow"), "GET");
+  EXPECT_EQ(wrong.header("Allow"), "GET, HEAD, OPTIONS");
 }
 
 TEST_F(RouterTest, ErrorsMapToOneStatusTable) {
@@ -101,9 +101,12 @@ TEST_F(RouterTest, EveryResponseCarriesSecurityHeaders) {
 TEST_F(RouterTest, PreflightIsAnsweredAndStoringPostHasNoCors) {
   HttpRequest options = get("/v1/echo");
   options.method = "OPTIONS";
+  options.headers["origin"] = "https://elsewhere.example";
+  options.headers["access-control-request-method"] = "GET";
   const HttpResponse pre = router_.handle(options);
   EXPECT_EQ(pre.status, 204);
-  EXPECT_EQ(pre.header("Access-Control-Allow-Methods"), "GET, POST, OPTIONS");
+  EXPECT_EQ(pre.header("Access-Control-Allow-Origin"), "*");
+  EXPECT_EQ(pre.header("Access-Control-Allow-Methods"), "GET, HEAD, OPTIONS");
   EXPECT_FALSE(router_.handle(post("/v1/store", "{}")).header("Access-Control-Allow-Origin"));
 }
 
@@ -113,6 +116,178 @@ TEST_F(RouterTest, HeadIsGetWithoutBody) {
   const HttpResponse r = router_.handle(head);
   EXPECT_EQ(r.status, 200);
   EXPECT_TRUE(r.body.empty());
+}
+
+}  // namespace
+}  // namespace ecocompute::server
+
+namespace ecocompute::server {
+namespace {
+using testing::get;
+using testing::post;
+
+// A router with one read (GET|POST /v1/compute), one write (GET|POST /v1/items), and static files.
+class RouterPolicyTest : public ::testing::Test {
+ protected:
+  explicit RouterPolicyTest(std::vector<std::string> write_origins = {})
+      : limiter_(0), router_(limiter_, CorsPolicy(write_origins)) {
+    const Handler ok = [](const HttpRequest&) -> Result<HttpResponse> { return json_response(200, "{}"); };
+    for (const char* method : {"GET", "POST"}) router_.add(method, "/v1/compute", ok);
+    router_.add("GET", "/v1/items", ok);
+    router_.add("POST", "/v1/items", ok, RouteOptions{.max_body_bytes = 64, .writes = true, .rate_limited = true});
+    router_.set_fallback([](const HttpRequest& r) -> Result<HttpResponse> {
+      if (r.path == "/index.html") return json_response(200, "{}");
+      return unexpected(ErrorCode::not_found, "no such path: " + r.path);
+    });
+  }
+  static HttpRequest preflight(const std::string& path, const std::string& origin, const std::string& method) {
+    HttpRequest r = get(path);
+    r.method = "OPTIONS";
+    r.headers["origin"] = origin;
+    r.headers["access-control-request-method"] = method;
+    return r;
+  }
+  RateLimiter limiter_;
+  Router router_;
+};
+
+class RouterWithAllowedOriginTest : public RouterPolicyTest {
+ protected:
+  RouterWithAllowedOriginTest() : RouterPolicyTest({"https://example.org"}) {}
+};
+
+TEST_F(RouterPolicyTest, InvalidBytesAre400NeverEchoed) {
+  for (HttpRequest bad : {get("/v1/compute", {{"arch", "\xff"}}), get("/v1/compute", {{"\xc0\xaf", "1"}}),
+                          get("/\xed\xa0\x80"), get("/v1/compute", {{"arch", "a\nb"}}), post("/v1/compute", "\"\xfe\"")}) {
+    const HttpResponse r = router_.handle(bad);
+    EXPECT_EQ(r.status, 400) << r.body;
+    const Json body = Json::parse(r.body, nullptr, false);
+    ASSERT_FALSE(body.is_discarded()) << r.body;
+    EXPECT_TRUE(body["error"].is_string());
+  }
+  HttpRequest header = get("/v1/compute");
+  header.headers["user-agent"] = "caf\xe9";
+  EXPECT_EQ(router_.handle(header).status, 400);
+  header.headers["user-agent"] = "caf\xc3\xa9\tok";  // UTF-8 and a tab are fine
+  EXPECT_EQ(router_.handle(header).status, 200);
+  // The head alone is enough for the adapter to refuse before reading a body.
+  EXPECT_TRUE(router_.refuse_before_body(get("/v1/compute", {{"arch", "\xff"}})));
+  EXPECT_FALSE(router_.refuse_before_body(get("/v1/compute", {{"arch", "ada"}})));
+}
+
+TEST_F(RouterPolicyTest, PostWithoutLengthIs411AndEmptyBodyIsRead) {
+  HttpRequest bodiless = post("/v1/compute", "");
+  bodiless.framed = false;
+  const HttpResponse r = router_.handle(bodiless);
+  EXPECT_EQ(r.status, 411);
+  EXPECT_NE(Json::parse(r.body)["error"].get<std::string>().find("Content-Length"), std::string::npos);
+  HttpRequest empty = post("/v1/compute", "");
+  empty.content_length = 0;
+  EXPECT_EQ(router_.handle(empty).status, 200);
+}
+
+TEST_F(RouterPolicyTest, OtherMethodsAre405WithAllowAndUnknownPathsStay404) {
+  for (const char* method : {"PUT", "PATCH", "DELETE"}) {
+    HttpRequest r = get("/v1/compute");
+    r.method = method;
+    const HttpResponse answer = router_.handle(r);
+    EXPECT_EQ(answer.status, 405) << method;
+    EXPECT_EQ(answer.header("Allow"), "GET, HEAD, POST, OPTIONS") << method;
+    r.path = "/v1/none";
+    EXPECT_EQ(router_.handle(r).status, 404) << method;
+    r.path = "/index.html";  // a static file answers GET and HEAD only
+    EXPECT_EQ(router_.handle(r).status, 405) << method;
+    EXPECT_EQ(router_.handle(r).header("Allow"), "GET, HEAD, OPTIONS");
+  }
+  EXPECT_EQ(router_.handle(get("/index.html")).status, 200);
+  EXPECT_EQ(router_.handle(get("/nothing.html")).status, 404);
+}
+
+TEST_F(RouterPolicyTest, DeclaredLengthOverTheLimitIsRefusedBeforeTheBody) {
+  HttpRequest head = post("/v1/items", "");
+  head.content_length = 65;
+  const auto refused = router_.refuse_before_body(head);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 413);
+  head.content_length = 64;
+  EXPECT_FALSE(router_.refuse_before_body(head));
+}
+
+TEST_F(RouterPolicyTest, WritesNeedJsonAndUnknownCodingsAreRefused) {
+  for (const char* type : {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""}) {
+    HttpRequest r = post("/v1/items", "{}");
+    r.headers["content-type"] = type;
+    EXPECT_EQ(router_.handle(r).status, 415) << type;
+  }
+  HttpRequest json = post("/v1/items", "{}");
+  json.headers["content-type"] = " Application/JSON ; charset=utf-8";
+  EXPECT_EQ(router_.handle(json).status, 200);
+  // Computations take any media type, as the published API does.
+  HttpRequest text = post("/v1/compute", "{}");
+  text.headers["content-type"] = "text/plain";
+  EXPECT_EQ(router_.handle(text).status, 200);
+  HttpRequest gzip = post("/v1/compute", "{}");
+  gzip.headers["content-encoding"] = "gzip";
+  EXPECT_EQ(router_.handle(gzip).status, 415);
+  HttpRequest coded = post("/v1/compute", "{}");
+  coded.headers["transfer-encoding"] = "gzip, chunked";
+  EXPECT_EQ(router_.handle(coded).status, 501);
+}
+
+TEST_F(RouterPolicyTest, WritesAreClosedToOtherOriginsReadsAreOpen) {
+  const HttpResponse write = router_.handle(preflight("/v1/items", "https://example.org", "POST"));
+  EXPECT_EQ(write.status, 403);
+  EXPECT_FALSE(write.header("Access-Control-Allow-Origin"));
+  const HttpResponse list = router_.handle(preflight("/v1/items", "https://example.org", "GET"));
+  EXPECT_EQ(list.status, 204);
+  EXPECT_EQ(list.header("Access-Control-Allow-Origin"), "*");
+  EXPECT_EQ(list.header("Access-Control-Allow-Methods"), "GET, HEAD, OPTIONS");
+  const HttpResponse compute = router_.handle(preflight("/v1/compute", "https://example.org", "POST"));
+  EXPECT_EQ(compute.status, 204);
+  EXPECT_EQ(compute.header("Access-Control-Allow-Origin"), "*");
+  HttpRequest upload = post("/v1/items", "{}");
+  upload.headers["origin"] = "https://example.org";
+  EXPECT_FALSE(router_.handle(upload).header("Access-Control-Allow-Origin"));
+  EXPECT_EQ(router_.handle(get("/v1/items")).header("Access-Control-Allow-Origin"), "*");
+  // Refusals follow the route: a refused read may be read by other origins, a refused write not.
+  EXPECT_EQ(router_.handle(get("/v1/compute", {{"arch", "\xff"}})).header("Access-Control-Allow-Origin"), "*");
+  upload.headers["content-type"] = "text/plain";
+  const HttpResponse refused_write = router_.handle(upload);
+  EXPECT_EQ(refused_write.status, 415);
+  EXPECT_FALSE(refused_write.header("Access-Control-Allow-Origin"));
+  // A plain OPTIONS (no preflight headers) says what the path answers.
+  HttpRequest plain = get("/v1/items");
+  plain.method = "OPTIONS";
+  EXPECT_EQ(router_.handle(plain).header("Allow"), "GET, HEAD, POST, OPTIONS");
+  plain.path = "/v1/none";
+  EXPECT_EQ(router_.handle(plain).status, 404);
+}
+
+TEST_F(RouterWithAllowedOriginTest, AnAllowedOriginMayWrite) {
+  const HttpResponse write = router_.handle(preflight("/v1/items", "https://example.org", "POST"));
+  EXPECT_EQ(write.status, 204);
+  EXPECT_EQ(write.header("Access-Control-Allow-Origin"), "https://example.org");
+  EXPECT_EQ(write.header("Access-Control-Allow-Methods"), "GET, HEAD, POST, OPTIONS");
+  EXPECT_EQ(write.header("Vary"), "Origin");
+  HttpRequest upload = post("/v1/items", "{}");
+  upload.headers["origin"] = "https://example.org";
+  const HttpResponse stored = router_.handle(upload);
+  EXPECT_EQ(stored.header("Access-Control-Allow-Origin"), "https://example.org");
+  EXPECT_EQ(stored.header("Vary"), "Origin");
+  upload.headers["origin"] = "https://example.org.evil.example";
+  EXPECT_FALSE(router_.handle(upload).header("Access-Control-Allow-Origin"));
+  EXPECT_EQ(router_.handle(preflight("/v1/items", "http://example.org", "POST")).status, 403);
+}
+
+TEST(ParseOrigin, AcceptsOriginsAsBrowsersWriteThem) {
+  EXPECT_EQ(*parse_origin("https://Example.org/"), "https://example.org");
+  EXPECT_EQ(*parse_origin("https://example.org:443"), "https://example.org");
+  EXPECT_EQ(*parse_origin("http://localhost:8080"), "http://localhost:8080");
+  EXPECT_EQ(*parse_origin("http://[::1]:80"), "http://[::1]");
+  for (const char* bad : {"*", "null", "example.org", "https://", "https://example.org/upload", "ftp://example.org",
+                          "https://user@example.org", "https://example.org?x"}) {
+    EXPECT_FALSE(parse_origin(bad)) << bad;
+  }
 }
 
 }  // namespace

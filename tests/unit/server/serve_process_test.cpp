@@ -1,5 +1,6 @@
-// Tests of the `ecocompute serve` process: graceful exit on SIGTERM, and that kill -9 in the middle of
-// a stream of uploads loses no upload that was answered 201.
+// Tests of the `ecocompute serve` process: graceful exit on SIGTERM, that kill -9 in the middle of
+// a stream of uploads loses no upload that was answered 201, and the --allow-origin opt-in for uploads
+// from the deployment's own site on another origin.
 #define CPPHTTPLIB_OPENSSL_SUPPORT
 #define CPPHTTPLIB_ZLIB_SUPPORT
 #define CPPHTTPLIB_BROTLI_SUPPORT
@@ -12,9 +13,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <set>
 #include <thread>
 
+#include "raw_http_client.hpp"
 #include "server_test_support.hpp"
 
 namespace ecocompute::server {
@@ -24,13 +27,14 @@ namespace fs = std::filesystem;
 // A running `ecocompute serve` on port 0 with its own store.
 class ServeProcess {
  public:
-  ServeProcess(const fs::path& dir, const std::string& db) {
+  ServeProcess(const fs::path& dir, const std::string& db, const std::vector<std::string>& extra_args = {}) {
     const fs::path port_file = dir / "port";
     fs::remove(port_file);
-    const std::vector<std::string> args{ECOCOMPUTE_BINARY, "--log-level", "warn", "serve", "--port", "0",
-                                        "--port-file", port_file.string(), "--db", db, "--rate-limit", "0",
-                                        "--curves", "published", "--store", (dir / "no-store.sqlite").string(),
-                                        "--web-dir", (dir / "no-web").string()};
+    std::vector<std::string> args{ECOCOMPUTE_BINARY, "--log-level", "warn", "serve", "--port", "0",
+                                  "--port-file", port_file.string(), "--db", db, "--rate-limit", "0",
+                                  "--curves", "published", "--store", (dir / "no-store.sqlite").string(),
+                                  "--web-dir", (dir / "no-web").string()};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
     pid_ = ::fork();
     if (pid_ == 0) {
       std::vector<char*> argv;
@@ -39,8 +43,14 @@ class ServeProcess {
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
-    // Wait (bounded) for the port file the server writes once it listens.
+    // Wait (bounded) for the port file the server writes once it listens, or for the process to end.
     for (int i = 0; i < 300 && port_ == 0; ++i) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        pid_ = -1;
+        break;
+      }
       if (auto text = read_file(port_file); text && !text->empty()) port_ = std::stoi(*text);
       if (port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -52,6 +62,8 @@ class ServeProcess {
     }
   }
   [[nodiscard]] int port() const { return port_; }
+  /// The exit status if the process ended before it listened.
+  [[nodiscard]] std::optional<int> exit_code() const { return exit_code_; }
   /// Sends `signal` and returns the exit status (or -signal if killed by one).
   int signal_and_wait(int signal) {
     ::kill(pid_, signal);
@@ -64,6 +76,7 @@ class ServeProcess {
  private:
   pid_t pid_ = -1;
   int port_ = 0;
+  std::optional<int> exit_code_;
 };
 
 TEST(ServeProcess, SigtermStopsGracefullyWithExitZero) {
@@ -128,6 +141,46 @@ TEST(ServeProcess, KillNineLosesNoUploadAnswered201) {
   }
   for (const std::int64_t id : acknowledged) EXPECT_TRUE(stored.contains(id)) << "lost upload " << id;
   EXPECT_GE(stored.size(), acknowledged.size());
+  fs::remove_all(dir);
+}
+
+TEST(ServeProcess, AllowOriginOpensUploadsToThatOriginOnly) {
+  const fs::path dir = testing::temp_dir("allow-origin");
+  ServeProcess server(dir, (dir / "r.sqlite").string(), {"--allow-origin", "https://Example.org:443/"});
+  ASSERT_GT(server.port(), 0) << "server did not start";
+  const auto preflight = [&](const std::string& origin) {
+    return testing::raw_exchange(server.port(), "OPTIONS /v1/replications HTTP/1.1\r\nHost: t\r\nOrigin: " + origin +
+                                                    "\r\nAccess-Control-Request-Method: POST\r\n"
+                                                    "Access-Control-Request-Headers: content-type\r\n\r\n");
+  };
+  const testing::RawResponse allowed = preflight("https://example.org");
+  EXPECT_EQ(allowed.status, 204);
+  EXPECT_EQ(allowed.header("access-control-allow-origin"), "https://example.org");
+  EXPECT_NE(allowed.header("access-control-allow-methods").find("POST"), std::string::npos);
+  EXPECT_NE(allowed.header("vary").find("Origin"), std::string::npos);
+  for (const char* other : {"https://evil.example", "http://example.org", "https://example.org:8443", "null"}) {
+    EXPECT_FALSE(preflight(other).has_header("access-control-allow-origin")) << other;
+  }
+
+  const std::string report = testing::fixture_report().dump();
+  const testing::RawResponse upload = testing::raw_exchange(
+      server.port(), "POST /v1/replications HTTP/1.1\r\nHost: t\r\nOrigin: https://example.org\r\n"
+                     "Content-Type: application/json\r\nContent-Length: " +
+                         std::to_string(report.size()) + "\r\n\r\n" + report);
+  EXPECT_EQ(upload.status, 201) << upload.body;
+  EXPECT_EQ(upload.header("access-control-allow-origin"), "https://example.org");
+  EXPECT_EQ(server.signal_and_wait(SIGTERM), 0);
+  fs::remove_all(dir);
+}
+
+TEST(ServeProcess, AllowOriginRefusesWhatIsNotAnOrigin) {
+  const fs::path dir = testing::temp_dir("allow-origin-bad");
+  for (const char* value : {"*", "example.org", "https://example.org/upload", "ftp://example.org"}) {
+    ServeProcess server(dir, (dir / "r.sqlite").string(), {"--allow-origin", value});
+    EXPECT_EQ(server.port(), 0) << value;
+    ASSERT_TRUE(server.exit_code()) << value;
+    EXPECT_NE(*server.exit_code(), 0) << value;
+  }
   fs::remove_all(dir);
 }
 
