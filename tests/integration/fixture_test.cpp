@@ -49,8 +49,8 @@ class LoadedModel {
     cp.n_ctx = window_tokens;
     cp.n_batch = window_tokens;
     cp.n_ubatch = window_tokens;
-    cp.n_threads = 2;
-    cp.n_threads_batch = 2;
+    cp.n_threads = 1;  // tests run two at a time on two cores; llama.cpp's workers spin at barriers
+    cp.n_threads_batch = 1;
     cp.no_perf = true;
     ctx_.reset(llama_init_from_model(model_.get(), cp));
   }

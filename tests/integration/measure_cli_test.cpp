@@ -41,9 +41,11 @@ class MeasureCliTest : public ecocompute::testing::ScratchDirTest {
 
   static std::string fixture() { return std::string(ECOCOMPUTE_SOURCE_DIR) + "/data/fixture/fixture-kjv-f16.gguf"; }
 
-  // Short windows: this machine has no GPU counter whose 100-ms edges need 20-s windows.
+  // Short windows: this machine has no GPU counter whose 100-ms edges need 20-s windows. One engine
+  // thread: ctest runs two tests at once on CI's two cores, and llama.cpp's workers spin at barriers, so
+  // two 2-thread runs there slow each other from seconds to many minutes.
   std::string fast_flags() const {
-    return " -k 2 --warmups 1 --min-window 1 --min-prefill-window 0.5 --idle-window 0.5 --threads 2 --no-progress"
+    return " -k 2 --warmups 1 --min-window 1 --min-prefill-window 0.5 --idle-window 0.5 --threads 1 --no-progress"
            " --quality-max-tokens 3000 --cache-dir '" + (dir_ / "cache").string() + "' --out '" + (dir_ / "out").string() + "'";
   }
 

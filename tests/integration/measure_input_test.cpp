@@ -75,9 +75,10 @@ class MeasureInputTest : public ecocompute::testing::ScratchDirTest {
     return false;
   }
 
+  // One engine thread, like MeasureCliTest: parallel tests on two cores must not spin against each other.
   std::vector<std::string> quick(const std::string& out) const {
     return {"-m", fixture(), "-p", "Q8_0", "-k", "3", "--warmups", "1", "--min-window", "4", "--min-prefill-window",
-            "0.2", "--idle-window", "0.2", "--threads", "2", "--no-quality", "--cache-dir", (dir_ / "cache").string(),
+            "0.2", "--idle-window", "0.2", "--threads", "1", "--no-quality", "--cache-dir", (dir_ / "cache").string(),
             "--out", out};
   }
 
@@ -119,7 +120,7 @@ TEST_F(MeasureInputTest, AnOutputFolderThatCannotBeWrittenIsFoundBeforeTheFirstW
 TEST_F(MeasureInputTest, PrecisionNamesAreNormalisedAndWindowFlagsHonouredWithoutAnEnergySource) {
   std::string err;
   ASSERT_EQ(run("measure -m '" + fixture() + "' -p q8_0 --baseline f16 -k 1 --warmups 1 --min-window 0.5 "
-                "--min-prefill-window 0.2 --idle-window 0.2 --threads 2 --no-quality --no-progress --cache-dir '" +
+                "--min-prefill-window 0.2 --idle-window 0.2 --threads 1 --no-quality --no-progress --cache-dir '" +
                 (dir_ / "cache").string() + "' --out '" + (dir_ / "out").string() + "'", &err), 0) << err;
   EXPECT_TRUE(fs::exists(dir_ / "out" / "energy-Q8_0.json"));
   EXPECT_FALSE(fs::exists(dir_ / "out" / "energy-q8_0.json"));
