@@ -10,6 +10,10 @@
 #   synth8b    writes the synthetic Llama-3-8B F16 GGUF and quantizes Q8_0, Q4_K_M, Q4_0 into the cache
 #   measure8b  the issue's figure run: F16 vs Q8_0 vs Q4_K_M vs Q4_0, k = 3
 #   bench8b    bare llama.cpp decode loop vs the engine on the same files
+#   campaign:<arch>  one cell of the batch-1 crossover campaign: synthetic <arch> (see `synth --list`)
+#              F16 vs $CAMPAIGN_FORMATS (default Q8_0,Q6_K,Q4_K_M,IQ4_NL,Q4_0), k = $CAMPAIGN_K (3),
+#              decode windows of $CAMPAIGN_WINDOW s (10), prefill $CAMPAIGN_PREFILL s (3), idle 10 s;
+#              reports packed as campaign-<arch>.tar.gz
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp/eco-out}
@@ -60,6 +64,17 @@ for step in "$@"; do
         echo "--- $t $f"
         ECOCOMPUTE_BENCH_MODEL="$f" /tmp/eco/bundle/bin/decode_loop_bench --benchmark_format=console 2>&1 | tail -12
       done 2>&1 | tee "$out/decode_loop_bench.txt" ;;
+    campaign:*)
+      arch=${step#campaign:}
+      dir=/tmp/eco/campaign-$arch
+      mkdir -p "$dir"
+      f16="$models/$arch-f16.gguf"
+      [ -f "$f16" ] || { time "$eco" synth --arch "$arch" --type f16 -o "$f16"; } 2>&1 | tail -4
+      timeout -s TERM "${MEASURE_TIMEOUT:-560}" "$eco" measure -m "$f16" -p "${CAMPAIGN_FORMATS:-Q8_0,Q6_K,Q4_K_M,IQ4_NL,Q4_0}" \
+        -k "${CAMPAIGN_K:-3}" --min-window "${CAMPAIGN_WINDOW:-10}" --min-prefill-window "${CAMPAIGN_PREFILL:-3}" \
+        --idle-window 10 --cache-dir "$cache" -o "$dir" --no-progress --output md > "$dir/stdout.md" 2> "$dir/stderr.log"
+      echo "measure $arch exit $?"; grep -E "plan:|trial|warning|error" "$dir/stderr.log" | tail -12; cat "$dir/stdout.md"
+      pack "campaign-$arch" "$dir" ;;
     *) echo "session.sh: unknown step $step" >&2; status=2 ;;
   esac
 done
