@@ -99,6 +99,7 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   meter_options.gpu = options.gpu;
   meter_options.allow_shared = options.allow_shared;
   meter_options.allow_fallback = !options.require_energy;
+  meter_options.nvml.correct_edges = design->design().correct_edges;
   auto meter = meter::open_meter(meter_options);
   if (!meter) return meter.error();
   if (options.require_energy && !(*meter)->measures_energy()) {

@@ -91,6 +91,10 @@ std::optional<report::WindowReport> window_report(const std::optional<WindowResu
   out.edge_uncertainty_j = value_of(w.measurement.edge_uncertainty);
   out.trace_energy_j = value_of(w.measurement.trace_energy);
   out.trace_vs_counter_pct = w.measurement.trace_vs_counter_pct;
+  if (w.measurement.energy) out.edge_method = meter::to_string(w.measurement.edge_method);
+  out.counter_energy_j = value_of(w.measurement.counter_energy);
+  out.edge_correction_j = value_of(w.measurement.edge_correction);
+  if (!w.measurement.edge_correction_skipped.empty()) out.edge_correction_skipped = w.measurement.edge_correction_skipped;
   out.throttle_reasons = throttle_reasons(w.measurement);
   out.status = meter::to_string(w.measurement.status);
   return out;
@@ -300,9 +304,11 @@ report::Uncertainty uncertainty(const ConditionView& v) {
   std::optional<double> edge_max;
   std::optional<double> trace_max;
   std::optional<double> update_period;
+  std::int64_t corrections_skipped = 0;
   for (const TrialResult* t : v.ok) {
     for (const std::optional<WindowResult>* w : {&t->prefill, &t->decode}) {
       if (!*w) continue;
+      if (!(*w)->measurement.edge_correction_skipped.empty()) ++corrections_skipped;
       if (auto e = (*w)->edge_uncertainty_pct()) edge_max = std::max(edge_max.value_or(0.0), *e);
       if (auto tr = (*w)->measurement.trace_vs_counter_pct) trace_max = std::max(trace_max.value_or(0.0), std::fabs(*tr));
       if (auto p = (*w)->measurement.counter_update_period; p && !update_period) update_period = p->value;
@@ -316,6 +322,10 @@ report::Uncertainty uncertainty(const ConditionView& v) {
     u.trace_vs_counter_pct_max = trace_max;
   }
   u.counter_update_period_s = update_period;
+  if (v.measured) {
+    u.edges = v.run.design.correct_edges ? "corrected" : "counter";
+    if (v.run.design.correct_edges) u.edge_corrections_skipped = corrections_skipped;
+  }
   return u;
 }
 

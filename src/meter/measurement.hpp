@@ -31,6 +31,12 @@ struct PowerSample {
 /// Why a window is not a valid measurement; `valid` windows have `invalid_reason` empty.
 enum class WindowStatus { valid, counter_reset, counter_stuck, read_failed, unavailable };
 
+/// How a window's energy was taken from the counter. `counter`: the plain difference of the two edge
+/// readings, each up to one update period stale. `corrected`: each edge's staleness (the energy spent
+/// between the counter's last update and the edge) added from the power trace, the update located by
+/// polling the counter every few milliseconds.
+enum class EdgeMethod { counter, corrected };
+
 /// Energy of one window on one energy source.
 struct Measurement {
   std::string label;
@@ -40,8 +46,12 @@ struct Measurement {
   std::string invalid_reason;         ///< set when status != valid
 
   Seconds duration{0.0};              ///< steady clock, begin() to end()
-  std::optional<Joules> energy;       ///< counter difference; absent when status != valid
-  std::optional<Joules> edge_uncertainty;  ///< ± bound from both edges: P × counter update period per edge
+  std::optional<Joules> energy;       ///< counter difference, edge-corrected when edge_method says so; absent when status != valid
+  std::optional<Joules> edge_uncertainty;  ///< ± bound from both edges (counter: P × update period per edge)
+  EdgeMethod edge_method = EdgeMethod::counter;
+  std::optional<Joules> counter_energy;    ///< the plain counter difference, when the edges were corrected
+  std::optional<Joules> edge_correction;   ///< energy − counter_energy: end edge's staleness − begin edge's
+  std::string edge_correction_skipped;     ///< why a window meant to be corrected kept counter edges
   std::optional<Seconds> counter_update_period;  ///< measured, not assumed
 
   std::vector<PowerSample> trace;     ///< driver samples inside the window
@@ -63,5 +73,7 @@ struct Measurement {
 
 /// Returns the spelling used in reports: "valid", "counter_reset" …
 const char* to_string(WindowStatus status) noexcept;
+/// Returns "counter" or "corrected".
+const char* to_string(EdgeMethod method) noexcept;
 
 }  // namespace ecocompute::meter

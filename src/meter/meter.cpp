@@ -46,4 +46,8 @@ const char* to_string(WindowStatus status) noexcept {
   return "unknown";
 }
 
+const char* to_string(EdgeMethod method) noexcept {
+  return method == EdgeMethod::corrected ? "corrected" : "counter";
+}
+
 }  // namespace ecocompute::meter

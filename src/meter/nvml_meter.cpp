@@ -40,26 +40,30 @@ void NvmlMeter::run_sampler() {
     }
     const auto now = std::chrono::steady_clock::now();
     const bool drain_due = now - last_drain >= options_.drain_interval;
-    if (measuring_period || drain_due) poll_counter();
+    if (measuring_period || options_.correct_edges || drain_due) poll_counter();
     if (drain_due) {
       drain_trace();
       last_drain = now;
     }
     std::unique_lock lock(mutex_);
-    const auto wait = measuring_period ? options_.counter_poll
-                                       : std::chrono::duration_cast<std::chrono::milliseconds>(options_.drain_interval);
+    const auto wait = options_.correct_edges ? options_.edge_poll
+                      : measuring_period     ? options_.counter_poll
+                                             : std::chrono::duration_cast<std::chrono::milliseconds>(options_.drain_interval);
     if (stop_cv_.wait_for(lock, wait, [this] { return stop_; })) return;
   }
 }
 
 void NvmlMeter::poll_counter() {
+  const std::uint64_t before_us = clock_->wall_us();
   auto energy = nvml_->total_energy_mj(gpu_.handle);
   const Seconds now = clock_->now();
+  const std::uint64_t after_us = clock_->wall_us();
   std::lock_guard lock(mutex_);
   if (!energy) {
     ++dropped_reads_;
     return;
   }
+  if (options_.correct_edges) observe_counter(*energy, before_us, after_us);
   // Only readings that differ from the previous kept one are stored: each marks a change. Once
   // enough changes are seen, polling slows to the drain interval and its coarse change times would
   // bias the period, so no more are stored.
@@ -69,6 +73,18 @@ void NvmlMeter::poll_counter() {
     readings_.push_back(CounterReading{now, *energy});
     if (readings_.size() > max_counter_readings) readings_.erase(readings_.begin());
   }
+}
+
+void NvmlMeter::observe_counter(std::uint64_t energy_mj, std::uint64_t before_us, std::uint64_t after_us) {
+  if (last_value_mj_ && energy_mj > *last_value_mj_) {
+    changes_.push_back(CounterChange{last_read_began_us_, after_us, energy_mj});
+    if (changes_.size() > options_.max_counter_changes) changes_.erase(changes_.begin());
+  } else if (last_value_mj_ && energy_mj < *last_value_mj_) {
+    // A reset, or two reads that returned out of order: what was learnt no longer holds.
+    changes_.clear();
+  }
+  last_value_mj_ = energy_mj;
+  last_read_began_us_ = before_us;
 }
 
 void NvmlMeter::drain_trace() {
@@ -130,6 +146,12 @@ NvmlMeter::Edge NvmlMeter::read_edge() {
   edge.steady = clock_->now();
   edge.wall_us = clock_->wall_us();
   edge.energy_mj = nvml_->total_energy_mj(gpu_.handle);
+  if (options_.correct_edges && edge.energy_mj) {
+    const std::uint64_t after_us = clock_->wall_us();
+    std::lock_guard lock(mutex_);
+    observe_counter(*edge.energy_mj, edge.wall_us, after_us);
+    edge.change = change_to(changes_, *edge.energy_mj);
+  }
   if (auto p = nvml_->power_usage_mw(gpu_.handle)) edge.power = from_milliwatts(*p);
   edge.telemetry = read_telemetry();
   return edge;
@@ -213,8 +235,33 @@ Result<Measurement> NvmlMeter::do_end(Window& window) {
     // Each edge may lie anywhere inside one counter update: ± P_edge × period per edge.
     m.edge_uncertainty = begin.power.value_or(Watts{0.0}) * *period + end.power.value_or(Watts{0.0}) * *period;
   }
+  if (options_.correct_edges) correct_edges(m, begin, end, trace_copy, tolerance_us);
   if (m.trace_energy) m.trace_vs_counter_pct = disagreement_pct(*m.trace_energy, *m.energy);
   return m;
+}
+
+void NvmlMeter::correct_edges(Measurement& m, const Edge& begin, const Edge& end,
+                              const std::vector<PowerSample>& trace, std::uint64_t tolerance_us) const {
+  if (!begin.change || !end.change) {
+    m.edge_correction_skipped = fmt::format("the counter update before the {} edge was not seen by polling",
+                                            !begin.change ? "begin" : "end");
+    return;
+  }
+  // The counter difference covers update-to-update; each edge lies after its update by the staleness.
+  Result<EdgeStaleness> head = edge_staleness(*begin.change, begin.wall_us, begin.power.value_or(Watts{0.0}), trace,
+                                              tolerance_us);
+  Result<EdgeStaleness> tail = edge_staleness(*end.change, end.wall_us, end.power.value_or(Watts{0.0}), trace,
+                                              tolerance_us);
+  if (!head || !tail) {
+    m.edge_correction_skipped = fmt::format("{} edge: {}", !head ? "begin" : "end",
+                                            (!head ? head.error() : tail.error()).message());
+    return;
+  }
+  m.counter_energy = m.energy;
+  m.edge_correction = tail->energy - head->energy;
+  m.energy = *m.energy + *m.edge_correction;
+  m.edge_uncertainty = head->uncertainty + tail->uncertainty;
+  m.edge_method = EdgeMethod::corrected;
 }
 
 }  // namespace ecocompute::meter

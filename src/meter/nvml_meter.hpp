@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "util/clock.hpp"
+#include "meter/edge_correction.hpp"
 #include "meter/gpu_selection.hpp"
 #include "meter/meter.hpp"
 #include "meter/nvml_library.hpp"
@@ -32,6 +33,12 @@ struct NvmlMeterOptions {
   std::chrono::milliseconds drain_interval{500};
   /// Samples kept in memory (older ones are discarded first).
   std::size_t max_trace_samples = 1u << 20;
+  /// Corrects each window edge for the counter's staleness (EdgeMethod::corrected): the sampler then
+  /// polls the counter every `edge_poll` for the meter's whole life, to locate every update.
+  bool correct_edges = false;
+  std::chrono::milliseconds edge_poll{2};
+  /// Counter changes remembered for edge correction (~7 minutes at 100 ms).
+  std::size_t max_counter_changes = 4096;
 };
 
 /// Reads one GPU. begin()/end() read the counter and telemetry on the calling thread; NVML is
@@ -74,12 +81,18 @@ class NvmlMeter final : public Meter {
     Seconds steady{0.0};
     std::uint64_t wall_us = 0;
     Result<std::uint64_t> energy_mj = Error{ErrorCode::internal, "not read"};
+    std::optional<CounterChange> change;  ///< the update that produced energy_mj, when polled
     std::optional<Watts> power;
     Telemetry telemetry;
     std::uint64_t dropped_reads = 0;
   };
   Edge read_edge();
   void run_sampler();
+  // Records a counter read that began at before_us and returned at after_us (mutex_ held).
+  void observe_counter(std::uint64_t energy_mj, std::uint64_t before_us, std::uint64_t after_us);
+  // Moves the measurement to corrected edges, or says in it why not (mutex_ not held).
+  void correct_edges(Measurement& m, const Edge& begin, const Edge& end, const std::vector<PowerSample>& trace,
+                     std::uint64_t tolerance_us) const;
 
   std::shared_ptr<NvmlLibrary> nvml_;
   GpuDevice gpu_;
@@ -89,6 +102,9 @@ class NvmlMeter final : public Meter {
   mutable std::mutex mutex_;
   std::vector<CounterReading> readings_;  // only readings around changes are kept
   std::size_t changes_seen_ = 0;
+  std::vector<CounterChange> changes_;    // every change seen, when correcting edges
+  std::optional<std::uint64_t> last_value_mj_;
+  std::uint64_t last_read_began_us_ = 0;
   std::vector<PowerSample> trace_;
   std::uint64_t last_sample_us_ = 0;
   std::uint64_t dropped_reads_ = 0;

@@ -74,6 +74,10 @@ struct Design {
   int iterations = defaults::iterations;  ///< requested iterations per decode window (a minimum)
   Seconds min_window{defaults::min_window_s};  ///< a decode window lasts at least this long
   double max_edge_error_pct = defaults::max_edge_error_pct;  ///< counter-edge error bound: update period / window ≤ this
+  /// Correct each window edge for the counter's staleness from the power trace (`--edges corrected`):
+  /// the edge bound then comes from each window's own correction, not from the update period, so
+  /// windows need only be as long as min_window.
+  bool correct_edges = defaults::correct_edges;
   Seconds assumed_counter_update_period{defaults::assumed_counter_update_period_s};  ///< when the meter did not measure it
   Seconds min_prefill_window{defaults::min_prefill_window_s};  ///< a prefill window (repeated prefills) lasts at least this
 

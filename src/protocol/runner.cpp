@@ -595,8 +595,10 @@ IterationDecision decide_iterations(const Design& design, Seconds fastest_iterat
   // most one period, so |error| ≤ P × period and the relative bound is period / window. A window of
   // period / (max_edge_error_pct / 100) keeps it under the limit: 0.1 s / 0.005 = 20 s on H200.
   const Seconds edge_window = d.counter_update_period / (design.max_edge_error_pct / 100.0);
-  // Without an energy counter there are no counter edges to bound: the window flags alone decide.
-  d.required_decode_window = energy_counter ? std::max(design.min_window, edge_window) : design.min_window;
+  // Without an energy counter there are no counter edges to bound, and corrected edges carry their
+  // own bound per window: the window flags alone decide.
+  const bool edge_bound_applies = energy_counter && !design.correct_edges;
+  d.required_decode_window = edge_bound_applies ? std::max(design.min_window, edge_window) : design.min_window;
   // Prefill windows follow min_prefill_window alone (default 20 s, which keeps the same 0.5 % bound):
   // they are the minor share of a run's time budget, and their edge bound is reported per window.
   d.required_prefill_window = design.min_prefill_window;
@@ -613,7 +615,9 @@ IterationDecision decide_iterations(const Design& design, Seconds fastest_iterat
   d.iterations = static_cast<int>(std::max<std::int64_t>(design.iterations, needed));
   d.predicted_decode_window = fastest_iteration * static_cast<double>(d.iterations);
   const std::string edge_rule =
-      energy_counter ? fmt::format("counter update period {:.3f} s {} gives ≤ {} % edge error from {:.1f} s",
+      energy_counter && design.correct_edges
+          ? std::string("edges corrected from the power trace, each window's bound reported with it")
+      : energy_counter ? fmt::format("counter update period {:.3f} s {} gives ≤ {} % edge error from {:.1f} s",
                                    d.counter_update_period.value, d.update_period_measured ? "measured" : "assumed",
                                    design.max_edge_error_pct, edge_window.value)
                      : std::string("no energy counter, so no edge bound");

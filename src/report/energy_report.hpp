@@ -180,6 +180,10 @@ struct WindowReport {
   std::optional<double> edge_uncertainty_j;
   std::optional<double> trace_energy_j;
   std::optional<double> trace_vs_counter_pct;
+  std::optional<std::string> edge_method;    ///< "counter" or "corrected" (absent before edge correction existed)
+  std::optional<double> counter_energy_j;    ///< plain counter difference, when the edges were corrected
+  std::optional<double> edge_correction_j;   ///< energy_j − counter_energy_j
+  std::optional<std::string> edge_correction_skipped;  ///< why a window meant to be corrected was not
   std::vector<std::string> throttle_reasons;
   std::optional<std::string> status;
 };
@@ -198,6 +202,8 @@ struct Uncertainty {
   std::optional<double> edge_error_pct_max;
   std::optional<double> trace_vs_counter_pct_max;
   std::optional<double> counter_update_period_s;
+  std::optional<std::string> edges;                     ///< the edge method asked for
+  std::optional<std::int64_t> edge_corrections_skipped;  ///< windows that kept counter edges instead
 };
 
 struct CorpusRef {

@@ -161,6 +161,10 @@ WindowReport read_window(const JsonReader& r) {
   w.edge_uncertainty_j = r.number("edge_uncertainty_j");
   w.trace_energy_j = r.number("trace_energy_j");
   w.trace_vs_counter_pct = r.number("trace_vs_counter_pct");
+  w.edge_method = r.text("edge_method");
+  w.counter_energy_j = r.number("counter_energy_j");
+  w.edge_correction_j = r.number("edge_correction_j");
+  w.edge_correction_skipped = r.text("edge_correction_skipped");
   w.throttle_reasons = r.texts("throttle_reasons");
   w.status = r.text("status");
   return w;
@@ -236,7 +240,8 @@ EnergyReport read_report(const JsonReader& r) {
   }
   if (auto u = r.object("uncertainty")) {
     report.uncertainty = Uncertainty{u->number("edge_error_pct_max"), u->number("trace_vs_counter_pct_max"),
-                                     u->number("counter_update_period_s")};
+                                     u->number("counter_update_period_s"), u->text("edges"),
+                                     u->integer("edge_corrections_skipped")};
   }
   if (auto q = r.object("quality")) report.quality = read_quality(*q);
   return report;
@@ -268,6 +273,10 @@ OrderedJson window_json(const std::optional<WindowReport>& window) {
   w.nullable("edge_uncertainty_j", x.edge_uncertainty_j);
   w.nullable("trace_energy_j", x.trace_energy_j);
   w.nullable("trace_vs_counter_pct", x.trace_vs_counter_pct);
+  w.optional("edge_method", x.edge_method);
+  w.optional("counter_energy_j", x.counter_energy_j);
+  w.optional("edge_correction_j", x.edge_correction_j);
+  w.optional("edge_correction_skipped", x.edge_correction_skipped);
   w.put("throttle_reasons", x.throttle_reasons);
   w.optional("status", x.status);
   return w.take();
@@ -510,6 +519,8 @@ OrderedJson to_json(const EnergyReport& r) {
     u.nullable("edge_error_pct_max", r.uncertainty->edge_error_pct_max);
     u.nullable("trace_vs_counter_pct_max", r.uncertainty->trace_vs_counter_pct_max);
     u.nullable("counter_update_period_s", r.uncertainty->counter_update_period_s);
+    u.optional("edges", r.uncertainty->edges);
+    u.optional("edge_corrections_skipped", r.uncertainty->edge_corrections_skipped);
     w.put("uncertainty", u.take());
   }
   if (r.quality) w.put("quality", quality_json(*r.quality, v12));

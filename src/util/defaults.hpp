@@ -21,6 +21,7 @@ inline constexpr int iterations = 10;                  ///< a minimum; extended 
 inline constexpr double min_window_s = 20.0;           ///< keeps the counter-edge error ≤ 0.5 % at a 0.1-s update period
 inline constexpr double min_prefill_window_s = 20.0;
 inline constexpr double max_edge_error_pct = 0.5;
+inline constexpr bool correct_edges = false;          ///< `--edges counter`: the plain counter difference
 inline constexpr double assumed_counter_update_period_s = 0.1;  ///< H200: ~100 ms, when the meter did not measure it
 inline constexpr double idle_window_s = 10.0;
 inline constexpr std::string_view schedule_order = "alternating";

@@ -96,6 +96,7 @@ TEST_F(MeasureInputTest, BadFlagValuesAreRefusedBeforeAnythingRuns) {
       {"--idle-window inf", "'inf' is not a finite number"},
       {"--prompt-lengths 16,0", "--prompt-lengths: '0' is not a token count"},
       {"-p NF4", "published (transformers/bitsandbytes) format name"},
+      {"--edges trace", "--edges: trace not in {counter,corrected}"},
   };
   for (const auto& [flags, message] : cases) {
     std::string err;

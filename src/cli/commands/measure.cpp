@@ -120,6 +120,7 @@ struct MeasureFlags {
   double cool_down_s = options.design.cool_down.pause.value;
   double max_temperature_c = 0.0;
   std::string order{protocol::to_string(options.design.order)};
+  std::string edges = options.design.correct_edges ? "corrected" : "counter";
   std::string seed;
   std::string output;
   bool no_quality = false;
@@ -140,6 +141,7 @@ int run_measure(MeasureFlags& flags) {
     design.prompt.lengths_tokens.push_back(value);
   }
   design.min_window = Seconds{flags.min_window_s};
+  design.correct_edges = flags.edges == "corrected";
   design.min_prefill_window = Seconds{flags.min_prefill_window_s};
   design.idle_window = Seconds{flags.idle_window_s};
   design.cool_down.pause = Seconds{flags.cool_down_s};
@@ -220,6 +222,11 @@ Command make_measure_command(CLI::App& root) {
   app->add_option("--min-window", flags->min_window_s, "Shortest decode window, seconds (counter-edge error)")
       ->capture_default_str()
       ->check(kFinite & CLI::Range(0.0, 3600.0));
+  app->add_option("--edges", flags->edges,
+                  "Window edges: counter (plain counter difference; windows ≥ update period / 0.5 %, 20 s on H200) or "
+                  "corrected (each edge's staleness added from the power trace; windows as short as --min-window)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"counter", "corrected"}));
   app->add_option("--min-prefill-window", flags->min_prefill_window_s, "Shortest prefill window, seconds")
       ->capture_default_str()
       ->check(kFinite & CLI::Range(0.0, 3600.0));

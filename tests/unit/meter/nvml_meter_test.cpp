@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "fake_nvml_fixture.hpp"
@@ -23,12 +25,22 @@ std::string script(const std::string& power, const std::string& extra = "", cons
 
 class NvmlMeterTest : public FakeNvmlTest {
  protected:
-  std::unique_ptr<NvmlMeter> make_meter() {
+  std::unique_ptr<NvmlMeter> make_meter(bool correct_edges = false) {
     auto gpu = select_gpu(*nvml_, GpuSpec{GpuSpec::Kind::uuid, testing::h200_uuid, "", 0});
     EXPECT_TRUE(gpu.has_value());
     NvmlMeterOptions options;
     options.start_sampler = false;
+    options.correct_edges = correct_edges;
     return std::make_unique<NvmlMeter>(nvml_, *gpu, clock_, options);
+  }
+  // Plays the edge-correcting sampler: a counter poll every 10 ms (whole microseconds on the fake's
+  // clock), a buffer drain every 500 ms.
+  void poll_finely(NvmlMeter& meter, std::int64_t from_ms, std::int64_t to_ms) {
+    for (std::int64_t t = from_ms; t <= to_ms; t += 10) {
+      set_time_(static_cast<std::uint64_t>(t) * 1000);
+      meter.poll_counter();
+      if ((t - from_ms) % 500 == 0) meter.drain_trace();
+    }
   }
   // Plays the sampler from `from` to `to`: counter poll every 50 ms, buffer drain every 500 ms.
   void sample(NvmlMeter& meter, double from, double to) {
@@ -172,6 +184,67 @@ TEST_F(NvmlMeterTest, TelemetryIsReadAtBothEdges) {
     EXPECT_EQ(t->throttle_reason_names, std::vector<std::string>{"sw_power_cap"});
     EXPECT_EQ(*t->pstate, 0);
   }
+}
+
+TEST_F(NvmlMeterTest, CorrectedEdgesRecoverTheEnergyBetweenCounterUpdatesAndTheEdges) {
+  // Counter updates every 100 ms; the window runs from 1000.53 s to 1010.57 s, so both edges fall
+  // between updates, and the power steps from 100 W to 300 W inside it.
+  load(script(R"({"kind": "step", "before_watts": 100, "after_watts": 300, "at_s": 1005.005})"));
+  auto meter = make_meter(/*correct_edges=*/true);
+  poll_finely(*meter, 1000000, 1000530);
+  at(1000.53);
+  Window w = meter->begin("w");
+  poll_finely(*meter, 1000540, 1010570);
+  at(1010.57);
+  auto result = meter->end(std::move(w));
+  ASSERT_TRUE(result.has_value());
+  const Measurement& m = *result;
+  ASSERT_EQ(m.status, WindowStatus::valid) << m.invalid_reason;
+  ASSERT_EQ(m.edge_method, EdgeMethod::corrected) << m.edge_correction_skipped;
+  // The plain difference covers 1000.5–1010.5 s: 100 W × 4.505 s + 300 W × 5.495 s = 2099 J.
+  EXPECT_NEAR(m.counter_energy->value, 2099.0, 1e-9);
+  // Each update is seen between polls 10 ms apart (1000.49 / 1000.50 s) and placed at their middle.
+  // Begin staleness: 100 W × (1000.53 − 1000.495) s = 3.5 J; end: 300 W × (1010.57 − 1010.495) s =
+  // 22.5 J; corrected 2099 + 22.5 − 3.5 = 2118 J.
+  EXPECT_NEAR(m.edge_correction->value, 19.0, 1e-6);
+  EXPECT_NEAR(m.energy->value, 2118.0, 1e-6);
+  // The truth, 100 W × 4.475 s + 300 W × 5.565 s = 2117 J, lies inside the bound: half the 10-ms
+  // interval at each edge's power (0.5 J + 1.5 J); the trace is flat at both edges.
+  EXPECT_NEAR(m.edge_uncertainty->value, 2.0, 1e-6);
+  EXPECT_LE(std::abs(m.energy->value - 2117.0), m.edge_uncertainty->value);
+  // The plain counter bound would have been (100 + 300) W × 0.1 s = 40 J.
+}
+
+TEST_F(NvmlMeterTest, WithoutASeenUpdateAWindowKeepsCounterEdgesAndSaysWhy) {
+  load(script(R"({"kind": "constant", "watts": 100})"));
+  auto meter = make_meter(/*correct_edges=*/true);
+  // No polling before begin: the counter's value at begin was never seen changing.
+  at(1000.53);
+  Window w = meter->begin("w");
+  poll_finely(*meter, 1000540, 1001570);
+  at(1001.57);
+  auto m = meter->end(std::move(w));
+  ASSERT_TRUE(m.has_value());
+  ASSERT_EQ(m->status, WindowStatus::valid);
+  EXPECT_EQ(m->edge_method, EdgeMethod::counter);
+  EXPECT_NE(m->edge_correction_skipped.find("begin edge"), std::string::npos) << m->edge_correction_skipped;
+  EXPECT_FALSE(m->edge_correction.has_value());
+  EXPECT_NEAR(m->energy->value, 100.0, 1e-9);  // 1000.5–1001.5 s at 100 W
+}
+
+TEST_F(NvmlMeterTest, PlainMeterDoesNotCorrectEdges) {
+  load(script(R"({"kind": "constant", "watts": 100})"));
+  auto meter = make_meter();
+  poll_finely(*meter, 1000000, 1000530);
+  at(1000.53);
+  Window w = meter->begin("w");
+  poll_finely(*meter, 1000540, 1001570);
+  at(1001.57);
+  auto m = meter->end(std::move(w));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->edge_method, EdgeMethod::counter);
+  EXPECT_TRUE(m->edge_correction_skipped.empty());
+  EXPECT_NEAR(m->energy->value, 100.0, 1e-9);
 }
 
 }  // namespace

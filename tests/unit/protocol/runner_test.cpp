@@ -405,6 +405,20 @@ TEST(DecideIterations, ExtendsToTheRequiredWindowAndNeverShortens) {
   EXPECT_EQ(decide_iterations(design, Seconds{0.0}, std::nullopt).iterations, 1);
 }
 
+TEST(DecideIterations, CorrectedEdgesDropTheUpdatePeriodRule) {
+  Design design;
+  design.min_window = Seconds{3.0};
+  design.iterations = 1;
+  // Counter edges: 0.1 s / 0.5 % = 20 s rules; × 1.1 / 1.29 → 18 iterations.
+  EXPECT_EQ(decide_iterations(design, Seconds{1.29}, Seconds{0.1}, true).iterations, 18);
+  // Corrected edges: min_window alone, 3 s × 1.1 = 3.3 s; ⌈3.3 / 1.29⌉ = ⌈2.56⌉ = 3.
+  design.correct_edges = true;
+  const IterationDecision d = decide_iterations(design, Seconds{1.29}, Seconds{0.1}, true);
+  EXPECT_DOUBLE_EQ(d.required_decode_window.value, 3.0);
+  EXPECT_EQ(d.iterations, 3);
+  EXPECT_NE(d.explanation.find("edges corrected"), std::string::npos) << d.explanation;
+}
+
 TEST(DecideIterations, WithoutAnEnergyCounterTheWindowFlagAloneDecides) {
   Design design;
   design.min_window = Seconds{1.0};
