@@ -12,8 +12,11 @@
 #   bench8b    bare llama.cpp decode loop vs the engine on the same files
 #   campaign:<arch>  one cell of the batch-1 crossover campaign: synthetic <arch> (see `synth --list`)
 #              F16 vs $CAMPAIGN_FORMATS (default Q8_0,Q6_K,Q4_K_M,IQ4_NL,Q4_0), k = $CAMPAIGN_K (3),
-#              decode windows of $CAMPAIGN_WINDOW s (10), prefill $CAMPAIGN_PREFILL s (3), idle 10 s;
-#              reports packed as campaign-<arch>.tar.gz
+#              $CAMPAIGN_EDGES edges (corrected), decode windows of $CAMPAIGN_WINDOW s (3), prefill
+#              $CAMPAIGN_PREFILL s (2), idle 10 s; reports packed as campaign-<arch>.tar.gz
+#   edges:<arch>  the fast protocol's check: F16 vs $EDGES_FORMATS (Q8_0,Q4_0), k = 3, measured twice in
+#              one session, counter edges with 20-s decode windows, then corrected edges with 3-s
+#              windows; reports packed as edges-<arch>.tar.gz (long/ and fast/)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp/eco-out}
@@ -30,6 +33,20 @@ mkdir -p "$models" "$cache"
 status=0
 stamp() { date -u +%H:%M:%S; }
 pack() { tar -czf "$out/$1.tar.gz" -C "$2" . ; }
+# synth_f16 ARCH: the synthetic F16 GGUF of ARCH, written once per machine.
+synth_f16() {
+  local f16="$models/$1-f16.gguf"
+  [ -f "$f16" ] || { time "$eco" synth --arch "$1" --type f16 -o "$f16"; } 2>&1 | tail -4 >&2
+  echo "$f16"
+}
+# measure_into DIR TIMEOUT ARGS…: one measure run, its reports and logs in DIR, its summary printed.
+measure_into() {
+  local dir=$1 limit=$2; shift 2
+  mkdir -p "$dir"
+  timeout -s TERM "$limit" "$eco" measure "$@" --cache-dir "$cache" -o "$dir" --no-progress --output md \
+    > "$dir/stdout.md" 2> "$dir/stderr.log"
+  echo "measure $dir exit $? $(stamp)"; grep -E "plan:|warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
+}
 for step in "$@"; do
   echo "=== $step $(stamp)"
   case "$step" in
@@ -66,15 +83,20 @@ for step in "$@"; do
       done 2>&1 | tee "$out/decode_loop_bench.txt" ;;
     campaign:*)
       arch=${step#campaign:}
-      dir=/tmp/eco/campaign-$arch
-      mkdir -p "$dir"
-      f16="$models/$arch-f16.gguf"
-      [ -f "$f16" ] || { time "$eco" synth --arch "$arch" --type f16 -o "$f16"; } 2>&1 | tail -4
-      timeout -s TERM "${MEASURE_TIMEOUT:-560}" "$eco" measure -m "$f16" -p "${CAMPAIGN_FORMATS:-Q8_0,Q6_K,Q4_K_M,IQ4_NL,Q4_0}" \
-        -k "${CAMPAIGN_K:-3}" --min-window "${CAMPAIGN_WINDOW:-10}" --min-prefill-window "${CAMPAIGN_PREFILL:-3}" \
-        --idle-window 10 --cache-dir "$cache" -o "$dir" --no-progress --output md > "$dir/stdout.md" 2> "$dir/stderr.log"
-      echo "measure $arch exit $?"; grep -E "plan:|trial|warning|error" "$dir/stderr.log" | tail -12; cat "$dir/stdout.md"
-      pack "campaign-$arch" "$dir" ;;
+      f16=$(synth_f16 "$arch")
+      measure_into "/tmp/eco/campaign-$arch" "${MEASURE_TIMEOUT:-480}" -m "$f16" \
+        -p "${CAMPAIGN_FORMATS:-Q8_0,Q6_K,Q4_K_M,IQ4_NL,Q4_0}" -k "${CAMPAIGN_K:-3}" --edges "${CAMPAIGN_EDGES:-corrected}" \
+        --min-window "${CAMPAIGN_WINDOW:-3}" --min-prefill-window "${CAMPAIGN_PREFILL:-2}" --idle-window 10
+      pack "campaign-$arch" "/tmp/eco/campaign-$arch" ;;
+    edges:*)
+      arch=${step#edges:}
+      f16=$(synth_f16 "$arch")
+      formats=${EDGES_FORMATS:-Q8_0,Q4_0}
+      measure_into "/tmp/eco/edges-$arch/long" "${LONG_TIMEOUT:-330}" -m "$f16" -p "$formats" -k 3 --edges counter \
+        --min-window 20 --min-prefill-window 3 --idle-window 10
+      measure_into "/tmp/eco/edges-$arch/fast" "${FAST_TIMEOUT:-200}" -m "$f16" -p "$formats" -k 3 --edges corrected \
+        --min-window 3 --min-prefill-window 3 --idle-window 10
+      pack "edges-$arch" "/tmp/eco/edges-$arch" ;;
     *) echo "session.sh: unknown step $step" >&2; status=2 ;;
   esac
 done

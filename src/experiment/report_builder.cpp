@@ -198,14 +198,19 @@ report::MeasurementSection measurement_section(const ConditionView& v) {
   m.iterations_note =
       fmt::format("Iterations per decode window, each a reset, a prefill of the prompt and {} generated tokens; "
                   "{} independent trials per precision, interleaved with the baseline. {}",
-                  design.tokens_per_iteration, design.trials, decision.explanation);
+                  design.tokens_per_iteration, v.run.schedule.blocks, decision.explanation);
   m.window = "decode";
   m.baseline_precision = design.baseline;
-  m.trials_per_precision = design.trials;
+  m.trials_per_precision = v.run.schedule.blocks;
   m.schedule = std::string(protocol::to_string(v.run.schedule.order));
   m.seed = std::to_string(v.run.schedule.seed);
   m.idle_window_s = design.idle_window.value;
   m.min_decode_window_s = decision.required_decode_window.value;
+  if (v.run.stop) {
+    m.target_ci_pt = v.run.stop->target_ci_pt;
+    m.ci_confidence = v.run.stop->confidence;
+    m.stopping_rule = v.run.stop->explanation;
+  }
   return m;
 }
 

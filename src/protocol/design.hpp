@@ -66,7 +66,11 @@ struct Design {
   std::string baseline{defaults::baseline};  ///< F16 by default; BF16 (or F32) selectable
   std::vector<std::string> candidates{defaults::candidates.begin(), defaults::candidates.end()};  ///< GGUF type names
 
-  int trials = defaults::trials;        ///< k: trials (repetitions) per condition; one per block
+  int trials = defaults::trials;        ///< k: trials (repetitions) per condition; one per block; the most with target_ci_pt
+  /// Sequential stopping (`--target-ci`): from block min_trials on, the run stops after a block once
+  /// every candidate's paired decode ΔE CI is within ± target_ci_pt. See sequential_confidence().
+  std::optional<double> target_ci_pt;
+  int min_trials = defaults::min_trials;
   int warmups = defaults::warmups;      ///< unmeasured iterations per condition after loading
   int trial_warmup_iterations = defaults::trial_warmup_iterations;  ///< right before each trial's windows
 
@@ -77,7 +81,7 @@ struct Design {
   /// Correct each window edge for the counter's staleness from the power trace (`--edges corrected`):
   /// the edge bound then comes from each window's own correction, not from the update period, so
   /// windows need only be as long as min_window.
-  bool correct_edges = defaults::correct_edges;
+  bool correct_edges = defaults::edges == "corrected";
   Seconds assumed_counter_update_period{defaults::assumed_counter_update_period_s};  ///< when the meter did not measure it
   Seconds min_prefill_window{defaults::min_prefill_window_s};  ///< a prefill window (repeated prefills) lasts at least this
 
@@ -94,6 +98,13 @@ struct Design {
   /// Returns the cross-product precision × prompt length, baseline first; indices are positions.
   [[nodiscard]] std::vector<Condition> expand() const;
 };
+
+/// Returns the confidence of each paired ΔE interval the run computes. Without target_ci_pt, 0.95.
+/// With it, the run looks at its intervals after each of blocks min_trials … trials, and stopping at
+/// the first narrow enough one would make a plain 95 % interval too short (it stops when the noise
+/// happens to be small); so each look uses 1 − 0.05 / L with L = trials − min_trials + 1 looks. By the
+/// union bound the interval reported at whatever look the run stops covers with probability ≥ 95 %.
+[[nodiscard]] double sequential_confidence(const Design& design);
 
 /// A design that validate() accepted, with the warnings it gave. Only validate() makes one, and the
 /// runner takes nothing else, so a design is checked once, where it is made.

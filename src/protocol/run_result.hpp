@@ -71,6 +71,17 @@ struct IdleResult {
 
 /// The whole run: the design and plan, every trial (failed and not-run ones too), the idle
 /// baseline, per-condition summaries and the paired ΔE statistics against the baseline.
+/// What the sequential rule (Design::target_ci_pt) did.
+struct SequentialStop {
+  double target_ci_pt = 0.0;
+  int min_trials = 0;
+  int max_trials = 0;
+  double confidence = 0.0;       ///< of every paired ΔE interval: sequential_confidence()
+  int blocks_run = 0;            ///< complete blocks when the run ended
+  bool reached = false;          ///< every candidate's interval was within the target at the end
+  std::string explanation;
+};
+
 struct RunResult {
   Design design;                              ///< with the seed actually used filled in
   std::vector<Condition> conditions;          ///< Design::expand()
@@ -80,7 +91,8 @@ struct RunResult {
   IdleResult idle;
   std::vector<TrialResult> trials;            ///< one per scheduled trial, in run order
   std::vector<ConditionSummary> summaries;    ///< one per condition
-  std::vector<PairedComparison> comparisons;  ///< candidate × paired metric
+  std::vector<PairedComparison> comparisons;  ///< candidate × paired metric, at sequential_confidence(design)
+  std::optional<SequentialStop> stop;         ///< present when the design has a target CI
 
   std::string meter_source;                   ///< Meter::source()
   std::string meter_device;                   ///< Meter::device()

@@ -91,6 +91,8 @@ class Execution {
   void decide();
   void run_trials();
   void run_trial(TrialResult& trial);
+  bool target_reached(int blocks, std::string& status);
+  void stop_after_block(int block);
   void cool_down(TrialResult& trial);
   WindowOutcome measure_window(engine::Engine& engine, const Condition& condition, int repetition, WindowKind kind,
                                std::int64_t repeats);
@@ -479,7 +481,51 @@ void Execution::run_trials() {
     report(Progress::Phase::trial, &run_.conditions[trial.condition],
            fmt::format("trial {}/{} {} #{}: {}", trial.index + 1, run_.trials.size(),
                        run_.conditions[trial.condition].label(), trial.repetition + 1, to_string(trial.status)));
+    const bool block_done = trial.index + 1 == run_.trials.size() || run_.trials[trial.index + 1].block != trial.block;
+    if (design_.target_ci_pt && block_done && trial.block + 1 >= design_.min_trials) {
+      std::string status;
+      const bool reached = target_reached(trial.block + 1, status);
+      log::info("after block {}: {}", trial.block + 1, status);
+      if (reached) {
+        stop_after_block(trial.block);
+        break;
+      }
+    }
   }
+}
+
+bool Execution::target_reached(int blocks, std::string& status) {
+  // The decode ΔE (gross) is what a verdict rests on; every candidate must be within the target.
+  const std::vector<PairedComparison> comparisons =
+      compare_paired(run_.conditions, run_.trials, sequential_confidence(design_));
+  bool all = true;
+  std::vector<std::string> parts;
+  for (const Condition& condition : run_.conditions) {
+    if (condition.is_baseline) continue;
+    const auto found = std::find_if(comparisons.begin(), comparisons.end(), [&](const PairedComparison& c) {
+      return c.condition == condition.index && c.metric == "decode_energy_per_token_gross_mj";
+    });
+    if (found == comparisons.end() || !found->delta_pct.ci_half_width) {
+      all = false;
+      parts.push_back(fmt::format("{}: fewer than 2 valid pairs", condition.label()));
+      continue;
+    }
+    const double half = *found->delta_pct.ci_half_width;
+    if (half > *design_.target_ci_pt) all = false;
+    parts.push_back(fmt::format("{} {:+.2f} ± {:.2f} pt", condition.label(), found->delta_pct.mean, half));
+  }
+  status = fmt::format("{} after {} blocks at {:.2f} % per look: {}", all ? "target reached" : "target not reached",
+                       blocks, sequential_confidence(design_) * 100.0, fmt::join(parts, ", "));
+  return all;
+}
+
+void Execution::stop_after_block(int block) {
+  // The blocks after this one were planned as the most the rule may take, never run: they leave the
+  // run (and its trial count) rather than appear as cancelled or failed trials.
+  const auto beyond = [block](const auto& t) { return t.block > block; };
+  std::erase_if(run_.trials, beyond);
+  std::erase_if(run_.schedule.trials, beyond);
+  run_.schedule.blocks = block + 1;
 }
 
 Result<RunResult> Execution::run(std::vector<std::string> warnings) {
@@ -527,7 +573,28 @@ Result<RunResult> Execution::run(std::vector<std::string> warnings) {
   }
   run_.cancelled = is_cancelled();
   run_.summaries = summarize_conditions(run_.conditions, run_.trials);
-  run_.comparisons = compare_paired(run_.conditions, run_.trials);
+  run_.comparisons = compare_paired(run_.conditions, run_.trials, sequential_confidence(design_));
+  if (design_.target_ci_pt) {
+    SequentialStop stop;
+    stop.target_ci_pt = *design_.target_ci_pt;
+    stop.min_trials = design_.min_trials;
+    stop.max_trials = design_.trials;
+    stop.confidence = sequential_confidence(design_);
+    for (const TrialResult& trial : run_.trials) {
+      if (trial.status != TrialStatus::not_run && trial.status != TrialStatus::cancelled) {
+        stop.blocks_run = std::max(stop.blocks_run, trial.block + 1);
+      }
+    }
+    std::string status;
+    stop.reached = stop.blocks_run >= design_.min_trials && target_reached(stop.blocks_run, status);
+    if (status.empty()) status = fmt::format("stopped after {} blocks, before the rule's first look", stop.blocks_run);
+    stop.explanation = fmt::format(
+        "Sequential rule: up to {} blocks, looks after blocks {} … {}, stop once every candidate's paired decode "
+        "ΔE interval is within ± {} pt; each interval at {:.2f} % so that the one reported covers with ≥ 95 % "
+        "whatever look stopped the run (Bonferroni over the looks). {}.",
+        stop.max_trials, stop.min_trials, stop.max_trials, stop.target_ci_pt, stop.confidence * 100.0, status);
+    run_.stop = std::move(stop);
+  }
   for (std::string& warning : throughput_outliers(run_.conditions, run_.trials)) {
     log::warn("{}", warning);
     run_.warnings.push_back(std::move(warning));

@@ -105,6 +105,9 @@ struct MeasurementSection {
   std::optional<std::string> seed;              ///< decimal text: 64-bit seeds exceed JavaScript numbers
   std::optional<double> idle_window_s;
   std::optional<double> min_decode_window_s;
+  std::optional<double> target_ci_pt;           ///< the sequential rule's target (`measure --target-ci`)
+  std::optional<double> ci_confidence;          ///< of the paired ΔE intervals, when not 0.95 (sequential rule)
+  std::optional<std::string> stopping_rule;     ///< what the sequential rule did, in words
 };
 
 /// The environment fingerprint and what it hashes (1.2).

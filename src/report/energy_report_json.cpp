@@ -86,6 +86,9 @@ MeasurementSection read_measurement(const JsonReader& r) {
   m.seed = r.text("seed");
   m.idle_window_s = r.number("idle_window_s");
   m.min_decode_window_s = r.number("min_decode_window_s");
+  m.target_ci_pt = r.number("target_ci_pt");
+  m.ci_confidence = r.number("ci_confidence");
+  m.stopping_rule = r.text("stopping_rule");
   return m;
 }
 
@@ -353,6 +356,9 @@ OrderedJson measurement_json(const MeasurementSection& m) {
   w.optional("seed", m.seed);
   w.optional("idle_window_s", m.idle_window_s);
   w.optional("min_decode_window_s", m.min_decode_window_s);
+  w.optional("target_ci_pt", m.target_ci_pt);
+  w.optional("ci_confidence", m.ci_confidence);
+  w.optional("stopping_rule", m.stopping_rule);
   return w.take();
 }
 

@@ -119,6 +119,7 @@ struct MeasureFlags {
   double idle_window_s = options.design.idle_window.value;
   double cool_down_s = options.design.cool_down.pause.value;
   double max_temperature_c = 0.0;
+  double target_ci_pt = 0.0;
   std::string order{protocol::to_string(options.design.order)};
   std::string edges = options.design.correct_edges ? "corrected" : "counter";
   std::string seed;
@@ -142,6 +143,7 @@ int run_measure(MeasureFlags& flags) {
   }
   design.min_window = Seconds{flags.min_window_s};
   design.correct_edges = flags.edges == "corrected";
+  if (flags.target_ci_pt > 0.0) design.target_ci_pt = flags.target_ci_pt;
   design.min_prefill_window = Seconds{flags.min_prefill_window_s};
   design.idle_window = Seconds{flags.idle_window_s};
   design.cool_down.pause = Seconds{flags.cool_down_s};
@@ -207,7 +209,8 @@ Command make_measure_command(CLI::App& root) {
   app->add_option("-p,--precisions", flags->precisions_text, "Candidate GGUF types, comma separated (e.g. Q8_0,Q4_K_M)")
       ->capture_default_str()
       ->check(kCommaList);
-  app->add_option("-k,--trials", d.trials, "Trials per precision, interleaved with the baseline")
+  app->add_option("-k,--trials", d.trials,
+                  "Trials per precision, interleaved with the baseline (with --target-ci: the most)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   app->add_option("--warmups", d.warmups, "Warm-up iterations per precision after loading")
@@ -222,6 +225,13 @@ Command make_measure_command(CLI::App& root) {
   app->add_option("--min-window", flags->min_window_s, "Shortest decode window, seconds (counter-edge error)")
       ->capture_default_str()
       ->check(kFinite & CLI::Range(0.0, 3600.0));
+  app->add_option("--target-ci", flags->target_ci_pt,
+                  "Stop adding blocks once every candidate's paired decode ΔE CI is within ± this many points "
+                  "(looks after blocks --min-trials … -k; each CI widened so the reported one keeps ≥ 95 % coverage)")
+      ->check(kFinite & CLI::Range(0.01, 100.0));
+  app->add_option("--min-trials", d.min_trials, "Blocks before --target-ci may stop the run")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
   app->add_option("--edges", flags->edges,
                   "Window edges: counter (plain counter difference; windows ≥ update period / 0.5 %, 20 s on H200) or "
                   "corrected (each edge's staleness added from the power trace; windows as short as --min-window)")

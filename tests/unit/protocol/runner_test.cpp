@@ -458,3 +458,87 @@ TEST(WindowLabel, NamesConditionRepetitionAndKind) {
 
 }  // namespace
 }  // namespace ecocompute::protocol
+
+namespace ecocompute::protocol {
+namespace {
+
+Design sequential_design(int min_trials, int max_trials) {
+  Design design = testing::test_design();
+  design.trials = max_trials;
+  design.min_trials = min_trials;
+  design.target_ci_pt = 1.0;
+  return design;
+}
+
+TEST(SequentialRule, StopsAtTheFirstLookWhereEveryIntervalIsNarrowEnough) {
+  FakeRun fake;
+  // The fake's blocks are identical: SD 0, so the first look (after block 2) is within ± 1 pt.
+  Result<RunResult> result = fake.run(sequential_design(2, 5));
+  ASSERT_TRUE(result.has_value()) << result.error().describe();
+  const RunResult& run = *result;
+  ASSERT_EQ(run.trials.size(), 6u);  // 3 conditions × 2 blocks; blocks 3–5 never planned into the run
+  EXPECT_EQ(run.schedule.blocks, 2);
+  EXPECT_EQ(run.schedule.trials.size(), 6u);
+  ASSERT_TRUE(run.stop.has_value());
+  EXPECT_TRUE(run.stop->reached);
+  EXPECT_EQ(run.stop->blocks_run, 2);
+  // Four looks (after blocks 2, 3, 4, 5): each at 1 − 0.05 / 4.
+  EXPECT_DOUBLE_EQ(run.stop->confidence, 0.9875);
+  const PairedComparison* q4 = run.find_comparison(2, "decode_energy_per_token_gross_mj");
+  ASSERT_NE(q4, nullptr);
+  EXPECT_DOUBLE_EQ(q4->delta_pct.confidence, 0.9875);
+  EXPECT_NE(run.stop->explanation.find("target reached after 2 blocks"), std::string::npos) << run.stop->explanation;
+  EXPECT_EQ(run.count_not_ok(), 0u);
+}
+
+TEST(SequentialRule, ACandidateWithTooFewPairsKeepsTheRunGoing) {
+  FakeRun fake;
+  // Q8_0's first decode window is invalid: after block 2 it has one pair, no interval.
+  fake.meter.invalidate("Q8_0 #1 decode", meter::WindowStatus::counter_stuck, "stuck");
+  Result<RunResult> result = fake.run(sequential_design(2, 5));
+  ASSERT_TRUE(result.has_value());
+  ASSERT_TRUE(result->stop.has_value());
+  EXPECT_TRUE(result->stop->reached);
+  EXPECT_EQ(result->stop->blocks_run, 3);
+  EXPECT_EQ(result->trials.size(), 9u);
+  EXPECT_EQ(result->count_failed(), 1u);  // the failed trial stays in the run with its reason
+}
+
+TEST(SequentialRule, RunsToTheMostBlocksAndSaysSoWhenTheTargetIsNeverReached) {
+  FakeRun fake;
+  fake.meter.script(fakes::WindowScript{"Q8_0", meter::WindowStatus::counter_stuck, "stuck", std::nullopt, {}, -1});
+  Result<RunResult> result = fake.run(sequential_design(2, 4));
+  ASSERT_TRUE(result.has_value());
+  ASSERT_EQ(result->trials.size(), 12u);
+  ASSERT_TRUE(result->stop.has_value());
+  EXPECT_FALSE(result->stop->reached);
+  EXPECT_EQ(result->stop->blocks_run, 4);
+  EXPECT_NE(result->stop->explanation.find("Q8_0: fewer than 2 valid pairs"), std::string::npos)
+      << result->stop->explanation;
+}
+
+TEST(SequentialRule, WithoutATargetIntervalsAreThePlain95Percent) {
+  Design design = testing::test_design();
+  EXPECT_DOUBLE_EQ(sequential_confidence(design), 0.95);
+  design.target_ci_pt = 0.5;
+  design.trials = 10;
+  design.min_trials = 3;
+  EXPECT_DOUBLE_EQ(sequential_confidence(design), 1.0 - 0.05 / 8.0);
+}
+
+TEST(SequentialRule, ValidationNamesTheFieldOfABadTargetOrMinimum) {
+  Design design = sequential_design(2, 5);
+  design.target_ci_pt = 0.0;
+  auto bad = validate(design);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("target_ci_pt: 0"), std::string::npos) << bad.error().message();
+  design = sequential_design(6, 5);
+  bad = validate(design);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("min_trials: 6"), std::string::npos) << bad.error().message();
+  design = sequential_design(1, 5);
+  EXPECT_FALSE(validate(design).has_value());
+}
+
+}  // namespace
+}  // namespace ecocompute::protocol

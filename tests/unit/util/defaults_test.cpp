@@ -43,6 +43,7 @@ std::map<std::string, std::string> defaults_in_code() {
           {"min_window_s", fmt::format("{}", min_window_s)},
           {"min_prefill_window_s", fmt::format("{}", min_prefill_window_s)},
           {"max_edge_error_pct", fmt::format("{}", max_edge_error_pct)},
+          {"edges", std::string(edges)},
           {"assumed_counter_update_period_s", fmt::format("{}", assumed_counter_update_period_s)},
           {"idle_window_s", fmt::format("{}", idle_window_s)},
           {"schedule_order", std::string(schedule_order)},
