@@ -183,6 +183,25 @@ TEST_F(MeasureInputTest, ASecondCtrlCQuitsAtOnce) {
   EXPECT_FALSE(fs::exists(dir_ / "out2" / "run.json"));  // quit at once: nothing more written
 }
 
+TEST_F(MeasureInputTest, OneStopRequestDeliveredTwiceIsOneRequest) {
+  // `timeout` sends its TERM to the process and again to its process group: the run must still stop
+  // gracefully and write what finished.
+  const fs::path err = dir_ / "term.err";
+  const pid_t pid = start(quick((dir_ / "out3").string()), err);
+  ASSERT_TRUE(wait_for(err, "trial 2/6")) << slurp(err);
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const std::string log = slurp(err);
+  EXPECT_EQ(log.find("interrupted again"), std::string::npos) << log;
+  const auto summary = nlohmann::json::parse(slurp(dir_ / "out3" / "run.json"));
+  EXPECT_TRUE(summary["cancelled"].get<bool>());
+  EXPECT_EQ(summary["trials"][0]["status"], "ok");
+}
+
 TEST_F(MeasureInputTest, ValidateSaysARunSummaryIsOne) {
   std::string err;
   const std::string golden = std::string(ECOCOMPUTE_SOURCE_DIR) + "/tests/golden/energy/run.json";
