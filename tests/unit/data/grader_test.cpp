@@ -188,6 +188,30 @@ TEST(Grader, RefusesToGradeWhatIsNotAMeasurement) {
   }
 }
 
+TEST(Grader, PublishedRulesRefuseWhatThePublishedCheckerSkips) {
+  const PublishedReference reference = shipped_published_reference();
+  // The published checker grades the stated ΔE only: energies alone are not enough.
+  report::EnergyReport unstated = ada_int8_1p1(137.9);
+  unstated.results.vs_fp16_energy_pct.reset();
+  const GradeResult no_delta = grade_report_published(unstated, reference);
+  EXPECT_EQ(no_delta.exit_code(), 2);
+  EXPECT_TRUE(contains(no_delta.reason, "no vs_fp16_energy_pct")) << no_delta.reason;
+  EXPECT_EQ(grade_report(unstated, store_curves()).measured_delta_from, "energies");  // ours recomputes it
+  report::EnergyReport sizeless = ada_int8_1p1(137.9);
+  sizeless.workload.params_b.reset();
+  EXPECT_TRUE(contains(grade_report_published(sizeless, reference).reason, "no model size")) << "params_b";
+  const GradeResult no_curve = grade_report_published(measured("turing", 1.1, "INT8", 2000.0, 1000.0), reference);
+  EXPECT_EQ(no_curve.exit_code(), 2);
+  EXPECT_TRUE(contains(no_curve.reason, "no published turing/INT8 curve")) << no_curve.reason;
+  const GradeResult baseline = grade_report_published(measured("ada", 1.1, "FP16", 1000.0, 1000.0), reference);
+  EXPECT_EQ(baseline.exit_code(), 2);
+  EXPECT_TRUE(contains(baseline.reason, "baseline")) << baseline.reason;
+  // A source the published checker accepts by its prefix is graded.
+  report::EnergyReport spelled = ada_int8_1p1(137.9);
+  spelled.measurement_source = "direct-nvml (energy counter)";
+  EXPECT_EQ(grade_report_published(spelled, reference).exit_code(), 0) << grade_report_published(spelled, reference).reason;
+}
+
 TEST(Grader, SaysWhenTheStatedDeltaDisagreesWithTheEnergies) {
   const Evidence evidence = published_curves();
   // Energies give 0 %; the report states −25 %.
