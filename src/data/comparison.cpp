@@ -8,31 +8,43 @@
 #include <fmt/format.h>
 
 #include "data/dataset_import.hpp"
+#include "report/measurement_claim.hpp"
 #include "util/statistics.hpp"
 
 namespace ecocompute::data {
 namespace {
 
-struct SideSummary {
-  double delta = 0, energy = 0;
-  int n = 0;
-  std::string model;
-};
+using RowKey = std::pair<double, std::string>;  // (params_b, precision)
 
-// Replicates of one (size, precision) averaged: ΔE from each row's energies, then the mean.
-std::map<std::pair<double, std::string>, SideSummary> summarize_side(const std::vector<DataRow>& rows) {
-  std::map<std::pair<double, std::string>, std::vector<const DataRow*>> groups;
-  for (const DataRow& r : rows) groups[{r.params_b, r.precision}].push_back(&r);
-  std::map<std::pair<double, std::string>, SideSummary> out;
-  for (const auto& [key, members] : groups) {
-    SideSummary s;
-    s.model = members.front()->model;
-    for (const DataRow* r : members) {
-      s.delta += r->delta_pct() / static_cast<double>(members.size());
-      s.energy += r->energy_per_token_mj / static_cast<double>(members.size());
-      s.n += members.size() == 1 ? r->n_trials : 1;
+// Mean of one optional field over the rows that have it.
+std::optional<double> mean_of(const std::vector<const ComparedRow*>& rows, std::optional<double> ComparedRow::*field) {
+  double sum = 0.0;
+  int n = 0;
+  for (const ComparedRow* r : rows) {
+    if (const auto& v = r->*field) {
+      sum += *v;
+      ++n;
     }
-    out[key] = s;
+  }
+  return n == 0 ? std::nullopt : std::optional<double>(sum / n);
+}
+
+// Replicates of one (size, precision) averaged, field by field.
+std::map<RowKey, ComparedRow> summarize_side(const std::vector<ComparedRow>& rows) {
+  std::map<RowKey, std::vector<const ComparedRow*>> groups;
+  for (const ComparedRow& r : rows) groups[{r.params_b, r.precision}].push_back(&r);
+  std::map<RowKey, ComparedRow> out;
+  for (const auto& [key, members] : groups) {
+    ComparedRow s;
+    s.model = members.front()->model;
+    s.params_b = key.first;
+    s.precision = key.second;
+    s.delta_pct = mean_of(members, &ComparedRow::delta_pct);
+    s.energy_per_token_mj = mean_of(members, &ComparedRow::energy_per_token_mj);
+    s.throughput_tokens_per_s = mean_of(members, &ComparedRow::throughput_tokens_per_s);
+    s.delta_perplexity_pct = mean_of(members, &ComparedRow::delta_perplexity_pct);
+    s.n_trials = members.size() == 1 ? members.front()->n_trials : static_cast<int>(members.size());
+    out[key] = std::move(s);
   }
   return out;
 }
@@ -46,15 +58,94 @@ std::vector<std::string> fingerprints(const ComparisonSide& side) {
   return out;
 }
 
+std::optional<double> difference(const std::optional<double>& a, const std::optional<double>& b) {
+  if (!a || !b) return std::nullopt;
+  return *b - *a;
+}
+
+std::optional<double> relative_difference_pct(const std::optional<double>& a, const std::optional<double>& b) {
+  if (!a || !b || *a == 0.0) return std::nullopt;
+  return (*b - *a) / *a * 100.0;
+}
+
+PairedRow pair_of(const ComparedRow& x, const ComparedRow& y) {
+  PairedRow p;
+  p.params_b = x.params_b;
+  p.precision = x.precision;
+  p.model = x.model;
+  p.delta_a_pct = x.delta_pct;
+  p.delta_b_pct = y.delta_pct;
+  p.difference_pp = difference(x.delta_pct, y.delta_pct);
+  p.n_a = x.n_trials;
+  p.n_b = y.n_trials;
+  p.energy_a_mj = x.energy_per_token_mj;
+  p.energy_b_mj = y.energy_per_token_mj;
+  p.energy_difference_pct = relative_difference_pct(x.energy_per_token_mj, y.energy_per_token_mj);
+  p.throughput_a = x.throughput_tokens_per_s;
+  p.throughput_b = y.throughput_tokens_per_s;
+  p.throughput_difference_pct = relative_difference_pct(x.throughput_tokens_per_s, y.throughput_tokens_per_s);
+  p.delta_ppl_a_pct = x.delta_perplexity_pct;
+  p.delta_ppl_b_pct = y.delta_perplexity_pct;
+  return p;
+}
+
+ComparedRow compared_row(const DataRow& r) {
+  const bool measured = r.basis == Basis::measured;
+  return ComparedRow{r.model,
+                     r.params_b,
+                     r.precision,
+                     measured ? std::optional<double>(r.delta_pct()) : std::nullopt,
+                     measured ? std::optional<double>(r.energy_per_token_mj) : std::nullopt,
+                     r.throughput_tokens_per_s,
+                     r.delta_perplexity_pct(),
+                     r.n_trials};
+}
+
+std::string optional_text(const std::optional<double>& v, const char* format) {
+  return v ? fmt::format(fmt::runtime(format), *v) : "—";
+}
+
 }  // namespace
 
 ComparisonSide side_from_batch(const ImportBatch& batch, std::string label) {
-  return ComparisonSide{std::move(label), batch.sessions, batch.rows};
+  ComparisonSide side{std::move(label), batch.sessions, {}, {}};
+  for (const DataRow& r : batch.rows) side.rows.push_back(compared_row(r));
+  return side;
+}
+
+ComparisonSide side_from_report(const report::EnergyReport& r, std::string label) {
+  ComparisonSide side{label, {report_session(r, label)}, {}, {}};
+  ComparedRow row;
+  row.model = r.workload.model_name;
+  row.params_b = r.workload.params_b.value_or(0.0);
+  row.precision = canonical_precision(r.workload.precision);
+  row.throughput_tokens_per_s = r.results.throughput_tokens_per_s;
+  const bool synthetic_weights = r.workload.weights == report::WeightsKind::synthetic;
+  if (r.quality && !synthetic_weights) row.delta_perplexity_pct = r.quality->delta_vs_fp16_pct;
+  if (r.statistics) {
+    row.n_trials = static_cast<int>(std::max<std::int64_t>(1, r.statistics->vs_fp16_energy_pct.n_pairs >= 1
+                                                                   ? r.statistics->vs_fp16_energy_pct.n_pairs
+                                                                   : r.statistics->n_trials));
+  }
+  if (auto why = report::why_not_measured(r)) {
+    side.notes.push_back("energy not compared: " + *why);
+  } else {
+    row.energy_per_token_mj = r.results.energy_per_token_mj;
+    row.delta_pct = r.delta_from_energies();
+  }
+  side.rows.push_back(std::move(row));
+  return side;
 }
 
 Result<ComparisonSide> load_comparison_side(const std::string& spec, const DatasetStore& store) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (std::filesystem::exists(spec, ec)) {
+  if (fs::exists(spec, ec)) {
+    if (!fs::is_directory(spec, ec) && fs::path(spec).extension() != ".csv") {
+      auto report = report::read_energy_report(spec);
+      if (!report) return report.error();
+      return side_from_report(*report, spec);
+    }
     auto batch = read_import_source(spec);
     if (!batch) return batch.error();
     return side_from_batch(*batch, spec);
@@ -67,7 +158,8 @@ Result<ComparisonSide> load_comparison_side(const std::string& spec, const Datas
   query.session_id = session->id;
   auto rows = store.rows(query);
   if (!rows) return rows.error();
-  return ComparisonSide{session->label, {*session}, std::move(*rows)};
+  ImportBatch batch{session->label, {*session}, std::move(*rows), {}};
+  return side_from_batch(batch, session->label);
 }
 
 Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
@@ -80,6 +172,9 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
   if (!c.same_stack) {
     c.warnings.push_back(std::string(kDifferentStackWarning) + ": the environment fingerprints differ");
   }
+  for (const ComparisonSide* side : {&a, &b}) {
+    for (const std::string& note : side->notes) c.warnings.push_back(side->label + ": " + note);
+  }
   const auto sa = summarize_side(a.rows);
   const auto sb = summarize_side(b.rows);
   std::vector<double> differences;
@@ -89,20 +184,8 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
       c.unmatched.push_back(fmt::format("{} {:g} B {} only in {}", x.model, key.first, key.second, a.label));
       continue;
     }
-    const SideSummary& y = it->second;
-    PairedRow p;
-    p.params_b = key.first;
-    p.precision = key.second;
-    p.model = x.model;
-    p.delta_a_pct = x.delta;
-    p.delta_b_pct = y.delta;
-    p.difference_pp = y.delta - x.delta;
-    p.n_a = x.n;
-    p.n_b = y.n;
-    p.energy_a_mj = x.energy;
-    p.energy_b_mj = y.energy;
-    p.energy_difference_pct = (y.energy - x.energy) / x.energy * 100;
-    differences.push_back(p.difference_pp);
+    PairedRow p = pair_of(x, it->second);
+    if (p.difference_pp) differences.push_back(*p.difference_pp);
     c.pairs.push_back(std::move(p));
   }
   for (const auto& [key, y] : sb) {
@@ -115,15 +198,30 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
     c.sd_difference_pp = s.sd;
     c.ci95_low_pp = s.ci_low;
     c.ci95_high_pp = s.ci_high;
+  } else if (!c.pairs.empty()) {
+    c.warnings.push_back("ΔE not compared: no matched row has a measured ΔE on both sides");
   }
   return c;
 }
 
 void to_json(Json& j, const PairedRow& p) {
-  j = Json{{"params_b", p.params_b},       {"precision", p.precision},         {"model", p.model},
-           {"delta_a_pct", p.delta_a_pct}, {"delta_b_pct", p.delta_b_pct},     {"difference_pp", p.difference_pp},
-           {"n_a", p.n_a},                 {"n_b", p.n_b},                     {"energy_a_mj", p.energy_a_mj},
-           {"energy_b_mj", p.energy_b_mj}, {"energy_difference_pct", p.energy_difference_pct}};
+  auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  j = Json{{"params_b", p.params_b},
+           {"precision", p.precision},
+           {"model", p.model},
+           {"delta_a_pct", opt(p.delta_a_pct)},
+           {"delta_b_pct", opt(p.delta_b_pct)},
+           {"difference_pp", opt(p.difference_pp)},
+           {"n_a", p.n_a},
+           {"n_b", p.n_b},
+           {"energy_a_mj", opt(p.energy_a_mj)},
+           {"energy_b_mj", opt(p.energy_b_mj)},
+           {"energy_difference_pct", opt(p.energy_difference_pct)},
+           {"throughput_a_tokens_per_s", opt(p.throughput_a)},
+           {"throughput_b_tokens_per_s", opt(p.throughput_b)},
+           {"throughput_difference_pct", opt(p.throughput_difference_pct)},
+           {"delta_ppl_a_pct", opt(p.delta_ppl_a_pct)},
+           {"delta_ppl_b_pct", opt(p.delta_ppl_b_pct)}};
 }
 
 void to_json(Json& j, const Comparison& c) {
@@ -139,6 +237,27 @@ void to_json(Json& j, const Comparison& c) {
            {"mean_difference_pp", opt(c.mean_difference_pp)},
            {"sd_difference_pp", opt(c.sd_difference_pp)},
            {"ci95_pp", c.ci95_low_pp ? Json::array({*c.ci95_low_pp, *c.ci95_high_pp}) : Json(nullptr)}};
+}
+
+std::string to_text(const Comparison& c) {
+  std::string out = fmt::format("A: {}\nB: {}\n", c.label_a, c.label_b);
+  for (const std::string& w : c.warnings) out += "warning: " + w + "\n";
+  out += fmt::format("{:<40} {:>7} {:<7} {:>11} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "model", "size", "prec",
+                     "ΔE A", "ΔE B", "B−A (pp)", "E B/A−1", "tok/s A", "tok/s B", "B/A−1");
+  for (const PairedRow& p : c.pairs) {
+    out += fmt::format("{:<40} {:>6g}B {:<7} {:>11} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n", p.model, p.params_b,
+                       p.precision, optional_text(p.delta_a_pct, "{:+.2f} %"), optional_text(p.delta_b_pct, "{:+.2f} %"),
+                       optional_text(p.difference_pp, "{:+.2f}"), optional_text(p.energy_difference_pct, "{:+.2f}%"),
+                       optional_text(p.throughput_a, "{:.1f}"), optional_text(p.throughput_b, "{:.1f}"),
+                       optional_text(p.throughput_difference_pct, "{:+.2f}%"));
+  }
+  if (c.mean_difference_pp) {
+    out += fmt::format("mean ΔE difference {:+.2f} pp", *c.mean_difference_pp);
+    if (c.ci95_low_pp) out += fmt::format(" (95 % CI {:+.2f} … {:+.2f}, SD {:.2f})", *c.ci95_low_pp, *c.ci95_high_pp, *c.sd_difference_pp);
+    out += "\n";
+  }
+  for (const std::string& u : c.unmatched) out += "unmatched: " + u + "\n";
+  return out;
 }
 
 }  // namespace ecocompute::data

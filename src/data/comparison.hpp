@@ -1,5 +1,6 @@
 // Comparison of two reports or sessions: rows matched by (model size, precision), paired differences
-// of ΔE and of energy per token, and a warning when the environments differ.
+// of ΔE, energy per token and throughput, and a warning when the environments differ. A report whose
+// energy was not measured (a CPU run, measurement_source none) still compares on throughput and quality.
 #pragma once
 
 #include <optional>
@@ -8,6 +9,7 @@
 
 #include "data/data_row.hpp"
 #include "data/dataset_store.hpp"
+#include "report/energy_report.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
 
@@ -16,22 +18,39 @@ namespace ecocompute::data {
 /// The warning printed when two sides were measured on different stacks.
 inline constexpr const char* kDifferentStackWarning = "different stack: do not pool";
 
-/// One side: a label, its session(s) and its rows.
+/// One configuration on one side: what a stored row or a report says. Energy figures are absent when
+/// no energy was measured.
+struct ComparedRow {
+  std::string model;
+  double params_b = 0.0;
+  std::string precision;
+  std::optional<double> delta_pct;  ///< ΔE % recomputed from the energies
+  std::optional<double> energy_per_token_mj;
+  std::optional<double> throughput_tokens_per_s;
+  std::optional<double> delta_perplexity_pct;
+  int n_trials = 1;
+};
+
+/// One side: a label, its session(s), its rows, and what it cannot be compared on.
 struct ComparisonSide {
   std::string label;
   std::vector<Session> sessions;
-  std::vector<DataRow> rows;
+  std::vector<ComparedRow> rows;
+  std::vector<std::string> notes;
 };
 
 struct PairedRow {
   double params_b = 0;
   std::string precision;
   std::string model;
-  double delta_a_pct = 0, delta_b_pct = 0;
-  double difference_pp = 0;               ///< delta_b − delta_a, percentage points
+  std::optional<double> delta_a_pct, delta_b_pct;
+  std::optional<double> difference_pp;           ///< delta_b − delta_a, percentage points
   int n_a = 1, n_b = 1;
-  double energy_a_mj = 0, energy_b_mj = 0;
-  double energy_difference_pct = 0;       ///< (b − a) / a × 100
+  std::optional<double> energy_a_mj, energy_b_mj;
+  std::optional<double> energy_difference_pct;   ///< (b − a) / a × 100
+  std::optional<double> throughput_a, throughput_b;
+  std::optional<double> throughput_difference_pct;
+  std::optional<double> delta_ppl_a_pct, delta_ppl_b_pct;
 };
 
 struct Comparison {
@@ -42,15 +61,19 @@ struct Comparison {
   std::vector<PairedRow> pairs;
   std::vector<std::string> unmatched;     ///< rows present on one side only
   std::optional<double> mean_difference_pp, sd_difference_pp;
-  std::optional<double> ci95_low_pp, ci95_high_pp;  ///< paired t interval (needs ≥ 2 pairs)
+  std::optional<double> ci95_low_pp, ci95_high_pp;  ///< paired t interval of ΔE (needs ≥ 2 pairs with ΔE)
 };
 
-/// Builds a side from an import batch (e.g. one energy.json) or from stored rows of one session.
+/// Builds a side from an import batch (published CSVs) or from stored rows of one session.
 ComparisonSide side_from_batch(const ImportBatch& batch, std::string label);
 
-/// Resolves one side of `ecocompute compare`: an existing path is read as an import source (an
-/// energy.json, a published CSV or folder); anything else names a session (id, id prefix or label)
-/// in the store. The error says which was tried.
+/// Builds a side from one report. Its energy figures count only when it is a measurement
+/// (report::why_not_measured); otherwise the side notes why, and throughput and quality still compare.
+ComparisonSide side_from_report(const report::EnergyReport& report, std::string label);
+
+/// Resolves one side of `ecocompute compare`: an existing path is read as an energy.json, or as a
+/// published CSV or folder; anything else names a session (id, id prefix or label) in the store. The
+/// error says which was tried.
 Result<ComparisonSide> load_comparison_side(const std::string& path_or_session, const DatasetStore& store);
 
 /// Pairs rows (replicates averaged first) and computes the differences.
@@ -58,5 +81,7 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b);
 
 void to_json(Json& j, const PairedRow& row);
 void to_json(Json& j, const Comparison& comparison);
+/// Returns the table printed by `ecocompute compare`.
+std::string to_text(const Comparison& comparison);
 
 }  // namespace ecocompute::data

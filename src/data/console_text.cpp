@@ -56,25 +56,6 @@ std::string to_text(const OptimizeResponse& r) {
   return out;
 }
 
-std::string to_text(const GradeResult& g) { return std::string(to_string(g.grade)) + ": " + g.reason + "\n"; }
-
-std::string to_text(const Comparison& c) {
-  std::string out = fmt::format("A: {}\nB: {}\n", c.label_a, c.label_b);
-  for (const std::string& w : c.warnings) out += "warning: " + w + "\n";
-  out += fmt::format("{:<40} {:>7} {:<7} {:>11} {:>11} {:>10} {:>10}\n", "model", "size", "prec", "ΔE A", "ΔE B", "B−A (pp)", "E B/A−1");
-  for (const PairedRow& p : c.pairs) {
-    out += fmt::format("{:<40} {:>6g}B {:<7} {:>11} {:>11} {:>+10.2f} {:>+9.2f}%\n", p.model, p.params_b, p.precision,
-                       pct(p.delta_a_pct), pct(p.delta_b_pct), p.difference_pp, p.energy_difference_pct);
-  }
-  if (c.mean_difference_pp) {
-    out += fmt::format("mean difference {:+.2f} pp", *c.mean_difference_pp);
-    if (c.ci95_low_pp) out += fmt::format(" (95 % CI {:+.2f} … {:+.2f}, SD {:.2f})", *c.ci95_low_pp, *c.ci95_high_pp, *c.sd_difference_pp);
-    out += "\n";
-  }
-  for (const std::string& u : c.unmatched) out += "unmatched: " + u + "\n";
-  return out;
-}
-
 std::string to_text(const ImportSummary& s) {
   std::string out = fmt::format("{}: {} sessions and {} rows added, {} already present, {} flagged\n", s.source, s.sessions_added,
                                 s.rows_added, s.rows_already_present, s.rows_flagged);

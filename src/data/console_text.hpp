@@ -1,5 +1,6 @@
 // Human-readable renderings of the decision layer's answers for the terminal (JSON is the
-// machine-readable form; these are short and never drop the basis or the uncertainty).
+// machine-readable form; these are short and never drop the basis or the uncertainty). The grade's and
+// the comparison's live with them (grader.hpp, comparison.hpp).
 #pragma once
 
 #include <string>
@@ -18,10 +19,6 @@ namespace ecocompute::data {
 std::string to_text(const EstimateResponse& response);
 /// Returns the lines printed by `ecocompute optimize`.
 std::string to_text(const OptimizeResponse& response);
-/// Returns the lines printed by `ecocompute check`.
-std::string to_text(const GradeResult& result);
-/// Returns the table printed by `ecocompute compare`.
-std::string to_text(const Comparison& comparison);
 /// Returns the summary printed by `ecocompute data import`.
 std::string to_text(const ImportSummary& summary);
 /// Returns a table of sessions with their row counts (`ecocompute data list`).

@@ -40,4 +40,12 @@ class CsvTable {
   [[nodiscard]] Result<std::size_t> column(std::string_view name) const;
 };
 
+/// Returns the first error among several field reads (in argument order), or nullptr when all succeeded.
+template <typename... Results>
+const Error* first_field_error(const Results&... results) {
+  const Error* found = nullptr;
+  ((found = found != nullptr ? found : (results.has_value() ? nullptr : &results.error())), ...);
+  return found;
+}
+
 }  // namespace ecocompute::data

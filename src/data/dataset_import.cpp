@@ -8,10 +8,12 @@
 
 #include "data/csv_table.hpp"
 #include "data/gpu_spec.hpp"
-#include "report/energy_report.hpp"
 #include "data/model_size.hpp"
-#include "util/precision.hpp"
+#include "report/energy_report.hpp"
+#include "report/measurement_claim.hpp"
+#include "report/stated_delta.hpp"
 #include "util/file_io.hpp"
+#include "util/precision.hpp"
 
 namespace ecocompute::data {
 namespace {
@@ -257,25 +259,24 @@ Result<ImportBatch> read_published_dir(const fs::path& dir) {
   return all;
 }
 
-Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::string_view source_view) {
-  const std::string source(source_view);
-  auto bad = [&](const std::string& what) { return unexpected(ErrorCode::invalid_input, source + ": " + what); };
-  const std::string& gpu = r.system_under_test.gpu;
-  auto arch = parse_architecture(r.system_under_test.gpu_arch);
-  if (!arch) return bad("system_under_test.gpu_arch: " + arch.error().message());
-  const std::optional<double> params_b = r.workload.params_b;
-  if (!params_b) return bad("workload.params_b is missing");
-  if (*params_b <= 0) return bad("workload.params_b must be > 0, got " + std::to_string(*params_b));
-  if (r.workload.precision.empty()) return bad("workload.precision is missing");
-  auto basis = parse_basis(report::to_string(r.results.basis));
-  if (!basis) return bad("results.basis: " + basis.error().message());
-  const std::optional<double> energy = r.results.energy_per_token_mj;
-  const std::optional<double> fp16 = r.results.fp16_energy_per_token_mj;
-  if (!energy || *energy <= 0) return bad("results.energy_per_token_mj is missing or not > 0");
-  if (!fp16 || *fp16 <= 0) return bad("results.fp16_energy_per_token_mj is missing or not > 0");
+std::string engine_name_of(const report::EnergyReport& r) {
+  return r.engine && !r.engine->name.empty() ? r.engine->name : std::string(published_engine);
+}
 
-  // 1.1 reports name no engine: theirs is the published stack.
-  const std::string engine_name = r.engine && !r.engine->name.empty() ? r.engine->name : std::string(published_engine);
+std::string canonical_precision(std::string_view precision) {
+  if (auto p = parse_precision(precision)) return std::string(p->name);
+  return std::string(precision);
+}
+
+bool is_baseline_report(const report::EnergyReport& r) {
+  if (r.measurement.baseline_precision) return r.is_baseline();
+  const auto p = parse_precision(r.workload.precision);
+  return p && p->is_baseline;
+}
+
+Session report_session(const report::EnergyReport& r, std::string_view source) {
+  const std::string& gpu = r.system_under_test.gpu;
+  const std::string engine_name = engine_name_of(r);
   std::string engine_version = r.engine ? r.engine->version : "";
   if (r.engine && !r.engine->commit.empty()) {
     engine_version += (engine_version.empty() ? "" : " ") + ("(" + r.engine->commit + ")");
@@ -285,21 +286,49 @@ Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::str
   // The software block hashed with sorted keys, so that the same stack gives the same session.
   const std::string software = r.software.empty() ? "" : Json(r.software).dump();
   const std::string fingerprint = r.environment ? r.environment->fingerprint : "";
-  Session session = make_session(gpu + " " + engine_name + (date.empty() ? "" : " " + date), gpu, *arch, engine_name,
-                                 engine_version, software, fingerprint.empty() ? date : "", source, fingerprint);
+  std::string arch = r.system_under_test.gpu_arch;
+  if (auto known = parse_architecture(arch)) arch = *known;
+  Session session = make_session(gpu + " " + engine_name + (date.empty() ? "" : " " + date), gpu, arch, engine_name,
+                                 engine_version, software, fingerprint.empty() ? date : "", std::string(source),
+                                 fingerprint);
   session.date = date;
+  return session;
+}
 
+Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::string_view source_view) {
+  const std::string source(source_view);
+  auto bad = [&](const std::string& what) { return unexpected(ErrorCode::invalid_input, source + ": " + what); };
+  if (auto why = report::why_not_measured(r)) {
+    return bad("not a measurement: " + *why + "; only measurements are stored");
+  }
+  auto arch = parse_architecture(r.system_under_test.gpu_arch);
+  if (!arch) {
+    if (r.system_under_test.gpu_arch == "none") {
+      return bad("a CPU run (system_under_test.gpu_arch \"none\"): only GPU measurements are stored (the curves are "
+                 "per GPU architecture); `ecocompute compare` compares CPU reports");
+    }
+    return bad("system_under_test.gpu_arch: " + arch.error().message());
+  }
+  const std::optional<double> params_b = r.workload.params_b;
+  if (!params_b) return bad("workload.params_b is missing");
+  if (*params_b <= 0) return bad("workload.params_b must be > 0, got " + std::to_string(*params_b));
+  if (r.workload.precision.empty()) return bad("workload.precision is missing");
+  const std::optional<double> energy = r.results.energy_per_token_mj;
+  const std::optional<double> fp16 = r.results.fp16_energy_per_token_mj;
+  if (!energy || *energy <= 0) return bad("results.energy_per_token_mj is missing or not > 0");
+  if (!fp16 || *fp16 <= 0) return bad("results.fp16_energy_per_token_mj is missing or not > 0");
+
+  Session session = report_session(r, source);
   DataRow row;
   row.session_id = session.id;
-  row.gpu = gpu;
+  row.gpu = session.gpu;
   row.gpu_arch = *arch;
-  row.engine = engine_name;
+  row.engine = session.engine;
   row.model = r.workload.model_name;
   row.params_b = *params_b;
-  row.precision = r.workload.precision;
-  if (auto p = parse_precision(row.precision)) row.precision = std::string(p->name);
-  row.row_key = row.model + "|" + row.precision + "|" + (timestamp.empty() ? source : timestamp);
-  row.basis = *basis;
+  row.precision = canonical_precision(r.workload.precision);
+  row.row_key = row.model + "|" + row.precision + "|" + r.timestamp_utc.value_or(source);
+  row.basis = Basis::measured;
   row.weights = r.workload.weights ? std::string(report::to_string(*r.workload.weights)) : "";
   row.energy_per_token_mj = *energy;
   row.fp16_energy_per_token_mj = *fp16;
@@ -323,8 +352,11 @@ Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::str
   row.note = r.results.note.value_or("");
 
   ImportBatch batch{source, {std::move(session)}, {}, {}};
-  if (auto p = parse_precision(row.precision); p && p->is_baseline) {
-    batch.notes.push_back(source + ": an FP16 report has no ΔE of its own; session recorded, no row");
+  if (auto disagreement = report::stated_delta_disagreement(r)) {
+    batch.notes.push_back(source + ": " + *disagreement + "; ΔE is taken from the energies");
+  }
+  if (is_baseline_report(r)) {
+    batch.notes.push_back(source + ": a baseline report has no ΔE of its own; session recorded, no row");
   } else {
     batch.rows.push_back(std::move(row));
   }

@@ -22,8 +22,25 @@ Result<ImportBatch> read_published_dir(const std::filesystem::path& dir);
 Result<ImportBatch> read_published_csv(const std::filesystem::path& path);
 
 /// Turns one report (1.0, 1.1 or 1.2) into its session and row; `source` names it in errors and is the
-/// session's provenance. A baseline report records its session and no row.
+/// session's provenance. A baseline report records its session and no row. A report that is not a
+/// measurement (report::why_not_measured: an estimate, no energy counter, values marked illustrative)
+/// or not of a GPU is an invalid_input error saying why: the dataset stores measurements only.
 Result<ImportBatch> import_energy_report(const report::EnergyReport& report, std::string_view source);
+
+/// Returns the session a report was measured in: keyed by its environment fingerprint (1.2), else by
+/// a hash of its GPU, engine, software and date. `source` is the provenance.
+Session report_session(const report::EnergyReport& report, std::string_view source);
+
+/// Returns the report's engine name; a 1.0/1.1 report names none, and was measured with the published
+/// stack (transformers+bitsandbytes).
+std::string engine_name_of(const report::EnergyReport& report);
+
+/// Returns whether the report is its run's baseline: its precision is the stated baseline, or, when
+/// none is stated (1.0/1.1), a 16-bit baseline precision (FP16, F16, BF16).
+bool is_baseline_report(const report::EnergyReport& report);
+
+/// Returns the precision's canonical spelling ("q4_k_m" → "Q4_K_M"), or the text as given when unknown.
+std::string canonical_precision(std::string_view precision);
 
 /// Reads one energy.json file and imports it.
 Result<ImportBatch> read_report_batch(const std::filesystem::path& path);

@@ -114,6 +114,19 @@ void find_non_finite(const OrderedJson& node, const std::string& pointer, std::s
   }
 }
 
+// JSON Schema draft 7 counts a number with a zero fractional part as an integer ("tokens_generated":
+// 2560.0 is valid where an integer is required); nlohmann parses 2560.0 as a float and valijson's
+// strong types then refuse it. The copy that is validated holds such numbers as integers.
+void integral_floats_as_integers(Json& node) {
+  constexpr double kTwoTo63 = 9223372036854775808.0;
+  if (node.is_number_float()) {
+    const double d = node.get<double>();
+    if (std::trunc(d) == d && d >= -kTwoTo63 && d < kTwoTo63) node = static_cast<std::int64_t>(d);
+  } else if (node.is_structured()) {
+    for (Json& child : node) integral_floats_as_integers(child);
+  }
+}
+
 // Depth of [ and { nesting in JSON text, strings skipped; checked before parsing.
 std::size_t text_depth(std::string_view text) {
   std::size_t depth = 0;
@@ -145,7 +158,9 @@ std::vector<SchemaProblem> validate_energy_json(const OrderedJson& document) {
   find_non_finite(document, "", 0, problems);
   if (!problems.empty()) return problems;
 
-  problems = compiled_schema().validate(Json(document));
+  Json normalized(document);
+  integral_floats_as_integers(normalized);
+  problems = compiled_schema().validate(normalized);
   if (!problems.empty()) return problems;
 
   if (document.value("schema_version", "") == energy_schema_version) {

@@ -1,6 +1,7 @@
 // JsonReader, JsonWriter and the sections energy.json and run.json share.
 #include "report/report_json.hpp"
 
+#include <cmath>
 #include <limits>
 
 namespace ecocompute::report::detail {
@@ -48,22 +49,38 @@ std::optional<double> JsonReader::number(const char* key) const {
   return v->get<double>();
 }
 
+// JSON Schema draft 7 counts any number with a zero fractional part as an integer (2560.0 is 2560);
+// nlohmann keeps 2560.0 a float, so the whole-number readers accept integral floats and refuse
+// fractions and values beyond the 64-bit range.
+std::int64_t JsonReader::whole_number(const char* key, const OrderedJson& v) const {
+  constexpr double kTwoTo63 = 9223372036854775808.0;
+  if (v.is_number_unsigned()) {
+    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      fail(key, "too large");
+    }
+    return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  }
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (!v.is_number_float()) wrong_type(key, "a whole number", v);
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || std::trunc(d) != d) fail(key, fmt::format("expected a whole number, got {}", v.dump()));
+  if (d < -kTwoTo63 || d >= kTwoTo63) fail(key, "too large");
+  return static_cast<std::int64_t>(d);
+}
+
 std::optional<std::int64_t> JsonReader::integer(const char* key) const {
   const OrderedJson* v = member(key);
   if (v == nullptr) return std::nullopt;
-  if (!v->is_number_integer()) wrong_type(key, "a whole number", *v);
-  if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-    fail(key, "too large");
-  }
-  return v->get<std::int64_t>();
+  return whole_number(key, *v);
 }
 
 std::optional<std::uint64_t> JsonReader::unsigned_integer(const char* key) const {
   const OrderedJson* v = member(key);
   if (v == nullptr) return std::nullopt;
-  if (!v->is_number_integer()) wrong_type(key, "a whole number", *v);
-  if (!v->is_number_unsigned() && v->get<std::int64_t>() < 0) fail(key, "must not be negative");
-  return v->get<std::uint64_t>();
+  if (v->is_number_unsigned()) return v->get<std::uint64_t>();
+  const std::int64_t n = whole_number(key, *v);
+  if (n < 0) fail(key, "must not be negative");
+  return static_cast<std::uint64_t>(n);
 }
 
 std::optional<bool> JsonReader::boolean(const char* key) const {
@@ -91,8 +108,8 @@ std::vector<std::int64_t> JsonReader::integers(const char* key) const {
   if (v == nullptr) return out;
   if (!v->is_array()) wrong_type(key, "an array of whole numbers", *v);
   for (const OrderedJson& item : *v) {
-    if (!item.is_number_integer()) wrong_type(key, "an array of whole numbers", item);
-    out.push_back(item.get<std::int64_t>());
+    if (!item.is_number()) wrong_type(key, "an array of whole numbers", item);
+    out.push_back(whole_number(key, item));
   }
   return out;
 }

@@ -33,6 +33,7 @@ class JsonReader {
   [[nodiscard]] std::optional<std::string> text(const char* key) const;
   [[nodiscard]] std::string text_or(const char* key, std::string fallback) const;
   [[nodiscard]] std::optional<double> number(const char* key) const;
+  /// A whole number: an integer or an integral float (draft 7: 2560.0 is an integer, 2560.5 is not).
   [[nodiscard]] std::optional<std::int64_t> integer(const char* key) const;
   [[nodiscard]] std::optional<std::uint64_t> unsigned_integer(const char* key) const;
   [[nodiscard]] std::optional<bool> boolean(const char* key) const;
@@ -57,6 +58,8 @@ class JsonReader {
 
  private:
   [[nodiscard]] const OrderedJson* member(const char* key) const;
+  /// `v` as a whole number (an integral float such as 2560.0 included); fails on a fraction.
+  [[nodiscard]] std::int64_t whole_number(const char* key, const OrderedJson& v) const;
   [[noreturn]] void wrong_type(const char* key, const char* expected, const OrderedJson& value) const;
   [[nodiscard]] std::string where(const char* key) const;
 

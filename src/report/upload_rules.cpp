@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 
 #include <fmt/format.h>
+
+#include "report/measurement_claim.hpp"
+#include "report/stated_delta.hpp"
 
 namespace ecocompute::report {
 namespace {
@@ -13,8 +15,6 @@ namespace {
 // What may read energy for a report: the NVML energy counter, RAPL, or nothing. Anything else (a
 // spec-sheet estimate, a simulation, free text) is not a source this service can vouch for.
 constexpr std::array<std::string_view, 3> kKnownSources{"direct-nvml", "rapl", "none"};
-
-bool reads_energy(std::string_view source) { return source == "direct-nvml" || source == "rapl"; }
 
 std::optional<std::string> source_violation(const EnergyReport& r) {
   if (r.measurement_source &&
@@ -27,50 +27,8 @@ std::optional<std::string> source_violation(const EnergyReport& r) {
     return "results.basis is \"measured\" but results.energy_per_token_mj is not a number: "
            "a measured report must carry its measured energy";
   }
-  if (!r.measurement_source) {
-    return "results.basis is \"measured\" but measurement_source is absent: a measured report must say "
-           "what read the energy (\"direct-nvml\" or \"rapl\")";
-  }
-  if (!reads_energy(*r.measurement_source)) {
-    return fmt::format("results.basis is \"measured\" but measurement_source \"{}\" read no energy",
-                       *r.measurement_source);
-  }
+  if (auto why = why_not_measured(r)) return "results.basis is \"measured\" but " + *why;
   return std::nullopt;
-}
-
-// How far a stated ΔE may sit from the one its energies give. A 1.0/1.1 report rounds (two decimals
-// in the published files, one in some tables); a 1.2 report states the mean of its paired blocks,
-// which differs from the ratio of pooled energies by at most about its own CI.
-double delta_tolerance_pp(const EnergyReport& r, double recomputed) {
-  double tolerance = std::max(0.05, 0.005 * std::abs(recomputed));
-  if (r.statistics) {
-    const PairedDelta& d = r.statistics->vs_fp16_energy_pct;
-    double half_width = 0.0;
-    if (d.ci95_low && d.ci95_high) half_width = (*d.ci95_high - *d.ci95_low) / 2.0;
-    tolerance = std::max({tolerance, 0.5, half_width});
-  }
-  return tolerance;
-}
-
-std::optional<std::string> delta_violation(const EnergyReport& r) {
-  const auto& stated = r.results.vs_fp16_energy_pct;
-  if (!stated) return std::nullopt;
-  if (r.statistics) {
-    const auto& mean = r.statistics->vs_fp16_energy_pct.mean;
-    if (mean && std::abs(*mean - *stated) > 1e-6 * std::max(1.0, std::abs(*mean))) {
-      return fmt::format("results.vs_fp16_energy_pct {} is not statistics.vs_fp16_energy_pct.mean {}", *stated,
-                         *mean);
-    }
-  }
-  const std::optional<double> recomputed = r.delta_from_energies();
-  if (!recomputed) return std::nullopt;
-  const double tolerance = delta_tolerance_pp(r, *recomputed);
-  if (std::abs(*stated - *recomputed) <= tolerance) return std::nullopt;
-  return fmt::format(
-      "results.vs_fp16_energy_pct {} disagrees with the energies: ({} − {}) / {} × 100 = {:.3f} %, "
-      "more than the {:.2f} pp that rounding and the stated uncertainty allow",
-      *stated, *r.results.energy_per_token_mj, *r.results.fp16_energy_per_token_mj,
-      *r.results.fp16_energy_per_token_mj, *recomputed, tolerance);
 }
 
 // Bounds the 1.1 schema does not state (the 1.2 schema does): a size and energies a real run can have.
@@ -95,7 +53,7 @@ std::optional<std::string> implausible_number(const EnergyReport& r) {
 std::optional<std::string> upload_rule_violation(const EnergyReport& report) {
   if (auto wrong_source = source_violation(report)) return wrong_source;
   if (auto implausible = implausible_number(report)) return implausible;
-  return delta_violation(report);
+  return stated_delta_disagreement(report);
 }
 
 }  // namespace ecocompute::report

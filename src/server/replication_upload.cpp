@@ -48,7 +48,7 @@ CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence
 
   auto batch = data::import_energy_report(*report, "uploaded energy.json");
   if (!batch) return reject(batch.error().describe());
-  const data::GradeResult graded = data::grade(*batch, evidence);
+  const data::GradeResult graded = data::grade_report(*report, evidence);
 
   auto text_or_absent = [](const std::string& v) { return v.empty() ? std::nullopt : std::optional<std::string>(v); };
   NewReplication r;

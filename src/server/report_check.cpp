@@ -1,4 +1,4 @@
-// Grading for /v1/check: through the typed report and the dataset reader, as `ecocompute check`.
+// Grading for /v1/check: through the typed report and the grader, as `ecocompute check` (our rules).
 #include "server/report_check.hpp"
 
 #include <algorithm>
@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "data/dataset_import.hpp"
 #include "data/grader.hpp"
 #include "report/energy_report.hpp"
 #include "report/energy_schema.hpp"
@@ -71,13 +70,7 @@ Result<Json> check_report(std::string_view body, const data::Evidence& evidence)
   if (!parsed) return parsed.error();
   auto report = report::energy_report_from_json(*parsed, "energy.json");
   if (!report) return report.error();
-  data::GradeResult graded;
-  if (auto batch = data::import_energy_report(*report, "energy.json")) {
-    graded = data::grade(*batch, evidence);
-  } else {
-    graded.reason = batch.error().message();
-  }
-  Json out = Json(graded);
+  Json out = Json(data::grade_report(*report, evidence));
   out["overlay"] = overlay_of(*report);
   return out;
 }

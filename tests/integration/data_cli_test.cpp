@@ -1,5 +1,6 @@
 // The decision-layer subcommands as a whole binary: data import/list/show/curves, estimate, optimize,
-// check (exit 0 / 1 / 2), compare and plot, on the shipped published data and small reports.
+// check (exit 0 / 1 / 2, our rules and the published checker's), compare, validate and plot, on the
+// shipped published data, small reports and the published examples.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,9 +47,11 @@ class DataCliTest : public ecocompute::testing::ScratchDirTest {
     const fs::path path = dir_ / name;
     nlohmann::json j{{"schema_version", "ecocompute-energy/1.2"},
                      {"timestamp_utc", "2026-11-29T12:00:00Z"},
+                     {"measurement_source", "direct-nvml"},
                      {"system_under_test", {{"gpu", "RTX 4090"}, {"gpu_arch", arch}}},
                      {"workload", {{"model_name", "m"}, {"params_b", params_b}, {"precision", precision}, {"weights", "real"}}},
-                     {"results", {{"energy_per_token_mj", energy}, {"fp16_energy_per_token_mj", fp16}, {"basis", basis}}},
+                     {"results", {{"energy_per_token_mj", energy}, {"fp16_energy_per_token_mj", fp16},
+                                  {"vs_fp16_energy_pct", (energy - fp16) / fp16 * 100}, {"basis", basis}}},
                      {"engine", {{"name", "transformers+bitsandbytes"}, {"version", "x"}}},
                      {"environment", {{"fingerprint", fingerprint}}}};
     std::ofstream(path) << j.dump(2);
@@ -118,9 +121,100 @@ TEST_F(DataCliTest, CheckExitCodes) {
       ecocompute("check --curves published '" + report("est.json", "ada", 3, "NF4", 1000, 1000, "interpolated").string() + "'");
   EXPECT_EQ(estimated.status, 2);
   EXPECT_NE(estimated.stdout_text.find("not a measurement"), std::string::npos);
+  EXPECT_NE(estimated.stdout_text.find("rules: ecocompute (ours)"), std::string::npos) << estimated.stdout_text;
   EXPECT_EQ(ecocompute("check '" + report("hopper.json", "hopper", 3, "NF4", 1000, 1000).string() + "'").status, 2);
   std::ofstream(dir_ / "broken.json") << "{";
   EXPECT_EQ(ecocompute("check '" + (dir_ / "broken.json").string() + "'").status, 2);
+}
+
+// The published checker's rules on demand: the mean of the published anchors at that size first. The
+// ada INT8 1.1 B anchors are +146.11 and +137.90 (mean +142.0, band ± 2 × 26.59): +137.9 % is inside,
+// +301.6 % (the 2026-08-19 session's measurement) outside. Our rules grade against the 2026-08-20
+// session's own 1.1 B points (about +307 %) and say so: the other way round.
+TEST_F(DataCliTest, CheckFollowsThePublishedRulesWhenAsked) {
+  const fs::path low = report("low.json", "ada", 1.1, "INT8", 2379, 1000);   // +137.9 %
+  const fs::path high = report("high.json", "ada", 1.1, "INT8", 4016, 1000);  // +301.6 %
+  Outcome published_low = ecocompute("check --rules published '" + low.string() + "'");
+  EXPECT_EQ(published_low.status, 0) << published_low.stdout_text;
+  EXPECT_NE(published_low.stdout_text.find("the mean of 2 published anchors at 1.1 B"), std::string::npos)
+      << published_low.stdout_text;
+  EXPECT_NE(published_low.stdout_text.find("rules: published"), std::string::npos) << published_low.stdout_text;
+  EXPECT_EQ(ecocompute("check --rules published '" + high.string() + "'").status, 1);
+  EXPECT_EQ(ecocompute("check '" + low.string() + "'").status, 1);
+  Outcome ours_high = ecocompute("check --json '" + high.string() + "'");
+  EXPECT_EQ(ours_high.status, 0) << ours_high.stdout_text;
+  const auto j = nlohmann::json::parse(ours_high.stdout_text);
+  EXPECT_EQ(j["rules"], "ecocompute");
+  EXPECT_EQ(j["curve_session"], "rtx4090_2026-08-20");
+  EXPECT_NE(j["rules_note"].get<std::string>().find("--rules published"), std::string::npos);
+  // The published checker's own curves.json can be given; our curve flags do not mix with its rules.
+  const fs::path curves = dir_ / "curves.json";
+  std::ofstream(curves) << R"({"curves": {"ada": {"INT8": {"A": 272.7, "S": 291.9, "Nstar": 2.5938, "resid_std": 22.44,
+                                 "anchors": [{"N": 1.1, "dE": 146.11, "gpu": "RTX 4090", "n": 1}]}}}})";
+  EXPECT_EQ(ecocompute("check --rules published --reference '" + curves.string() + "' '" + low.string() + "'").status, 0);
+  EXPECT_EQ(ecocompute("check --rules published --curves store '" + low.string() + "'").status, 2);
+  EXPECT_EQ(ecocompute("check --reference '" + curves.string() + "' '" + low.string() + "'").status, 2);
+  EXPECT_EQ(ecocompute("check --rules mine '" + low.string() + "'").status, 2);
+}
+
+TEST_F(DataCliTest, CheckRefusesWhatIsNotAMeasurement) {
+  const std::string illustrative = std::string(ECOCOMPUTE_SOURCE_DIR) + "/tests/unit/data/fixtures/energy.measured.illustrative.json";
+  const std::string cpu = std::string(ECOCOMPUTE_SOURCE_DIR) + "/tests/golden/energy/energy-Q8_0-no-energy.json";
+  for (const std::string rules : {"ecocompute", "published"}) {
+    Outcome example = ecocompute("check --rules " + rules + " '" + illustrative + "'");
+    EXPECT_EQ(example.status, 2) << example.stdout_text;
+    EXPECT_NE(example.stdout_text.find("not a measurement to grade"), std::string::npos) << example.stdout_text;
+    EXPECT_NE(example.stdout_text.find("ILLUSTRATIVE"), std::string::npos) << example.stdout_text;
+    Outcome ours = ecocompute("check --rules " + rules + " '" + cpu + "'");
+    EXPECT_EQ(ours.status, 2) << ours.stdout_text;
+    EXPECT_NE(ours.stdout_text.find("a CPU run"), std::string::npos) << ours.stdout_text;
+  }
+  // A stated ΔE its energies contradict is graded from the energies, and the answer says so.
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(report("stated.json", "ada", 3, "NF4", 1000, 1000)));
+  j["results"]["vs_fp16_energy_pct"] = -25.0;
+  std::ofstream(dir_ / "stated.json") << j.dump();
+  Outcome stated = ecocompute("check --curves published '" + (dir_ / "stated.json").string() + "'");
+  EXPECT_EQ(stated.status, 0) << stated.stdout_text;
+  EXPECT_NE(stated.stdout_text.find("warning: results.vs_fp16_energy_pct -25 disagrees with the energies"),
+            std::string::npos)
+      << stated.stdout_text;
+}
+
+TEST_F(DataCliTest, ImportStoresNoNonMeasurement) {
+  const std::string illustrative = std::string(ECOCOMPUTE_SOURCE_DIR) + "/tests/unit/data/fixtures/energy.measured.illustrative.json";
+  EXPECT_EQ(ecocompute("data import '" + report("real.json", "ada", 3, "NF4", 900, 1000).string() + "'").status, 0);
+  EXPECT_EQ(ecocompute("data import '" + illustrative + "'").status, 2);
+  const auto sessions = nlohmann::json::parse(ecocompute("data list --json").stdout_text);
+  ASSERT_EQ(sessions.size(), 1u);  // the real report's session only
+  EXPECT_EQ(sessions[0]["gpu_arch"], "ada");
+}
+
+TEST_F(DataCliTest, CompareTwoCpuReports) {
+  const std::string cpu = std::string(ECOCOMPUTE_SOURCE_DIR) + "/tests/golden/energy/energy-Q8_0-no-energy.json";
+  Outcome c = ecocompute("compare --json '" + cpu + "' '" + cpu + "'");
+  ASSERT_EQ(c.status, 0) << c.stdout_text;
+  const auto j = nlohmann::json::parse(c.stdout_text);
+  EXPECT_TRUE(j["same_stack"].get<bool>());
+  ASSERT_EQ(j["pairs"].size(), 1u);
+  EXPECT_TRUE(j["pairs"][0]["difference_pp"].is_null());
+  EXPECT_EQ(j["pairs"][0]["throughput_difference_pct"], 0.0);
+}
+
+TEST_F(DataCliTest, ValidateCountsIntegralFloatsAsIntegers) {
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(std::string(ECOCOMPUTE_SOURCE_DIR) + "/tests/golden/schema/published_1_1.json"));
+  for (const auto& [number, status] : {std::pair{"2560.0", 0}, std::pair{"2560.5", 2}}) {
+    std::string text = j.dump(2);
+    const std::string integral = "\"tokens_generated\": 2560";
+    ASSERT_NE(text.find(integral), std::string::npos);
+    text.replace(text.find(integral), integral.size(), std::string("\"tokens_generated\": ") + number);
+    std::ofstream(dir_ / "tokens.json") << text;
+    Outcome v = ecocompute("validate '" + (dir_ / "tokens.json").string() + "'");
+    EXPECT_EQ(v.status, status) << number << ": " << v.stdout_text;
+    // check reads the same report through the typed reader: 2560.0 is a whole number there too.
+    if (status == 0) {
+      EXPECT_NE(ecocompute("check --curves published '" + (dir_ / "tokens.json").string() + "'").status, 2);
+    }
+  }
 }
 
 TEST_F(DataCliTest, CompareWarnsAcrossStacks) {

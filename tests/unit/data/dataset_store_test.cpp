@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "data/curve_set.hpp"
 #include "data/dataset_import.hpp"
@@ -220,6 +221,7 @@ Json energy_report() {
   return Json::parse(R"({
     "schema_version": "ecocompute-energy/1.2",
     "timestamp_utc": "2026-11-29T12:00:00Z",
+    "measurement_source": "direct-nvml",
     "system_under_test": {"gpu": "NVIDIA H200", "gpu_arch": "hopper"},
     "workload": {"model_name": "llama-3-8b-synthetic", "params_b": 8.03, "precision": "Q4_K_M", "weights": "synthetic"},
     "results": {"energy_per_token_mj": 2400.0, "fp16_energy_per_token_mj": 3600.0, "vs_fp16_energy_pct": -33.3,
@@ -288,6 +290,41 @@ TEST(ReportImport, BadReportsAreClearErrors) {
   ASSERT_FALSE(broken);
   EXPECT_NE(broken.error().message().find("broken.json is not valid JSON"), std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST(ReportImport, NeverStoresANonMeasurement) {
+  // The published example of the measured format: basis "measured", but its values are hand-written.
+  const fs::path illustrative = fs::path(ECOCOMPUTE_SOURCE_DIR) / "tests/unit/data/fixtures/energy.measured.illustrative.json";
+  auto refused = read_import_source(illustrative);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::invalid_input);
+  EXPECT_NE(refused.error().message().find("not a measurement: the report marks its values as not a real measurement"),
+            std::string::npos)
+      << refused.error().message();
+  // Each way a report can fail to be a measurement is named; none yields a row to store or fit.
+  const std::vector<std::pair<std::function<void(Json&)>, std::string>> cases{
+      {[](Json& j) { j.erase("measurement_source"); }, "measurement_source is absent"},
+      {[](Json& j) { j["measurement_source"] = "none"; }, "measurement_source is \"none\""},
+      {[](Json& j) { j["results"]["basis"] = "interpolated"; }, "results.basis is \"interpolated\""},
+      {[](Json& j) { j["results"]["note"] = "ILLUSTRATIVE synthetic values"; }, "results.note says"},
+      {[](Json& j) { j["system_under_test"]["gpu_arch"] = "none"; }, "a CPU run"},
+  };
+  for (const auto& [change, expected] : cases) {
+    Json j = energy_report();
+    change(j);
+    auto r = parse_energy_report(j, "r.json");
+    ASSERT_FALSE(r) << expected;
+    EXPECT_NE(r.error().message().find(expected), std::string::npos) << r.error().message();
+  }
+  // A stated ΔE its energies contradict is imported from the energies, with a note saying so.
+  Json contradicted = energy_report();
+  contradicted.erase("statistics");
+  contradicted["results"]["vs_fp16_energy_pct"] = -60.0;
+  auto noted = parse_energy_report(contradicted, "r.json");
+  ASSERT_TRUE(noted) << noted.error().describe();
+  ASSERT_EQ(noted->notes.size(), 1u);
+  EXPECT_NE(noted->notes.front().find("disagrees with the energies"), std::string::npos) << noted->notes.front();
+  EXPECT_NEAR(noted->rows.front().delta_pct(), -33.3333, 1e-4);
 }
 
 // The store on PostgreSQL, the database of a shared deployment: each test in its own schema of the

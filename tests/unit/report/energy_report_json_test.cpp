@@ -102,6 +102,32 @@ TEST(EnergyReportJson, WrongTypesAreErrorsNamingTheField) {
   EXPECT_NE(not_object.error().message().find("list.json: not a JSON object"), std::string::npos);
 }
 
+TEST(EnergyReportJson, WholeNumbersFollowDraft7) {
+  // JSON Schema draft 7: a number with a zero fractional part is an integer, 2560.0 as much as 2560.
+  OrderedJson doc = golden_json("schema/published_1_1.json");
+  doc["results"]["tokens_generated"] = 2560.0;
+  doc["quality"]["corpus"]["bytes"] = 60600.0;
+  ASSERT_TRUE(doc["results"]["tokens_generated"].is_number_float());
+  auto read = energy_report_from_json(doc, "float.json");
+  ASSERT_TRUE(read.has_value()) << read.error().describe();
+  EXPECT_EQ(read->results.tokens_generated, 2560);
+  EXPECT_EQ(read->quality->corpus->bytes, 60600u);
+  EXPECT_TRUE(to_json(*read)["results"]["tokens_generated"].is_number_integer());  // written as 2560
+  OrderedJson golden = golden_json("energy/energy-Q8_0.json");
+  golden["trials"][0]["decode"]["tokens"] = 2560.0;
+  ASSERT_TRUE(energy_report_from_json(golden, "float.json").has_value());
+  // A fraction is not a whole number, nor is a value beyond 64 bits.
+  for (const auto& [value, expected] : {std::pair{OrderedJson(2560.5), "expected a whole number, got 2560.5"},
+                                        std::pair{OrderedJson(1e300), "too large"}}) {
+    doc["results"]["tokens_generated"] = value;
+    auto bad = energy_report_from_json(doc, "fraction.json");
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_NE(bad.error().message().find(std::string("fraction.json: results.tokens_generated: ") + expected),
+              std::string::npos)
+        << bad.error().message();
+  }
+}
+
 TEST(EnergyReportJson, NullReadsAsAbsent) {
   OrderedJson doc = golden_json("schema/published_1_1.json");
   doc["workload"]["params_b"] = nullptr;

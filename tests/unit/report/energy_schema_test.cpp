@@ -58,6 +58,33 @@ TEST(EnergySchema, Published11RulesStillApplyTo11Files) {
   EXPECT_TRUE(has_problem(problems, "/results", "basis")) << describe(problems);
 }
 
+TEST(EnergySchema, IntegralFloatsAreIntegersAsInDraft7) {
+  // Draft 7 counts 2560.0 as an integer; 2560.5 is not one. Checked on the text, as `validate` reads it.
+  auto doc = read_json_file(golden_path("schema/published_1_1.json"));
+  ASSERT_TRUE(doc.has_value());
+  std::string text = doc->dump();
+  const std::string integral = "\"tokens_generated\":2560";
+  ASSERT_NE(text.find(integral), std::string::npos);
+  auto with = [&](const std::string& number) {
+    std::string changed = text;
+    changed.replace(changed.find(integral), integral.size(), "\"tokens_generated\":" + number);
+    auto problems = validate_energy_text(changed, "tokens.json");
+    EXPECT_TRUE(problems.has_value());
+    return problems.value_or(std::vector<SchemaProblem>{});
+  };
+  EXPECT_TRUE(with("2560.0").empty()) << describe(with("2560.0"));
+  EXPECT_TRUE(with("2.56e3").empty()) << describe(with("2.56e3"));
+  EXPECT_TRUE(has_problem(with("2560.5"), "/results/tokens_generated", "type")) << describe(with("2560.5"));
+  // The same in a 1.2 report, whose fingerprint is unaffected.
+  OrderedJson ours = valid_report(1);
+  ours["trials"][0]["decode"]["tokens"] = 2560.0;
+  ours["measurement"]["iterations"] = 10.0;
+  EXPECT_TRUE(validate_energy_json(ours).empty()) << describe(validate_energy_json(ours));
+  ours["measurement"]["iterations"] = 10.5;
+  EXPECT_TRUE(has_problem(validate_energy_json(ours), "/measurement/iterations", "type"))
+      << describe(validate_energy_json(ours));
+}
+
 TEST(EnergySchema, WrongTypeIsReportedWithItsPointer) {
   OrderedJson doc = valid_report();
   doc["results"]["energy_per_token_mj"] = "820";

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,17 @@ inline std::vector<EnergyReport> golden_reports(bool with_energy) {
 
 /// The published system's 1.1 example report (RTX 4090, Qwen2-0.5B, NF4).
 inline EnergyReport published_1_1_report() { return read_golden_report("schema/published_1_1.json"); }
+
+/// The published "measured" example whose values are hand-written (tests/unit/data/fixtures/README.md).
+inline std::filesystem::path published_illustrative_path() {
+  return std::filesystem::path(ECOCOMPUTE_SOURCE_DIR) / "tests" / "unit" / "data" / "fixtures" /
+         "energy.measured.illustrative.json";
+}
+
+inline EnergyReport published_illustrative_report() {
+  auto report = read_energy_report(published_illustrative_path());
+  EXPECT_TRUE(report.has_value()) << (report ? "" : report.error().describe());
+  return report.value_or(EnergyReport{});
+}
 
 }  // namespace ecocompute::report::testing

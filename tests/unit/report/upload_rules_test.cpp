@@ -37,7 +37,7 @@ TEST(UploadRules, AMeasuredBasisNeedsASourceThatReadEnergy) {
   r.measurement_source = "rapl";
   EXPECT_EQ(violation(r), "");
   r.measurement_source = "none";
-  EXPECT_NE(violation(r).find("read no energy"), std::string::npos) << violation(r);
+  EXPECT_NE(violation(r).find("no energy counter read its windows"), std::string::npos) << violation(r);
   r.measurement_source.reset();
   EXPECT_NE(violation(r).find("measurement_source is absent"), std::string::npos) << violation(r);
   r.results.basis = ResultBasis::interpolated;  // an estimate need not say what read it
@@ -45,6 +45,17 @@ TEST(UploadRules, AMeasuredBasisNeedsASourceThatReadEnergy) {
   EnergyReport no_energy = published_1_1_report();
   no_energy.results.energy_per_token_mj.reset();
   EXPECT_NE(violation(no_energy).find("must carry its measured energy"), std::string::npos);
+}
+
+TEST(UploadRules, ValuesMarkedIllustrativeAreNotAMeasurement) {
+  // The published example of the measured format says, in its note, that its values are hand-written.
+  EnergyReport r = published_1_1_report();
+  r.results.note = "ILLUSTRATIVE synthetic values, provided only to document the measured-path output format.";
+  EXPECT_NE(violation(r).find("marks its values as not a real measurement: results.note says"), std::string::npos)
+      << violation(r);
+  r.results.basis = ResultBasis::unavailable;  // not claimed as measured: nothing to refuse
+  r.results.energy_per_token_mj.reset();
+  EXPECT_EQ(violation(r), "");
 }
 
 TEST(UploadRules, AStatedDeltaTheEnergiesContradictIsRefused) {
