@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "data/architecture_list.hpp"
 #include "data/curve_set.hpp"
 #include "data/estimator.hpp"
 #include "data/gpu_spec.hpp"
@@ -123,9 +124,13 @@ Result<HttpResponse> Api::optimize(const HttpRequest& request) const {
 }
 
 Result<HttpResponse> Api::architectures(const HttpRequest&) const {
-  return ok_json(Json{{"architectures", data::architectures_json(evidence_.curves)},
-                      {"known", data::known_architectures()},
-                      {"curve_source", data::to_string(evidence_.curve_source)}});
+  // The published shape (one key per architecture) with ours beside it: a published client reads
+  // answer[arch], ours reads answer.architectures.
+  Json answer = data::published_architectures_json(evidence_.curves);
+  answer["architectures"] = data::architectures_json(evidence_.curves);
+  answer["known"] = data::known_architectures();
+  answer["curve_source"] = data::to_string(evidence_.curve_source);
+  return ok_json(std::move(answer));
 }
 
 Result<HttpResponse> Api::curves(const HttpRequest& request) const {
