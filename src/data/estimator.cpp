@@ -221,6 +221,18 @@ FigureBasis curve_basis(const Question& q, const CurveChoice& choice, const FitP
   return b;
 }
 
+// The measured batch-1 points of a key, one per (session, size): the anchors of a curve without points.
+std::vector<FitPoint> measured_points(const CurveKey& key, const Evidence& evidence) {
+  std::vector<DataRow> rows;
+  for (const DataRow& r : evidence.rows) {
+    if (r.basis == Basis::measured && r.batch_size == 1 && r.gpu_arch == key.gpu_arch && r.engine == key.engine &&
+        r.precision == key.precision) {
+      rows.push_back(r);
+    }
+  }
+  return summarize_points(rows);
+}
+
 // Rows of the curve's session(s) measured at this size and batch (batch > 1 evidence).
 std::vector<const DataRow*> batch_rows(const Question& q, const Curve& curve, const Evidence& evidence) {
   std::vector<const DataRow*> out;
@@ -313,6 +325,15 @@ std::optional<EnergyEstimate> absolute_energy(const Question& q, const Curve& cu
   } else {
     e.mj_per_token = fp16->mj_per_token * (1 + *out.delta_pct / 100);
     e.basis = out.delta_basis.at_most(e.fp16_basis.basis, "FP16 baseline " + std::string(to_string(fp16->basis)));
+    // A product is not a measurement of the energy, even of two measured factors.
+    e.basis = e.basis.at_most(Basis::interpolated, "computed as FP16 × (1 + ΔE/100), not measured");
+    const auto& ds = out.delta_basis.sessions;
+    if (std::find(ds.begin(), ds.end(), label) == ds.end()) {
+      // The ΔE is not this session's own: its energy is another session's effect on this baseline.
+      e.basis.borrowed_from = fmt::format("ΔE of {} applied to the FP16 baseline of session {}",
+                                          ds.empty() ? out.delta_basis.label : joined(ds), label);
+      e.basis = e.basis.at_most(Basis::borrowed, "ΔE and FP16 baseline from different sessions");
+    }
     e.method = fmt::format("FP16 {} in session {} × (1 + ΔE/100)", fp16->method, label);
   }
   double amort = 1, amort_low = 1, amort_high = 1;
@@ -405,15 +426,39 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   out.curve = curve;
   out.curve->fit.points.clear();
   out.crossover_b = curve.fit.crossover_b;
-  for (const FitPoint& p : curve.fit.points) {
+  // The published curve parameters carry no points: their anchors are the measured rows of the key.
+  const std::vector<FitPoint> points = curve.fit.points.empty() ? measured_points(curve.key, evidence) : curve.fit.points;
+  for (const FitPoint& p : points) {
     out.anchors.push_back(Anchor{p.params_b, p.delta_pct, p.n, p.model, session_label(evidence, p.session_id),
                                  session_gpu(evidence, p.session_id)});
   }
 
-  // ΔE at batch 1 and its within-session band.
+  // ΔE at batch 1 and its within-session band. Several sessions at the size (pooled published
+  // curves): their mean, with their disagreement in the band, as the published service does.
+  FitPoint merged;
   const FitPoint* anchor = nullptr;
-  for (const FitPoint& p : curve.fit.points) {
-    if (same_size(p.params_b, q.n)) anchor = &p;
+  std::vector<const FitPoint*> exact;
+  for (const FitPoint& p : points) {
+    if (same_size(p.params_b, q.n)) exact.push_back(&p);
+  }
+  if (exact.size() == 1) anchor = exact.front();
+  if (exact.size() > 1) {
+    merged = *exact.front();
+    double sum = 0, low = merged.delta_pct, high = merged.delta_pct;
+    merged.n = 0;
+    for (const FitPoint* p : exact) {
+      sum += p->delta_pct;
+      low = std::min(low, p->delta_pct);
+      high = std::max(high, p->delta_pct);
+      merged.n += p->n;
+    }
+    merged.delta_pct = sum / static_cast<double>(exact.size());
+    merged.se_pct.reset();
+    anchor = &merged;
+    out.band.between_sessions = kZ * (high - low) / 2;
+    out.notes.push_back(fmt::format("{} sessions measured {:g} B and disagree by {:.1f} pts: the value is their mean and the band "
+                                    "covers the spread",
+                                    exact.size(), q.n, high - low));
   }
   if (choice->borrowed_arch) anchor = nullptr;  // another architecture's point is no anchor here
   const CurveValue value = curve.fit.at(q.n);

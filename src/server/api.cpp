@@ -69,7 +69,8 @@ Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles fi
   auto route_of = [this](Result<HttpResponse> (Api::*route)(const HttpRequest&) const) {
     return [this, route](const HttpRequest& request) { return (this->*route)(request); };
   };
-  add("GET", "/healthz", route_of(&Api::healthz), uncounted);
+  add("GET", "/healthz", route_of(&Api::healthz),
+      RouteOptions{.max_body_bytes = default_max_body_bytes, .writes = false, .rate_limited = false, .cache_control = "no-store"});
   add("GET", "/openapi.json",
       [](const HttpRequest&) -> Result<HttpResponse> { return json_response(200, openapi_document()); },
       uncounted);
@@ -79,12 +80,14 @@ Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles fi
   }
   add("GET", "/v1/architectures", route_of(&Api::architectures));
   add("GET", "/v1/curves", route_of(&Api::curves));
-  add("GET", "/v1/measurements", route_of(&Api::measurements));
+  // Uploads change these: a cache must ask again each time.
+  const RouteOptions changing{.cache_control = "no-cache"};
+  add("GET", "/v1/measurements", route_of(&Api::measurements), changing);
   add("GET", "/v1/check", route_of(&Api::check));
   // Grading stores nothing, so other origins may ask; reports are larger than the published 8 KiB.
   add("POST", "/v1/check", route_of(&Api::check),
       RouteOptions{.max_body_bytes = options_.max_upload_bytes, .writes = false, .rate_limited = true});
-  add("GET", "/v1/replications", route_of(&Api::list_replications));
+  add("GET", "/v1/replications", route_of(&Api::list_replications), changing);
   // Storing is a write: JSON only, and no CORS answer to other origins unless the deployment lists them.
   add("POST", "/v1/replications", route_of(&Api::post_replication),
       RouteOptions{.max_body_bytes = options_.max_upload_bytes, .writes = true, .rate_limited = true});

@@ -106,16 +106,42 @@ TEST_F(EstimatorTest, BasisLabels) {
 }
 
 TEST_F(EstimatorTest, PublishedCurvesAnswerWithResidualCi) {
-  auto e = estimate(ask(3.0, "ada", "NF4"), *published_);
+  auto e = estimate(ask(2.0, "ada", "NF4"), *published_);
   ASSERT_TRUE(e);
-  // 54.2295 − 131.0936 · (3/5.2846)/(1 + 3/5.2846) = 54.2295 − 131.0936 × 0.36213 = 6.757 %.
-  EXPECT_NEAR(*e->delta_pct, 6.757, 2e-3);
+  // 54.2295 − 131.0936 · (2/5.2846)/(1 + 2/5.2846) = 54.2295 − 131.0936 × 0.27456 = 18.236 %.
+  EXPECT_NEAR(*e->delta_pct, 18.236, 2e-3);
   EXPECT_EQ(e->basis, Basis::interpolated);
   EXPECT_EQ(e->ci_kind, "resid_std");
   EXPECT_NEAR(*e->ci_high_pct - *e->ci_low_pct, 2 * 1.96 * 11.4822, 1e-6);
-  EXPECT_EQ(e->recommendation, "depends");
   ASSERT_TRUE(e->crossover_b);
   EXPECT_NEAR(*e->crossover_b, 3.728, 1e-9);
+}
+
+TEST_F(EstimatorTest, PublishedAnchorsAtOneSizeGiveTheirMeanAndSpread) {
+  // The published rule: at a measured size the mean of its anchors (the published RTX 4090 +0.76 % and
+  // RTX 4090D +25.22 %, and our later sessions), the band covering their disagreement.
+  auto e = estimate(ask(3.0, "ada", "NF4"), *published_);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->basis, Basis::measured);
+  double sum = 0, low = 1e9, high = -1e9;
+  int count = 0;
+  for (const Anchor& a : e->anchors) {
+    if (a.params_b != 3.0) continue;
+    sum += a.delta_pct;
+    low = std::min(low, a.delta_pct);
+    high = std::max(high, a.delta_pct);
+    ++count;
+  }
+  ASSERT_GE(count, 2);
+  EXPECT_NEAR(*e->delta_pct, sum / count, 1e-9);
+  ASSERT_TRUE(e->band.between_sessions);
+  EXPECT_NEAR(*e->band.between_sessions, 1.96 * (high - low) / 2, 1e-9);
+  EXPECT_LT(*e->ci_low_pct, low);
+  EXPECT_GT(*e->ci_high_pct, high);
+  EXPECT_NE(e->confidence, "high");
+  // The energy multiplies one session's FP16 by a ΔE pooled over others: never "measured".
+  ASSERT_TRUE(e->energy_estimate);
+  EXPECT_NE(e->energy_estimate->basis.basis, Basis::measured);
 }
 
 TEST_F(EstimatorTest, RecommendationRule) {
