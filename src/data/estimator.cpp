@@ -191,11 +191,25 @@ std::string provenance(const Curve& curve, const Evidence& evidence) {
 }
 
 // The basis of ΔE at batch 1 from the curve (before any batch / context model).
-FigureBasis curve_basis(const Question& q, const CurveChoice& choice, const FitPoint* anchor, const Evidence& evidence) {
+// `points`: the anchors the answer used; for a curve without sessions of its own (the published
+// parameters) their sessions say which GPUs the figure was measured on.
+FigureBasis curve_basis(const Question& q, const CurveChoice& choice, const FitPoint* anchor, const std::vector<FitPoint>& points,
+                        const Evidence& evidence) {
   const Curve& c = *choice.curve;
   FigureBasis b;
   for (const std::string& id : c.session_ids) b.sessions.push_back(session_label(evidence, id));
-  const auto gpus = curve_gpus(c, evidence);
+  auto gpus = curve_gpus(c, evidence);
+  if (c.session_ids.empty()) {
+    std::set<std::string> seen;
+    for (const FitPoint& p : points) {
+      if (anchor != nullptr && !same_size(p.params_b, anchor->params_b)) continue;
+      b.sessions.push_back(session_label(evidence, p.session_id));
+      if (auto g = session_gpu(evidence, p.session_id); !g.empty()) seen.insert(g);
+    }
+    std::sort(b.sessions.begin(), b.sessions.end());
+    b.sessions.erase(std::unique(b.sessions.begin(), b.sessions.end()), b.sessions.end());
+    gpus.assign(seen.begin(), seen.end());
+  }
   b.gpu = joined(gpus);
   b.arch = c.key.gpu_arch;
   const std::string where = provenance(c, evidence);
@@ -214,7 +228,8 @@ FigureBasis curve_basis(const Question& q, const CurveChoice& choice, const FitP
   if (choice.borrowed_arch) {
     b.borrowed_from = fmt::format("the {} curve ({})", c.key.gpu_arch, where);
     b = b.at_most(Basis::borrowed, fmt::format("borrowed: {} has no {} curve with {}", q.arch, q.precision.name, q.engine));
-  } else if (q.gpu && !gpus.empty() && !gpu_among(*q.gpu, gpus)) {
+  } else if (q.gpu && !gpus.empty() && (!gpu_among(*q.gpu, gpus) || (anchor != nullptr && gpus.size() > 1))) {
+    // Not measured on the GPU asked about, or a mean that mixes it with other GPUs.
     b.borrowed_from = fmt::format("{} (same architecture, {})", b.gpu, c.key.gpu_arch);
     b = b.at_most(Basis::borrowed, fmt::format("borrowed: measured on {}, not on the {} asked about", b.gpu, q.gpu->name));
   }
@@ -474,7 +489,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
     out.band.within_session = kZ * curve.fit.resid_std_pct;
     out.ci_kind = "resid_std";
   }
-  out.delta_basis = curve_basis(q, *choice, anchor, evidence);
+  out.delta_basis = curve_basis(q, *choice, anchor, points, evidence);
   const Basis evidence_kind = anchor != nullptr ? Basis::measured : curve.fit.covers(q.n) ? Basis::interpolated : Basis::extrapolated;
   const bool borrowed_gpu = !choice->borrowed_arch && out.delta_basis.basis == Basis::borrowed;
 
