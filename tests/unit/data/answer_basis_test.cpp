@@ -202,6 +202,42 @@ TEST_F(AnswerBasisTest, SizesOutsideThePhysicalRangeAreRefused) {
   EXPECT_TRUE(estimate(r, *store_));
 }
 
+TEST_F(AnswerBasisTest, ABatchASessionMeasuredIsMeasuredNotModelled) {
+  // The evidence plus one row of the 7 B NF4 session measured at batch 8 (what a batch campaign brings).
+  Evidence evidence = *store_;
+  EstimateRequest r;
+  r.params_b = 7;
+  r.gpu = "RTX 4090";
+  r.precision = "NF4";
+  auto at_one = estimate(r, evidence);
+  ASSERT_TRUE(at_one) << at_one.error().describe();
+  ASSERT_EQ(at_one->basis, Basis::measured);
+  const std::string session = at_one->curve->session_ids.front();
+  const auto one = std::find_if(evidence.rows.begin(), evidence.rows.end(), [&](const DataRow& row) {
+    return row.session_id == session && row.precision == "NF4" && row.params_b == 7 && row.batch_size == 1;
+  });
+  ASSERT_NE(one, evidence.rows.end());
+  DataRow batch8 = *one;
+  batch8.batch_size = 8;
+  batch8.fp16_energy_per_token_mj = one->fp16_energy_per_token_mj * 0.7;
+  batch8.energy_per_token_mj = batch8.fp16_energy_per_token_mj * 0.8;  // ΔE −20 % at batch 8
+  evidence.rows.push_back(batch8);
+  r.batch = 8;
+  auto measured = estimate(r, evidence);
+  ASSERT_TRUE(measured) << measured.error().describe();
+  EXPECT_EQ(measured->basis, Basis::measured);
+  EXPECT_FALSE(measured->modelled);
+  EXPECT_NEAR(*measured->delta_pct, -20.0, 1e-6);
+  ASSERT_TRUE(measured->energy_estimate);
+  EXPECT_EQ(measured->energy_estimate->basis.basis, Basis::measured);
+  EXPECT_NEAR(measured->energy_estimate->mj_per_token, batch8.energy_per_token_mj, 1e-6);
+  // Without that row the same question is modelled.
+  auto modelled = estimate(r, *store_);
+  ASSERT_TRUE(modelled);
+  EXPECT_EQ(modelled->basis, Basis::modelled);
+  EXPECT_TRUE(modelled->modelled);
+}
+
 // The figures of one configuration, as JSON, with what depends on the grid by design removed.
 Json figures(const Candidate& c) {
   Json j = c;
