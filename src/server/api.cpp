@@ -31,6 +31,18 @@ Error as_bad_request(Error error) {
 
 HttpResponse ok_json(const Json& body, int status = 200) { return json_response(status, json_text(body)); }
 
+// A question that cannot be answered: 400 with `error` and, as the published API answers, the `input`
+// it was asked with (so a client sees what was read from its query or free text).
+HttpResponse bad_question(const Error& error, const Json& input) {
+  HttpResponse response = error_response(as_bad_request(error));
+  Json body = Json::parse(response.body, nullptr, false);
+  if (body.is_object()) {
+    body["input"] = input;
+    response.body = json_text(body);
+  }
+  return response;
+}
+
 // Reads an optional whole-number query parameter within [min, max]; the error names it.
 Result<std::optional<int>> int_param(const HttpRequest& request, const std::string& name, int min, int max) {
   const auto text = request.param(name);
@@ -104,9 +116,9 @@ Result<HttpResponse> Api::estimate(const HttpRequest& request) const {
   auto input = request_input(request);
   if (!input) return input.error();
   auto question = data::estimate_request_from_json(*input);
-  if (!question) return as_bad_request(question.error());
+  if (!question) return bad_question(question.error(), *input);
   auto answer = data::estimate(*question, evidence_);
-  if (!answer) return as_bad_request(answer.error());
+  if (!answer) return bad_question(answer.error(), *input);
   return ok_json(Json(*answer));
 }
 
@@ -120,9 +132,9 @@ Result<HttpResponse> Api::optimize(const HttpRequest& request) const {
     }
   }
   auto question = data::optimize_request_from_json(*input);
-  if (!question) return as_bad_request(question.error());
+  if (!question) return bad_question(question.error(), *input);
   auto answer = data::optimize(*question, evidence_);
-  if (!answer) return as_bad_request(answer.error());
+  if (!answer) return bad_question(answer.error(), *input);
   return ok_json(Json(*answer));
 }
 

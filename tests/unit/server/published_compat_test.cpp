@@ -167,6 +167,7 @@ TEST_F(PublishedCompatTest, EstimateErrorsAre400WithAnErrorField) {
     const Json e = call(get("/v1/estimate", query), 400);
     ASSERT_TRUE(e.contains("error")) << e;
     EXPECT_TRUE(e["error"].is_string());
+    EXPECT_TRUE(e["input"].is_object()) << e;  // worker.js: { ...r, input: a }
   }
 }
 
