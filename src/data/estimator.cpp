@@ -593,6 +593,15 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
 
   out.quality_cost = find_quality_cost(evidence, q.engine, precision, q.n);
   if (out.quality_cost) {
+    // Perplexity measured on another GPU (or architecture) than the one asked about is that GPU's.
+    FigureBasis& qb = out.quality_cost->basis;
+    const auto measured_on = find_gpu(qb.gpu);
+    const bool other = q.gpu ? !(measured_on && measured_on->name == q.gpu->name) : qb.arch != q.arch;
+    if (other && qb.borrowed_from.empty()) {
+      qb.borrowed_from = fmt::format("{} ({})", qb.gpu, qb.arch);
+      qb = qb.at_most(Basis::borrowed, fmt::format("borrowed: measured on {}, not on the {} asked about", qb.gpu,
+                                                   q.gpu ? q.gpu->name : q.arch));
+    }
     out.verdict += " Quality: " + out.quality_cost->note + ".";
   } else {
     out.notes.push_back("no measured quality cost for " + precision + " with " + q.engine);

@@ -157,6 +157,10 @@ TEST_F(AnswerBasisTest, AnA100QuestionIsNotAnsweredMeasuredFromAnA800Session) {
   EXPECT_EQ(e->basis, Basis::borrowed);
   EXPECT_NE(e->delta_basis.borrowed_from.find("A800"), std::string::npos) << e->delta_basis.borrowed_from;
   EXPECT_GT(e->band.borrowing, 0.0);
+  // The perplexity was measured on an RTX 4090: for an A100 question it is borrowed too.
+  ASSERT_TRUE(e->quality_cost);
+  EXPECT_EQ(e->quality_cost->basis.basis, Basis::borrowed);
+  EXPECT_NE(e->quality_cost->basis.borrowed_from.find("RTX 4090"), std::string::npos);
   r.gpu.clear();
   r.arch = "ampere";  // the architecture asked about: the A800 session measured it
   auto arch = estimate(r, *store_);
