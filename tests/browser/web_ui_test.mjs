@@ -110,6 +110,23 @@ await check('an estimate shows the same verdict as the API', async () => {
   await page.screenshot({ path: join(artefacts, 'estimate-verdict.png'), fullPage: true });
 });
 
+await check('an architecture without a curve is an error until a borrow is asked for', async () => {
+  const p = await freshPage(context, base);  // the 400 is expected: kept off the main page's console
+  await p.click('#tab-estimate');
+  await p.fill('#estimate-form input[name=params_b]', '2');
+  await p.selectOption('#estimate-form select[name=arch]', 'blackwell');
+  await p.selectOption('#estimate-form select[name=precision]', 'INT8');
+  await p.click('#estimate-form button[type=submit]');
+  await p.waitForSelector('#estimate-error', { timeout: 15000 });
+  assert.match(await p.textContent('#estimate-error'), /allow_borrow/);
+  await p.check('#estimate-form input[name=allow_borrow]');
+  await p.click('#estimate-form button[type=submit]');
+  await p.waitForSelector('#estimate-bases li[data-figure=delta_pct]', { timeout: 15000 });
+  assert.equal(await p.getAttribute('#estimate-bases li[data-figure=delta_pct]', 'data-basis'), 'borrowed');
+  assert.deepEqual(p.scriptErrors, []);
+  await p.close();
+});
+
 await check('the optimize tab shows a recommendation', async () => {
   await page.click('#tab-optimize');
   await page.click('#optimize-form button[type=submit]');

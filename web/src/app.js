@@ -182,7 +182,12 @@ function renderModels() {
 function formJson(form) {
   const out = {};
   for (const el of form.elements) {
-    if (!el.name || el.value === '') continue;
+    if (!el.name) continue;
+    if (el.type === 'checkbox') {  // sent only when ticked: the API's default is false
+      if (el.checked) out[el.name] = true;
+      continue;
+    }
+    if (el.value === '') continue;
     out[el.name] = el.type === 'number' ? Number(el.value) : el.value;
   }
   return out;
