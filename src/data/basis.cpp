@@ -1,10 +1,14 @@
-// Basis spellings.
+// Basis spellings and figure bases.
 #include "data/basis.hpp"
 
 #include <array>
 #include <string>
 
 namespace ecocompute::data {
+namespace {
+constexpr std::array kAll{Basis::measured, Basis::interpolated, Basis::extrapolated,
+                          Basis::borrowed, Basis::modelled,     Basis::unavailable};
+}  // namespace
 
 std::string_view to_string(Basis basis) noexcept {
   switch (basis) {
@@ -12,20 +16,48 @@ std::string_view to_string(Basis basis) noexcept {
     case Basis::interpolated: return "interpolated";
     case Basis::extrapolated: return "extrapolated";
     case Basis::borrowed: return "borrowed";
+    case Basis::modelled: return "modelled";
     case Basis::unavailable: return "unavailable";
   }
   return "unavailable";
 }
 
 Result<Basis> parse_basis(std::string_view text) {
-  constexpr std::array all{Basis::measured, Basis::interpolated, Basis::extrapolated, Basis::borrowed,
-                           Basis::unavailable};
-  for (Basis b : all) {
+  for (Basis b : kAll) {
     if (to_string(b) == text) return b;
   }
   return unexpected(ErrorCode::invalid_input,
                     "unknown basis '" + std::string(text) +
-                        "' (expected measured, interpolated, extrapolated, borrowed or unavailable)");
+                        "' (expected measured, interpolated, extrapolated, borrowed, modelled or unavailable)");
+}
+
+Basis worse(Basis a, Basis b) noexcept { return static_cast<int>(a) >= static_cast<int>(b) ? a : b; }
+
+FigureBasis FigureBasis::at_most(Basis floor, const std::string& why) const {
+  FigureBasis out = *this;
+  if (worse(basis, floor) == basis) return out;
+  out.basis = floor;
+  out.label = label.empty() ? why : label + "; " + why;
+  return out;
+}
+
+FigureBasis modelled_basis(std::string model) {
+  FigureBasis b;
+  b.basis = Basis::modelled;
+  b.label = "modelled: " + model;
+  b.model = std::move(model);
+  return b;
+}
+
+void to_json(Json& j, const FigureBasis& b) {
+  auto text_or_null = [](const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); };
+  j = Json{{"basis", to_string(b.basis)},
+           {"label", b.label},
+           {"sessions", b.sessions},
+           {"gpu", text_or_null(b.gpu)},
+           {"arch", text_or_null(b.arch)},
+           {"borrowed_from", text_or_null(b.borrowed_from)},
+           {"model", text_or_null(b.model)}};
 }
 
 }  // namespace ecocompute::data

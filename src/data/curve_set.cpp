@@ -37,7 +37,7 @@ struct KeyLess {
 std::map<CurveKey, std::map<std::string, std::vector<DataRow>>, KeyLess> group(const std::vector<DataRow>& rows) {
   std::map<CurveKey, std::map<std::string, std::vector<DataRow>>, KeyLess> groups;
   for (const DataRow& r : rows) {
-    if (r.basis != Basis::measured || is_baseline(r.precision)) continue;
+    if (r.basis != Basis::measured || r.batch_size != 1 || is_baseline(r.precision)) continue;
     groups[CurveKey{r.gpu_arch, r.engine, r.precision}][r.session_id].push_back(r);
   }
   return groups;

@@ -57,6 +57,7 @@ void to_json(Json& j, const DataRow& r) {
            {"weights", r.weights},
            {"energy_per_token_mj", r.energy_per_token_mj},
            {"fp16_energy_per_token_mj", r.fp16_energy_per_token_mj},
+           {"batch_size", r.batch_size},
            {"delta_pct", r.delta_pct()},
            {"n_trials", r.n_trials}};
   put_optional(j, "delta_sd_pct", r.delta_sd_pct);

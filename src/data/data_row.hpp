@@ -45,6 +45,9 @@ struct DataRow {
   std::string weights;    ///< "synthetic", "trained-fixture", "real", or "" if unknown
   double energy_per_token_mj = 0.0;
   double fp16_energy_per_token_mj = 0.0;
+  /// Sequences decoded together. Every published row is batch 1; a row at another batch size is
+  /// evidence for that batch size only (curves are fitted to batch-1 rows).
+  int batch_size = 1;
   int n_trials = 1;
   std::optional<double> delta_sd_pct;          ///< SD of ΔE over the row's own trials (ddof 1)
   std::optional<double> delta_ci95_low_pct;    ///< the row's own paired 95 % CI of ΔE

@@ -1,55 +1,381 @@
 // Estimator: answers from a measured anchor, a curve of the same architecture, or (said so) another
-// architecture's curve; never a silent extrapolation.
+// architecture's curve; the band grows with every step away from the evidence; never a silent
+// extrapolation, never a borrowed or modelled figure labelled measured.
 #include "data/estimator.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "data/batch_model.hpp"
 #include "data/gpu_spec.hpp"
 #include "data/model_size.hpp"
+#include "data/query_text.hpp"
+#include "data/session_energy.hpp"
 #include "util/precision.hpp"
 #include "util/statistics.hpp"
 
 namespace ecocompute::data {
 namespace {
 
+constexpr double kZ = 1.96;
+// Allowances (standard uncertainties, percentage points) for answering from evidence of another kind:
+// another architecture's curve (the published service's own allowance) and another GPU of the same
+// architecture (half of it: same kernels and memory type, another card and board power).
+constexpr double kBorrowArchSigma = 10.0;
+constexpr double kBorrowGpuSigma = 5.0;
+
 bool same_size(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(a)); }
 
-std::vector<std::string> words(const std::string& text) {
-  std::vector<std::string> out;
-  std::string w;
-  std::istringstream in(text);
-  while (in >> w) out.push_back(w);
-  return out;
+const Session* find_session(const Evidence& evidence, const std::string& id) {
+  for (const Session& s : evidence.sessions) {
+    if (s.id == id) return &s;
+  }
+  return nullptr;
 }
 
-// Fills size, GPU/arch and precision from the published free-text query when they are not given.
-void apply_free_text(EstimateRequest& r, bool precision_given) {
-  if (r.q.empty()) return;
-  if (!r.params_b && r.model.empty()) r.params_b = params_b_from_model_name(r.q);
-  const auto tokens = words(r.q);
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (r.arch.empty() && r.gpu.empty()) {
-      if (auto a = parse_architecture(tokens[i])) {
-        r.arch = *a;
-      } else if (i + 1 < tokens.size() && find_gpu(tokens[i] + " " + tokens[i + 1])) {
-        r.gpu = tokens[i] + " " + tokens[i + 1];
-      } else if (tokens[i].size() > 1 && find_gpu(tokens[i]) && !params_b_from_model_name(tokens[i])) {
-        r.gpu = tokens[i];
-      }
-    }
-    if (!precision_given) {
-      if (auto p = parse_precision(tokens[i]); p && !p->is_baseline) r.precision = p->name;
-    }
-  }
+std::string session_label(const Evidence& evidence, const std::string& id) {
+  const Session* s = find_session(evidence, id);
+  return s != nullptr ? s->label : id;
+}
+
+std::string session_gpu(const Evidence& evidence, const std::string& id) {
+  const Session* s = find_session(evidence, id);
+  return s != nullptr ? s->gpu : std::string();
 }
 
 std::string signed_pct(double v) { return fmt::format("{:+.1f} %", v); }
+
+// The checked question.
+struct Question {
+  double n = 0;
+  std::string arch;
+  std::optional<GpuSpec> gpu;  // when a GPU was named
+  PrecisionInfo precision;
+  std::string engine;
+  int batch = 1;
+  int context = defaults::context;
+  bool allow_borrow = false;
+  std::string model;
+};
+
+Result<Question> resolve(EstimateRequest r) {
+  if (!r.q.empty()) {
+    const QueryText t = parse_query_text(r.q);
+    if (t.params_b) r.params_b = t.params_b;
+    if (t.gpu) {
+      r.gpu = *t.gpu;
+      r.arch.clear();
+    } else if (t.arch) {
+      r.arch = *t.arch;
+      r.gpu.clear();
+    }
+    if (t.precision) r.precision = *t.precision;
+    if (t.batch) r.batch = *t.batch;
+    if (t.context) r.context = *t.context;
+  }
+  if (!r.params_b && !r.model.empty()) {
+    r.params_b = params_b_from_model_name(r.model);
+    if (!r.params_b) {
+      return unexpected(ErrorCode::invalid_argument, "cannot read a size from model name '" + r.model + "'; give params_b");
+    }
+  }
+  if (!r.params_b) return unexpected(ErrorCode::invalid_argument, "params_b (model size in billions, or a model name with a size) is required");
+  auto size = check_params_b(*r.params_b, "params_b");
+  if (!size) return size.error();
+  if (r.batch < 1) return unexpected(ErrorCode::invalid_argument, "batch must be ≥ 1");
+  if (r.context < 1) return unexpected(ErrorCode::invalid_argument, "ctx must be ≥ 1");
+  auto precision = parse_precision(r.precision);
+  if (!precision) return precision.error();
+  if (precision->is_baseline) {
+    return unexpected(ErrorCode::invalid_argument,
+                      "precision " + std::string(precision->name) + " is the baseline; ask about a quantized one");
+  }
+  Question q;
+  q.n = *size;
+  q.precision = *precision;
+  q.batch = r.batch;
+  q.context = r.context;
+  q.allow_borrow = r.allow_borrow;
+  q.model = r.model;
+  if (!r.gpu.empty()) {
+    auto gpu = find_gpu(r.gpu);
+    if (!gpu) return gpu.error();
+    q.gpu = *gpu;
+    q.arch = gpu->arch;
+  }
+  if (!r.arch.empty()) {
+    auto arch = parse_architecture(r.arch);
+    if (!arch) return arch.error();
+    if (q.gpu && *arch != q.arch) {
+      return unexpected(ErrorCode::invalid_argument,
+                        fmt::format("gpu {} is {}, not {}: give one of gpu or arch", q.gpu->name, q.arch, *arch));
+    }
+    q.arch = *arch;
+  }
+  if (q.arch.empty()) return unexpected(ErrorCode::invalid_argument, "arch or gpu is required");
+  q.engine = r.engine.empty() ? std::string(precision->default_engine) : r.engine;
+  return q;
+}
+
+// The curve that answers, and whether it belongs to another architecture.
+struct CurveChoice {
+  const Curve* curve = nullptr;
+  bool borrowed_arch = false;
+  bool default_borrow_used = false;
+};
+
+std::string measured_architectures(const Evidence& evidence, const Question& q) {
+  std::string out;
+  for (const Curve* c : evidence.curves.for_precision(q.engine, std::string(q.precision.name))) {
+    out += (out.empty() ? "" : ", ") + c->key.gpu_arch;
+  }
+  return out;
+}
+
+Result<CurveChoice> choose_curve(const Question& q, const Evidence& evidence) {
+  const std::string precision(q.precision.name);
+  if (const Curve* own = evidence.curves.find(CurveKey{q.arch, q.engine, precision})) return CurveChoice{own, false, false};
+  if (auto borrow = default_borrow(q.arch)) {
+    if (const Curve* c = evidence.curves.find(CurveKey{*borrow, q.engine, precision})) return CurveChoice{c, true, true};
+  }
+  const std::string measured = measured_architectures(evidence, q);
+  if (measured.empty()) {
+    return unexpected(ErrorCode::not_found,
+                      fmt::format("{} with {} is not measured on any architecture: no curve to answer from; measure it "
+                                  "(ecocompute measure, or the MCP tool plan_measurement)",
+                                  precision, q.engine));
+  }
+  if (q.allow_borrow) {
+    for (const std::string& arch : architectures_nearest_to(q.arch)) {
+      if (const Curve* c = evidence.curves.find(CurveKey{arch, q.engine, precision})) return CurveChoice{c, true, false};
+    }
+  }
+  return unexpected(ErrorCode::not_found,
+                    fmt::format("{} with {} is not measured for {} (measured: {}); ask with allow_borrow to read the "
+                                "nearest architecture's curve, labelled borrowed, or measure it",
+                                precision, q.engine, q.arch, measured));
+}
+
+// GPUs the curve's sessions measured on.
+std::vector<std::string> curve_gpus(const Curve& curve, const Evidence& evidence) {
+  std::set<std::string> gpus;
+  for (const std::string& id : curve.session_ids) {
+    if (auto g = session_gpu(evidence, id); !g.empty()) gpus.insert(g);
+  }
+  return {gpus.begin(), gpus.end()};
+}
+
+bool gpu_among(const GpuSpec& asked, const std::vector<std::string>& gpus) {
+  return std::any_of(gpus.begin(), gpus.end(), [&](const std::string& g) {
+    auto spec = find_gpu(g);
+    return spec ? spec->name == asked.name : g == asked.name;
+  });
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// What the curve's evidence is, in words: "RTX 4090, session rtx4090_2026-08-19".
+std::string provenance(const Curve& curve, const Evidence& evidence) {
+  if (curve.source == "published") return "the published curve parameters (sessions pooled)";
+  std::vector<std::string> labels;
+  for (const std::string& id : curve.session_ids) labels.push_back(session_label(evidence, id));
+  return fmt::format("{}, session{} {}", joined(curve_gpus(curve, evidence)), labels.size() == 1 ? "" : "s", joined(labels));
+}
+
+// The basis of ΔE at batch 1 from the curve (before any batch / context model).
+// `points`: the anchors the answer used; for a curve without sessions of its own (the published
+// parameters) their sessions say which GPUs the figure was measured on.
+FigureBasis curve_basis(const Question& q, const CurveChoice& choice, const FitPoint* anchor, const std::vector<FitPoint>& points,
+                        const Evidence& evidence) {
+  const Curve& c = *choice.curve;
+  FigureBasis b;
+  for (const std::string& id : c.session_ids) b.sessions.push_back(session_label(evidence, id));
+  auto gpus = curve_gpus(c, evidence);
+  if (c.session_ids.empty()) {
+    std::set<std::string> seen;
+    for (const FitPoint& p : points) {
+      if (anchor != nullptr && !same_size(p.params_b, anchor->params_b)) continue;
+      b.sessions.push_back(session_label(evidence, p.session_id));
+      if (auto g = session_gpu(evidence, p.session_id); !g.empty()) seen.insert(g);
+    }
+    std::sort(b.sessions.begin(), b.sessions.end());
+    b.sessions.erase(std::unique(b.sessions.begin(), b.sessions.end()), b.sessions.end());
+    gpus.assign(seen.begin(), seen.end());
+  }
+  b.gpu = joined(gpus);
+  b.arch = c.key.gpu_arch;
+  const std::string where = provenance(c, evidence);
+  if (anchor != nullptr) {
+    b.basis = Basis::measured;
+    b.label = fmt::format("measured at {:g} B on {}", anchor->params_b, where);
+  } else if (c.fit.covers(q.n)) {
+    b.basis = Basis::interpolated;
+    b.label = fmt::format("interpolated on the {} curve ({}; measured {:g}–{:g} B)", c.key.gpu_arch, where,
+                          c.fit.range_min_b, c.fit.range_max_b);
+  } else {
+    b.basis = Basis::extrapolated;
+    b.label = fmt::format("extrapolated beyond the measured {:g}–{:g} B of the {} curve ({})", c.fit.range_min_b,
+                          c.fit.range_max_b, c.key.gpu_arch, where);
+  }
+  if (choice.borrowed_arch) {
+    b.borrowed_from = fmt::format("the {} curve ({})", c.key.gpu_arch, where);
+    b = b.at_most(Basis::borrowed, fmt::format("borrowed: {} has no {} curve with {}", q.arch, q.precision.name, q.engine));
+  } else if (q.gpu && !gpus.empty() && (!gpu_among(*q.gpu, gpus) || (anchor != nullptr && gpus.size() > 1))) {
+    // Not measured on the GPU asked about, or a mean that mixes it with other GPUs.
+    b.borrowed_from = fmt::format("{} (same architecture, {})", b.gpu, c.key.gpu_arch);
+    b = b.at_most(Basis::borrowed, fmt::format("borrowed: measured on {}, not on the {} asked about", b.gpu, q.gpu->name));
+  }
+  return b;
+}
+
+// The measured batch-1 points of a key, one per (session, size): the anchors of a curve without points.
+std::vector<FitPoint> measured_points(const CurveKey& key, const Evidence& evidence) {
+  std::vector<DataRow> rows;
+  for (const DataRow& r : evidence.rows) {
+    if (r.basis == Basis::measured && r.batch_size == 1 && r.gpu_arch == key.gpu_arch && r.engine == key.engine &&
+        r.precision == key.precision) {
+      rows.push_back(r);
+    }
+  }
+  return summarize_points(rows);
+}
+
+// Rows of the curve's session(s) measured at this size and batch (batch > 1 evidence).
+std::vector<const DataRow*> batch_rows(const Question& q, const Curve& curve, const Evidence& evidence) {
+  std::vector<const DataRow*> out;
+  for (const DataRow& r : evidence.rows) {
+    if (r.basis == Basis::measured && r.batch_size == q.batch && r.gpu_arch == curve.key.gpu_arch && r.engine == curve.key.engine &&
+        r.precision == curve.key.precision && same_size(r.params_b, q.n) &&
+        std::find(curve.session_ids.begin(), curve.session_ids.end(), r.session_id) != curve.session_ids.end()) {
+      out.push_back(&r);
+    }
+  }
+  return out;
+}
+
+double extrapolation_distance(const CurveFit& fit, double n) {
+  if (n < fit.range_min_b) return std::log(fit.range_min_b / n);
+  if (n > fit.range_max_b) return std::log(n / fit.range_max_b);
+  return 0;
+}
+
+std::string confidence_of(const EstimateResponse& out, Basis evidence_kind, bool single_session, bool borrowed_arch,
+                          bool borrowed_gpu, std::optional<double> factor) {
+  const BandTerms& b = out.band;
+  std::string c;
+  if (evidence_kind == Basis::measured && out.ci_kind == "anchor CI" &&
+      (!b.between_sessions || *b.between_sessions <= 2 * b.within_session.value_or(0))) {
+    c = "high";
+  } else if ((evidence_kind == Basis::measured || evidence_kind == Basis::interpolated) && b.half_width > 0 && b.half_width < 10) {
+    c = "medium";
+  } else {
+    c = "low";
+  }
+  auto cap = [&](const char* at_most) {
+    if (c == "high" || (c == "medium" && std::string(at_most) == "low")) c = at_most;
+  };
+  if (single_session || borrowed_gpu) cap("medium");
+  if (borrowed_arch || evidence_kind == Basis::extrapolated) cap("low");
+  if (factor) cap(*factor < 0.5 ? "low" : "medium");
+  return c;
+}
+
+Json echo(const Question& q, const Evidence& evidence) {
+  return Json{{"params_b", q.n},
+              {"arch", q.arch},
+              {"gpu", q.gpu ? q.gpu->name : std::string()},
+              {"precision", std::string(q.precision.name)},
+              {"batch", q.batch},
+              {"ctx", q.context},
+              {"engine", q.engine},
+              {"model", q.model},
+              {"allow_borrow", q.allow_borrow},
+              {"curve_source", to_string(evidence.curve_source)}};
+}
+
+// The absolute energy per token, from the FP16 baseline of the session behind ΔE.
+// `measured_here`: ΔE was measured at this size (and batch) in the curve's own architecture.
+std::optional<EnergyEstimate> absolute_energy(const Question& q, const Curve& curve, const EstimateResponse& out,
+                                              bool measured_here, bool measured_at_batch, const Evidence& evidence) {
+  if (!out.delta_pct) return std::nullopt;
+  std::optional<std::string> session;
+  if (curve.source == "fit" && curve.session_ids.size() == 1) {
+    session = curve.session_ids.front();
+  } else {
+    session = fp16_reference_session(evidence.rows, evidence.sessions, curve.key.gpu_arch, curve.key.engine);
+  }
+  if (!session) return std::nullopt;
+  const int batch = measured_at_batch ? q.batch : 1;
+  const SessionRows which{*session, curve.key.engine, curve.key.precision, batch};
+  const auto fp16 = session_fp16_energy(evidence.rows, which, q.n);
+  if (!fp16) return std::nullopt;
+  EnergyEstimate e;
+  e.session_id = *session;
+  const std::string label = session_label(evidence, *session);
+  e.fp16_basis.basis = fp16->basis;
+  e.fp16_basis.sessions = {label};
+  e.fp16_basis.gpu = fp16->gpu;
+  e.fp16_basis.arch = curve.key.gpu_arch;
+  e.fp16_basis.label = fmt::format("FP16 {} {} on {} (session {})", fp16->basis == Basis::measured ? "measured" : to_string(fp16->basis),
+                                   fp16->basis == Basis::measured ? "at this size" : "in size", fp16->gpu, label);
+  e.fp16_mj_per_token = fp16->mj_per_token;
+  // The same borrowing as ΔE: another architecture's or another GPU's baseline is not this GPU's.
+  if (!out.delta_basis.borrowed_from.empty()) {
+    e.fp16_basis.borrowed_from = out.delta_basis.borrowed_from;
+    e.fp16_basis = e.fp16_basis.at_most(Basis::borrowed, "borrowed from " + out.delta_basis.borrowed_from);
+  }
+  const auto quantized = measured_here ? session_quantized_energy(evidence.rows, which, q.n) : std::nullopt;
+  if (quantized && fp16->basis == Basis::measured) {
+    e.mj_per_token = quantized->mj_per_token;
+    e.basis = out.delta_basis;
+    e.method = fmt::format("{} of {} in session {}; FP16: {}", quantized->method, curve.key.precision, label, fp16->method);
+  } else {
+    e.mj_per_token = fp16->mj_per_token * (1 + *out.delta_pct / 100);
+    e.basis = out.delta_basis.at_most(e.fp16_basis.basis, "FP16 baseline " + std::string(to_string(fp16->basis)));
+    // A product is not a measurement of the energy, even of two measured factors.
+    e.basis = e.basis.at_most(Basis::interpolated, "computed as FP16 × (1 + ΔE/100), not measured");
+    const auto& ds = out.delta_basis.sessions;
+    if (std::find(ds.begin(), ds.end(), label) == ds.end()) {
+      // The ΔE is not this session's own: its energy is another session's effect on this baseline.
+      e.basis.borrowed_from = fmt::format("ΔE of {} applied to the FP16 baseline of session {}",
+                                          ds.empty() ? out.delta_basis.label : joined(ds), label);
+      e.basis = e.basis.at_most(Basis::borrowed, "ΔE and FP16 baseline from different sessions");
+    }
+    e.method = fmt::format("FP16 {} in session {} × (1 + ΔE/100)", fp16->method, label);
+  }
+  double amort = 1, amort_low = 1, amort_high = 1;
+  if (q.batch > 1 && !measured_at_batch) {
+    const Amortization a = batch_amortization(q.batch);
+    amort = a.value;
+    amort_low = a.low;
+    amort_high = a.high;
+    const std::string why = fmt::format("batch {} not measured: × {:.3f} for the fixed per-token overhead a batch amortizes", q.batch, a.value);
+    e.basis = e.basis.at_most(Basis::modelled, why);
+    e.basis.model = "batch amortization (fixed share 0.35 of per-token energy)";
+    e.fp16_basis = e.fp16_basis.at_most(Basis::modelled, why);
+    e.fp16_basis.model = e.basis.model;
+    e.method += fmt::format("; × {:.3f} batch amortization (modelled)", a.value);
+  }
+  e.mj_per_token *= amort;
+  e.fp16_mj_per_token *= amort;
+  double spread = 0;
+  if (const SessionSpread* s = find_spread(evidence.fp16_spreads, CurveKey{curve.key.gpu_arch, curve.key.engine, "FP16"})) {
+    spread = s->tau;
+  }
+  if (out.ci_low_pct) {
+    const double base = e.mj_per_token / amort / (1 + *out.delta_pct / 100);
+    e.low_mj_per_token = base * (1 + *out.ci_low_pct / 100) * std::exp(-kZ * spread) * amort_low;
+    e.high_mj_per_token = base * (1 + *out.ci_high_pct / 100) * std::exp(kZ * spread) * amort_high;
+  }
+  return e;
+}
 
 }  // namespace
 
@@ -58,53 +384,6 @@ std::string recommend(std::optional<double> ci_low_pct, std::optional<double> ci
   if (*ci_high_pct < 0) return "quantize";
   if (*ci_low_pct > 0) return "do_not_quantize";
   return "depends";
-}
-
-std::optional<EnergyEstimate> estimate_fp16_energy(const Evidence& evidence, const std::string& arch,
-                                                   const std::string& engine, double params_b) {
-  // FP16 energy per token by session and size (mean over rows: several quantized rows share it).
-  std::map<std::string, std::map<double, std::vector<double>>> by_session;
-  for (const DataRow& r : evidence.rows) {
-    if (r.gpu_arch != arch || r.engine != engine || r.basis != Basis::measured) continue;
-    by_session[r.session_id][r.params_b].push_back(r.fp16_energy_per_token_mj);
-  }
-  const std::map<double, std::vector<double>>* best = nullptr;
-  std::string best_session;
-  for (const auto& [session, sizes] : by_session) {
-    if (best == nullptr || sizes.size() > best->size()) {
-      best = &sizes;
-      best_session = session;
-    }
-  }
-  if (best == nullptr || best->size() < 2) return std::nullopt;
-  // Least squares of log E = a + b·log N over the sizes.
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const double n = static_cast<double>(best->size());
-  std::string gpu;
-  for (const auto& [size, energies] : *best) {
-    double mean = 0;
-    for (double e : energies) mean += e / static_cast<double>(energies.size());
-    const double x = std::log(size), y = std::log(mean);
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
-  }
-  for (const DataRow& r : evidence.rows) {
-    if (r.session_id == best_session) gpu = r.gpu;
-  }
-  std::string label = best_session;
-  for (const Session& s : evidence.sessions) {
-    if (s.id == best_session) label = s.label;
-  }
-  const double b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-  const double a = (sy - b * sx) / n;
-  EnergyEstimate e;
-  e.fp16_mj_per_token = std::exp(a + b * std::log(params_b));
-  e.mj_per_token = e.fp16_mj_per_token;
-  e.method = fmt::format("log-log fit of {} FP16 anchors on {} ({}): E = {:.1f} mJ × N^{:.3f}", best->size(), gpu,
-                         label, std::exp(a), b);
-  return e;
 }
 
 std::optional<QualityCost> find_quality_cost(const Evidence& evidence, const std::string& engine,
@@ -126,256 +405,209 @@ std::optional<QualityCost> find_quality_cost(const Evidence& evidence, const std
   q.kld = best->kld;
   q.measured_at_b = best->params_b;
   q.model = best->model;
+  q.basis.sessions = {session_label(evidence, best->session_id)};
+  q.basis.gpu = best->gpu;
+  q.basis.arch = best->gpu_arch;
   if (same_size(best->params_b, params_b)) {
-    q.basis = Basis::measured;
+    q.basis.basis = Basis::measured;
+    q.basis.label = fmt::format("measured on {} ({}, session {})", best->model, best->gpu, q.basis.sessions.front());
     q.note = fmt::format("perplexity {:+.1f} % vs FP16, measured on {} ({})", q.delta_perplexity_pct, best->model, best->gpu);
   } else {
-    q.basis = Basis::borrowed;
+    q.basis.basis = Basis::borrowed;
+    q.basis.borrowed_from = fmt::format("{} ({:g} B), the nearest measured size", best->model, best->params_b);
+    q.basis.label = "borrowed from " + q.basis.borrowed_from;
     q.note = fmt::format("perplexity {:+.1f} % vs FP16 measured on {} ({:g} B), the nearest measured size, not at {:g} B",
                          q.delta_perplexity_pct, best->model, best->params_b, params_b);
   }
   return q;
 }
 
-Result<EstimateResponse> estimate(const EstimateRequest& request_in, const Evidence& evidence) {
-  EstimateRequest request = request_in;
-  apply_free_text(request, request_in.q.empty() || request_in.precision != defaults::estimate_precision);
-  if (!request.params_b && !request.model.empty()) {
-    request.params_b = params_b_from_model_name(request.model);
-    if (!request.params_b) {
-      return unexpected(ErrorCode::invalid_argument,
-                        "cannot read a size from model name '" + request.model + "'; give params_b");
-    }
-  }
-  if (!request.params_b) return unexpected(ErrorCode::invalid_argument, "params_b (or a model name with a size) is required");
-  auto size = check_params_b(*request.params_b, "params_b");
-  if (!size) return size.error();
-  const double n = *size;
-  if (request.batch < 1) return unexpected(ErrorCode::invalid_argument, "batch must be ≥ 1");
-  if (request.context < 1) return unexpected(ErrorCode::invalid_argument, "ctx must be ≥ 1");
-  auto precision = parse_precision(request.precision);
-  if (!precision) return precision.error();
-  if (precision->is_baseline) {
-    return unexpected(ErrorCode::invalid_argument, "precision " + std::string(precision->name) + " is the baseline; ask about a quantized one");
-  }
-  std::string arch;
-  if (!request.arch.empty()) {
-    auto a = parse_architecture(request.arch);
-    if (!a) return a.error();
-    arch = *a;
-  } else if (!request.gpu.empty()) {
-    auto gpu = find_gpu(request.gpu);
-    if (!gpu) return gpu.error();
-    arch = gpu->arch;
-  } else {
-    return unexpected(ErrorCode::invalid_argument, "arch or gpu is required");
-  }
-  const std::string engine = request.engine.empty() ? std::string(precision->default_engine) : request.engine;
+Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence& evidence) {
+  auto question = resolve(request);
+  if (!question) return question.error();
+  const Question& q = *question;
+  auto choice = choose_curve(q, evidence);
+  if (!choice) return choice.error();
+  const Curve& curve = *choice->curve;
+  const std::string precision(q.precision.name);
 
   EstimateResponse out;
-  out.engine = engine;
-  out.input = Json{{"params_b", n},         {"arch", arch},           {"gpu", request.gpu},
-                   {"precision", std::string(precision->name)}, {"batch", request.batch}, {"ctx", request.context},
-                   {"engine", engine},      {"model", request.model}, {"curve_source", to_string(evidence.curve_source)}};
-  out.weight_gb = weight_gb(n, *precision);
-  out.weight_gb_fp16 = weight_gb(n, *parse_precision("FP16"));
-  if (request.batch != defaults::batch || request.context != defaults::context) {
-    out.notes.push_back("the curves were measured at batch 1 with short prompts; batch and context are not modelled in ΔE");
+  out.engine = q.engine;
+  out.input = echo(q, evidence);
+  out.weight_gb = weight_gb(q.n, q.precision);
+  out.weight_gb_fp16 = weight_gb(q.n, *parse_precision("FP16"));
+  out.arch_used = curve.key.gpu_arch;
+  out.curve = curve;
+  out.curve->fit.points.clear();
+  out.crossover_b = curve.fit.crossover_b;
+  // The published curve parameters carry no points: their anchors are the measured rows of the key.
+  const std::vector<FitPoint> points = curve.fit.points.empty() ? measured_points(curve.key, evidence) : curve.fit.points;
+  for (const FitPoint& p : points) {
+    out.anchors.push_back(Anchor{p.params_b, p.delta_pct, p.n, p.model, session_label(evidence, p.session_id),
+                                 session_gpu(evidence, p.session_id)});
   }
 
-  const CurveKey key{arch, engine, std::string(precision->name)};
-  const Curve* curve = evidence.curves.find(key);
-  out.arch_used = arch;
-  if (curve == nullptr) {
-    // Another architecture's curve for the same engine and precision: one that covers the size first.
-    const Curve* borrowed = nullptr;
-    for (const Curve* c : evidence.curves.for_precision(engine, std::string(precision->name))) {
-      if (borrowed == nullptr || (c->fit.covers(n) && !borrowed->fit.covers(n))) borrowed = c;
-    }
-    if (borrowed != nullptr) {
-      curve = borrowed;
-      out.arch_used = borrowed->key.gpu_arch;
-      out.basis = Basis::borrowed;
-      out.notes.push_back("no " + std::string(precision->name) + " curve for " + arch + " with " + engine + "; borrowed the " +
-                          borrowed->key.gpu_arch + " curve");
-    }
+  // ΔE at batch 1 and its within-session band. Several sessions at the size (pooled published
+  // curves): their mean, with their disagreement in the band, as the published service does.
+  FitPoint merged;
+  const FitPoint* anchor = nullptr;
+  std::vector<const FitPoint*> exact;
+  for (const FitPoint& p : points) {
+    if (same_size(p.params_b, q.n)) exact.push_back(&p);
   }
-  if (curve == nullptr) {
-    out.basis = Basis::unavailable;
-    out.confidence = "none";
-    out.recommendation = "depends";
-    out.verdict = fmt::format("No measurement or curve supports an estimate for {} with {} ({}); measure it.",
-                              std::string(precision->name), engine, arch);
-    out.notes.push_back("no curve for " + std::string(precision->name) + " with " + engine + " on any architecture");
-  } else {
-    out.curve = *curve;
-    out.curve->fit.points.clear();
-    out.crossover_b = curve->fit.crossover_b;
-    for (const FitPoint& p : curve->fit.points) {
-      std::string label = p.session_id;
-      for (const Session& s : evidence.sessions) {
-        if (s.id == p.session_id) label = s.label;
-      }
-      out.anchors.push_back(Anchor{p.params_b, p.delta_pct, p.n, p.model, label});
+  if (exact.size() == 1) anchor = exact.front();
+  if (exact.size() > 1) {
+    merged = *exact.front();
+    double sum = 0, low = merged.delta_pct, high = merged.delta_pct;
+    merged.n = 0;
+    for (const FitPoint* p : exact) {
+      sum += p->delta_pct;
+      low = std::min(low, p->delta_pct);
+      high = std::max(high, p->delta_pct);
+      merged.n += p->n;
     }
-    const FitPoint* anchor = nullptr;
-    for (const FitPoint& p : curve->fit.points) {
-      if (same_size(p.params_b, n)) anchor = &p;
-    }
-    const CurveValue value = curve->fit.at(n);
-    if (anchor != nullptr && out.basis != Basis::borrowed) {
-      out.basis = Basis::measured;
-      out.modelled = false;
-      out.delta_pct = anchor->delta_pct;
-      if (anchor->se_pct && anchor->n >= 2) {
-        const double half = student_t_critical(0.95, static_cast<std::size_t>(anchor->n - 1)) * *anchor->se_pct;
-        out.ci_low_pct = anchor->delta_pct - half;
-        out.ci_high_pct = anchor->delta_pct + half;
-        out.ci_kind = "anchor CI";
-      } else if (value.ci_low_pct) {
-        out.ci_low_pct = anchor->delta_pct - (value.delta_pct - *value.ci_low_pct);
-        out.ci_high_pct = anchor->delta_pct + (*value.ci_high_pct - value.delta_pct);
-        out.ci_kind = "confidence band";
-        out.notes.push_back("single measured anchor: CI width taken from the curve's confidence band");
+    merged.delta_pct = sum / static_cast<double>(exact.size());
+    merged.se_pct.reset();
+    anchor = &merged;
+    out.band.between_sessions = kZ * (high - low) / 2;
+    out.notes.push_back(fmt::format("{} sessions measured {:g} B and disagree by {:.1f} pts: the value is their mean and the band "
+                                    "covers the spread",
+                                    exact.size(), q.n, high - low));
+  }
+  if (choice->borrowed_arch) anchor = nullptr;  // another architecture's point is no anchor here
+  const CurveValue value = curve.fit.at(q.n);
+  double delta = anchor != nullptr ? anchor->delta_pct : value.delta_pct;
+  if (anchor != nullptr && anchor->se_pct && anchor->n >= 2) {
+    out.band.within_session = student_t_critical(0.95, static_cast<std::size_t>(anchor->n - 1)) * *anchor->se_pct;
+    out.ci_kind = "anchor CI";
+  } else if (value.ci_low_pct) {
+    out.band.within_session = *value.ci_high_pct - value.delta_pct;
+    out.ci_kind = "confidence band";
+    if (anchor != nullptr) out.notes.push_back("single measured anchor: its within-session width is the curve's confidence band");
+  } else if (curve.fit.resid_std_pct > 0) {
+    out.band.within_session = kZ * curve.fit.resid_std_pct;
+    out.ci_kind = "resid_std";
+  }
+  out.delta_basis = curve_basis(q, *choice, anchor, points, evidence);
+  const Basis evidence_kind = anchor != nullptr ? Basis::measured : curve.fit.covers(q.n) ? Basis::interpolated : Basis::extrapolated;
+  const bool borrowed_gpu = !choice->borrowed_arch && out.delta_basis.basis == Basis::borrowed;
+
+  // Batch and context: measured where the session measured that batch, else the model.
+  bool measured_at_batch = false;
+  std::optional<double> model_factor;
+  if (batch_or_context_modelled(q.batch, q.context)) {
+    const auto rows = q.context <= kBaselineContext ? batch_rows(q, curve, evidence) : std::vector<const DataRow*>{};
+    if (!rows.empty() && !choice->borrowed_arch) {
+      std::vector<double> deltas;
+      for (const DataRow* r : rows) deltas.push_back(r->delta_pct());
+      const Summary s = summarize(deltas);
+      delta = s.mean;
+      measured_at_batch = true;
+      if (s.ci_half_width) {
+        out.band.within_session = *s.ci_half_width;
+        out.ci_kind = "measured batch CI";
       }
+      out.delta_basis.label += fmt::format("; measured at batch {} ({} row{})", q.batch, rows.size(), rows.size() == 1 ? "" : "s");
+      if (out.delta_basis.basis != Basis::borrowed) out.delta_basis.basis = Basis::measured;
     } else {
-      if (out.basis != Basis::borrowed) out.basis = curve->fit.covers(n) ? Basis::interpolated : Basis::extrapolated;
+      const ModelledDelta m = modelled_delta(delta, q.batch, q.context);
+      out.band.batch_model = kZ * m.sigma_pct;
+      delta = m.delta_pct;
       out.modelled = true;
-      out.delta_pct = value.delta_pct;
-      if (value.ci_low_pct) {
-        out.ci_low_pct = value.ci_low_pct;
-        out.ci_high_pct = value.ci_high_pct;
-        out.ci_kind = "confidence band";
-      } else if (curve->fit.resid_std_pct > 0) {
-        out.ci_low_pct = value.delta_pct - 1.96 * curve->fit.resid_std_pct;
-        out.ci_high_pct = value.delta_pct + 1.96 * curve->fit.resid_std_pct;
-        out.ci_kind = "resid_std";
-      }
-      if (out.basis == Basis::extrapolated || !curve->fit.covers(n)) {
-        out.notes.push_back(fmt::format("{:g} B is outside the measured range {:g}–{:g} B: extrapolated", n,
-                                        curve->fit.range_min_b, curve->fit.range_max_b));
-      }
+      model_factor = m.factor;
+      out.delta_basis = out.delta_basis.at_most(
+          Basis::modelled, fmt::format("batch {} / context {} not measured: modelled from batch 1 (savings × {:.3f})", q.batch,
+                                       q.context, m.factor));
+      out.delta_basis.model = "batch/context savings factor 1/(1 + (batch−1)/8) · 1/(1 + 0.12·log2(ctx/2048))";
+      out.notes.push_back(fmt::format("batch {} / context {} is outside the measured baseline (batch 1, context ≤ {}): ΔE is modelled "
+                                      "(savings shrink toward zero, × {:.3f}), not measured; the band widens by ±{:.1f} pts",
+                                      q.batch, q.context, kBaselineContext, m.factor, out.band.batch_model));
     }
-    if (!out.ci_low_pct) out.notes.push_back("the curve has no residual degrees of freedom: no CI");
-    if (!curve->session_ids.empty() && curve->source == "fit") {
-      out.notes.push_back("curve fitted to session " + curve->session_label + " (" + to_string(curve->fit.weighting).data() +
-                          "); sessions are not pooled");
-    }
-    out.recommendation = recommend(out.ci_low_pct, out.ci_high_pct);
-    const bool narrow = out.ci_low_pct && (*out.ci_high_pct - *out.ci_low_pct) < 20;
-    if (out.basis == Basis::measured && out.ci_kind == "anchor CI") {
-      out.confidence = "high";
-    } else if ((out.basis == Basis::measured || out.basis == Basis::interpolated) && narrow) {
-      out.confidence = "medium";
+  }
+  out.delta_pct = delta;
+  out.basis = out.delta_basis.basis;
+
+  // Between sessions: the random-effects spread of every session that measured this key.
+  bool single_session = false;
+  if (curve.source == "fit" && curve.session_ids.size() == 1) {
+    if (const SessionSpread* s = find_spread(evidence.delta_spreads, curve.key)) {
+      out.band.between_sessions = kZ * s->tau;
+      out.band.between_sessions_note = fmt::format(
+          "{} sessions measured {} {} on {} at {} shared size{}: between-session SD τ = {:.1f} pts (DerSimonian–Laird)",
+          s->session_ids.size(), curve.key.precision, curve.key.engine, curve.key.gpu_arch, s->shared_sizes,
+          s->shared_sizes == 1 ? "" : "s", s->tau);
     } else {
-      out.confidence = "low";
+      single_session = true;
+      out.band.between_sessions_note = fmt::format("only one session measured {} {} on {}: the spread between sessions is unknown, "
+                                                   "so the band is the session's own",
+                                                   curve.key.precision, curve.key.engine, curve.key.gpu_arch);
     }
-    const std::string ci_text =
-        out.ci_low_pct ? fmt::format(" (95 % CI {} … {})", signed_pct(*out.ci_low_pct), signed_pct(*out.ci_high_pct)) : "";
-    const char* effect = *out.delta_pct < 0 ? "saves" : "costs";
-    out.verdict = fmt::format("{} {} {:.1f} % energy per token{} vs FP16 for a {:g} B model on {} with {} ({}{}).",
-                              std::string(precision->name), effect, std::abs(*out.delta_pct), ci_text, n, out.arch_used, engine,
-                              to_string(out.basis), out.basis == Basis::measured ? "" : " from a curve");
+  } else {
+    out.band.between_sessions_note = "the curve pools sessions: its residual carries their spread";
+  }
+  out.notes.push_back(out.band.between_sessions_note);
+
+  // Distance from the evidence: extrapolation in size, borrowing across GPUs or architectures.
+  if (const double d = extrapolation_distance(curve.fit, q.n); d > 0) {
+    out.band.extrapolation = kZ * 1.2 * (std::max(curve.fit.resid_std_pct, 2.0) + 4.0) * d;
+    out.notes.push_back(fmt::format("{:g} B is outside the measured range {:g}–{:g} B: extrapolated; the band widens by ±{:.1f} pts "
+                                    "(grows with the log-distance)",
+                                    q.n, curve.fit.range_min_b, curve.fit.range_max_b, out.band.extrapolation));
+  }
+  if (choice->borrowed_arch) {
+    out.band.borrowing = kZ * kBorrowArchSigma;
+    out.notes.push_back(fmt::format("no {} curve with {} for {}; {} the {} curve ({}); the band widens by ±{:.1f} pts", precision,
+                                    q.engine, q.arch, choice->default_borrow_used ? "borrowed, as the published service does," : "borrowed, as asked,",
+                                    curve.key.gpu_arch, provenance(curve, evidence), out.band.borrowing));
+  } else if (borrowed_gpu) {
+    out.band.borrowing = kZ * kBorrowGpuSigma;
+    out.notes.push_back(fmt::format("measured on {}, not on the {} asked about (same architecture); the band widens by ±{:.1f} pts",
+                                    out.delta_basis.gpu, q.gpu->name, out.band.borrowing));
+  }
+  const BandTerms& b = out.band;
+  const double within = b.within_session.value_or(0), between = b.between_sessions.value_or(0);
+  out.band.half_width = std::sqrt(within * within + between * between + b.extrapolation * b.extrapolation +
+                                  b.borrowing * b.borrowing + b.batch_model * b.batch_model);
+  if (out.band.half_width > 0) {
+    out.ci_low_pct = std::max(delta - out.band.half_width, -100.0);
+    out.ci_high_pct = delta + out.band.half_width;
+  } else {
+    out.notes.push_back("nothing bounds this figure (no residual degrees of freedom, no replicates): no CI");
+  }
+  if (curve.source == "fit") {
+    out.notes.push_back("curve fitted to " + (curve.session_ids.size() == 1 ? "session " : std::string()) + curve.session_label + " (" +
+                        std::string(to_string(curve.fit.weighting)) + ")" + (curve.session_ids.size() == 1 ? "; sessions are not pooled" : ""));
   }
 
-  out.quality_cost = find_quality_cost(evidence, engine, std::string(precision->name), n);
+  out.recommendation = recommend(out.ci_low_pct, out.ci_high_pct);
+  out.confidence = confidence_of(out, evidence_kind, single_session, choice->borrowed_arch, borrowed_gpu, model_factor);
+  const std::string ci_text =
+      out.ci_low_pct ? fmt::format(" (95 % CI {} … {})", signed_pct(*out.ci_low_pct), signed_pct(*out.ci_high_pct)) : "";
+  out.verdict = fmt::format("{} {} {:.1f} % energy per token{} vs FP16 for a {:g} B model on {} with {}: {} — {}.", precision,
+                            delta < 0 ? "saves" : "costs", std::abs(delta), ci_text, q.n,
+                            q.gpu ? q.gpu->name : q.arch, q.engine, to_string(out.basis), out.delta_basis.label);
+  if (out.modelled || out.basis == Basis::borrowed || out.basis == Basis::extrapolated) {
+    out.verdict += " Not a measurement of this configuration: measure it to know.";
+  }
+
+  out.quality_cost = find_quality_cost(evidence, q.engine, precision, q.n);
   if (out.quality_cost) {
+    // Perplexity measured on another GPU (or architecture) than the one asked about is that GPU's.
+    FigureBasis& qb = out.quality_cost->basis;
+    const auto measured_on = find_gpu(qb.gpu);
+    const bool other = q.gpu ? !(measured_on && measured_on->name == q.gpu->name) : qb.arch != q.arch;
+    if (other && qb.borrowed_from.empty()) {
+      qb.borrowed_from = fmt::format("{} ({})", qb.gpu, qb.arch);
+      qb = qb.at_most(Basis::borrowed, fmt::format("borrowed: measured on {}, not on the {} asked about", qb.gpu,
+                                                   q.gpu ? q.gpu->name : q.arch));
+    }
     out.verdict += " Quality: " + out.quality_cost->note + ".";
   } else {
-    out.notes.push_back("no measured quality cost for " + std::string(precision->name) + " with " + engine);
+    out.notes.push_back("no measured quality cost for " + precision + " with " + q.engine);
   }
-  if (auto energy = estimate_fp16_energy(evidence, out.arch_used, engine, n); energy && out.delta_pct) {
-    energy->mj_per_token = energy->fp16_mj_per_token * (1 + *out.delta_pct / 100);
-    out.energy_estimate = energy;
-  }
+  const bool measured_here = (anchor != nullptr && !out.modelled) || measured_at_batch;
+  out.energy_estimate = absolute_energy(q, curve, out, measured_here, measured_at_batch, evidence);
   return out;
-}
-
-Result<EstimateRequest> estimate_request_from_json(const Json& body) {
-  if (!body.is_object()) return unexpected(ErrorCode::invalid_argument, "request body must be a JSON object");
-  EstimateRequest r;
-  auto number = [&](const char* key) -> Result<std::optional<double>> {
-    if (!body.contains(key) || body[key].is_null()) return std::optional<double>{};
-    const Json& v = body[key];
-    if (v.is_number()) return std::optional<double>{v.get<double>()};
-    if (v.is_string()) {  // query strings arrive as text
-      try {
-        std::size_t used = 0;
-        const std::string s = v.get<std::string>();
-        const double d = std::stod(s, &used);
-        if (used == s.size()) return std::optional<double>{d};
-      } catch (const std::exception&) {
-      }
-    }
-    return unexpected(ErrorCode::invalid_argument, std::string("field '") + key + "' must be a number");
-  };
-  auto text = [&](const char* key, std::string& out) -> Result<void> {
-    if (!body.contains(key) || body[key].is_null()) return {};
-    if (!body[key].is_string()) return unexpected(ErrorCode::invalid_argument, std::string("field '") + key + "' must be a string");
-    out = body[key].get<std::string>();
-    return {};
-  };
-  for (const char* key : {"params_b", "N"}) {
-    auto v = number(key);
-    if (!v) return v.error();
-    if (*v) r.params_b = *v;
-  }
-  for (auto [key, field] : {std::pair{"model", &r.model}, std::pair{"q", &r.q}, std::pair{"gpu", &r.gpu},
-                            std::pair{"arch", &r.arch}, std::pair{"precision", &r.precision},
-                            std::pair{"engine", &r.engine}}) {
-    if (auto ok = text(key, *field); !ok) return ok.error();
-  }
-  for (auto [key, field] : {std::pair{"batch", &r.batch}, std::pair{"ctx", &r.context}}) {
-    auto v = number(key);
-    if (!v) return v.error();
-    if (*v) {
-      if (**v != std::floor(**v) || **v < 1 || **v > 1e7) {
-        return unexpected(ErrorCode::invalid_argument, std::string("field '") + key + "' must be a whole number ≥ 1");
-      }
-      *field = static_cast<int>(**v);
-    }
-  }
-  return r;
-}
-
-namespace {
-Json optional_number_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
-}  // namespace
-
-void to_json(Json& j, const Anchor& a) {
-  j = Json{{"params_b", a.params_b}, {"delta_pct", a.delta_pct}, {"n", a.n}, {"model", a.model}, {"session", a.session}};
-}
-
-void to_json(Json& j, const QualityCost& q) {
-  j = Json{{"delta_perplexity_pct", q.delta_perplexity_pct}, {"kld", optional_number_json(q.kld)},
-           {"measured_at_b", q.measured_at_b}, {"model", q.model}, {"basis", to_string(q.basis)}, {"note", q.note}};
-}
-
-void to_json(Json& j, const EnergyEstimate& e) {
-  j = Json{{"fp16_mj_per_token", e.fp16_mj_per_token}, {"mj_per_token", e.mj_per_token}, {"method", e.method},
-           {"label", e.label}};
-}
-
-void to_json(Json& j, const EstimateResponse& r) {
-  j = Json{{"input", r.input},
-           {"delta_pct", optional_number_json(r.delta_pct)},
-           {"ci", r.ci_low_pct ? Json::array({*r.ci_low_pct, *r.ci_high_pct}) : Json(nullptr)},
-           {"ci_kind", r.ci_kind},
-           {"basis", to_string(r.basis)},
-           {"confidence", r.confidence},
-           {"recommendation", r.recommendation},
-           {"verdict", r.verdict},
-           {"crossover_b", optional_number_json(r.crossover_b)},
-           {"anchors", r.anchors},
-           {"arch_used", r.arch_used},
-           {"modelled", r.modelled},
-           {"weight_gb", r.weight_gb},
-           {"weight_gb_fp16", r.weight_gb_fp16},
-           {"notes", r.notes},
-           {"engine", r.engine}};
-  j["quality_cost"] = r.quality_cost ? Json(*r.quality_cost) : Json(nullptr);
-  j["energy_estimate"] = r.energy_estimate ? Json(*r.energy_estimate) : Json(nullptr);
-  j["curve"] = r.curve ? Json(*r.curve) : Json(nullptr);
 }
 
 }  // namespace ecocompute::data

@@ -33,7 +33,16 @@ Result<Evidence> load_evidence(const DatasetStore& store, const EvidenceOptions&
     if (!curves) return curves.error();
     evidence.curves = std::move(*curves);
   }
+  if (auto spreads = attach_session_spreads(evidence); !spreads) return spreads.error();
   return evidence;
+}
+
+Result<void> attach_session_spreads(Evidence& evidence) {
+  auto per_session = fit_per_session(evidence.rows, evidence.sessions, FitWeighting::unweighted);
+  if (!per_session) return per_session.error();
+  evidence.delta_spreads = delta_spreads(evidence.rows, *per_session);
+  evidence.fp16_spreads = fp16_energy_spreads(evidence.rows);
+  return {};
 }
 
 Result<EvidenceOptions> make_evidence_options(std::string_view curves, bool pool_sessions, bool unweighted,

@@ -9,6 +9,7 @@
 #include "data/curve_set.hpp"
 #include "data/data_row.hpp"
 #include "data/dataset_store.hpp"
+#include "data/session_spread.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::data {
@@ -32,7 +33,15 @@ struct Evidence {
   std::vector<Session> sessions;
   CurveSet curves;
   CurveSource curve_source = CurveSource::store;
+  /// Between-session spreads (random effects) of ΔE per (arch, engine, precision) and of ln FP16
+  /// energy per (arch, engine), from every session of the rows, whichever curves answer.
+  std::vector<SessionSpread> delta_spreads;
+  std::vector<SessionSpread> fp16_spreads;
 };
+
+/// Computes `delta_spreads` and `fp16_spreads` from the evidence's rows (load_evidence does this; call
+/// it on evidence built by hand).
+Result<void> attach_session_spreads(Evidence& evidence);
 
 /// Loads evidence from a store; with CurveSource::published the curves come from
 /// data_dir()/published/published_curves.csv.

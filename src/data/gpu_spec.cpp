@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 namespace ecocompute::data {
 namespace {
@@ -102,6 +103,37 @@ Result<std::string> resolve_architecture(std::string_view gpu_or_arch) {
   return unexpected(ErrorCode::not_found, "'" + std::string(gpu_or_arch) +
                                               "' is neither a known GPU nor a known architecture "
                                               "(architectures: turing, ampere, ada, hopper, blackwell)");
+}
+
+std::string architecture_name(std::string_view arch) {
+  if (arch == "turing") return "Turing";
+  if (arch == "ampere") return "Ampere";
+  if (arch == "ada") return "Ada Lovelace";
+  if (arch == "hopper") return "Hopper";
+  if (arch == "blackwell") return "Blackwell";
+  return std::string(arch);
+}
+
+std::optional<std::string> default_borrow(std::string_view arch) {
+  if (arch == "hopper") return std::string("ampere");
+  return std::nullopt;
+}
+
+std::vector<std::string> architectures_nearest_to(std::string_view arch) {
+  const auto& all = known_architectures();  // in order of generation
+  const auto at = std::find(all.begin(), all.end(), arch);
+  const long here = at == all.end() ? 0 : at - all.begin();
+  std::vector<std::string> out;
+  for (const std::string& a : all) {
+    if (a != arch) out.push_back(a);
+  }
+  std::stable_sort(out.begin(), out.end(), [&](const std::string& x, const std::string& y) {
+    const auto distance = [&](const std::string& a) {
+      return std::abs(static_cast<long>(std::find(all.begin(), all.end(), a) - all.begin()) - here);
+    };
+    return distance(x) < distance(y);
+  });
+  return out;
 }
 
 Result<GpuSpec> representative_gpu(std::string_view arch) {

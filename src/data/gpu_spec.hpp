@@ -39,6 +39,18 @@ Result<std::string> parse_architecture(std::string_view text);
 /// Returns the architecture of a GPU name or of an architecture name.
 Result<std::string> resolve_architecture(std::string_view gpu_or_arch);
 
+/// Returns the name people use for an architecture ("Ada Lovelace", "Hopper"); the input when unknown.
+std::string architecture_name(std::string_view arch);
+
+/// Returns the architecture whose curves answer for `arch` when it has none of its own, where that
+/// borrow is the published service's own (hopper → ampere: both data-centre parts with HBM); nullopt
+/// for every other architecture: without a curve they get an error unless a borrow is asked for.
+std::optional<std::string> default_borrow(std::string_view arch);
+
+/// Returns the known architectures other than `arch`, nearest generation first (older first on a
+/// tie): the order in which an explicitly requested borrow looks for a curve.
+std::vector<std::string> architectures_nearest_to(std::string_view arch);
+
 /// Returns the representative GPU of an architecture (the one the published data measured, else the
 /// table's first of that architecture).
 Result<GpuSpec> representative_gpu(std::string_view arch);

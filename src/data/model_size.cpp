@@ -5,6 +5,8 @@
 #include <regex>
 #include <string>
 
+#include <fmt/format.h>
+
 namespace ecocompute::data {
 
 std::optional<double> params_b_from_model_name(std::string_view model_name) {
@@ -26,10 +28,11 @@ std::optional<double> params_b_from_model_name(std::string_view model_name) {
 }
 
 Result<double> check_params_b(double params_b, std::string_view what) {
-  if (!std::isfinite(params_b) || params_b <= 0) {
+  if (!std::isfinite(params_b) || params_b < kMinParamsB || params_b > kMaxParamsB) {
     return unexpected(ErrorCode::invalid_argument,
-                      std::string(what) + " must be a finite number of billions of parameters > 0, got " +
-                          std::to_string(params_b));
+                      fmt::format("{} must be a model size between {:g} and {:g} billion parameters (1 million to "
+                                  "10 trillion), got {:g}",
+                                  what, kMinParamsB, kMaxParamsB, params_b));
   }
   return params_b;
 }

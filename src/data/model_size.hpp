@@ -12,7 +12,13 @@ namespace ecocompute::data {
 /// "Qwen/Qwen2-0.5B" → 0.5, "llama-3-8b-instruct" → 8, "Mixtral-8x7B" → 56. Absent if none is found.
 std::optional<double> params_b_from_model_name(std::string_view model_name);
 
-/// Checks a model size: finite and > 0; the error names `what`.
+/// The physical range of a model size a question may ask about, in billions of parameters: from one
+/// million parameters (our trained fixture has 1.8 M) to ten trillion. Outside it an answer would be
+/// arithmetic on a curve, not an estimate.
+inline constexpr double kMinParamsB = 0.001;
+inline constexpr double kMaxParamsB = 10000.0;
+
+/// Checks a model size: finite and within [kMinParamsB, kMaxParamsB]; the error names `what` and the range.
 Result<double> check_params_b(double params_b, std::string_view what);
 
 }  // namespace ecocompute::data

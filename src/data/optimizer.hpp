@@ -1,9 +1,13 @@
 // Optimizer: the best (precision, batch, context) for a model on a GPU under an objective and
 // constraints (latency, memory, throughput, quality), over an explicit grid, with the Pareto front of
-// energy vs latency and the closest infeasible candidate. Latency comes from a roofline model of the
-// GPU's datasheet; energy from the estimator. Field names are those of the published /v1/optimize.
+// energy vs latency and the closest infeasible candidate. Every figure of a configuration is a function
+// of that configuration alone (never of the other candidates in the grid), and says its basis: energy
+// from the estimator (measured, read off a curve, borrowed, or modelled where a batch size or context
+// was not measured), latency from a roofline of the GPU's datasheet and memory from a formula
+// (modelled). Field names are a superset of the published /v1/optimize.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,44 +39,56 @@ struct OptimizeRequest {
   std::optional<int> batch;                   ///< pin
   std::optional<int> context;                 ///< pin
   std::vector<std::string> precisions{defaults::optimize_precisions.begin(), defaults::optimize_precisions.end()};
-  std::vector<int> batches{1, 4, 8, 16, 32};
-  std::vector<int> contexts{defaults::context};
+  std::vector<int> batches{defaults::optimize_batches.begin(), defaults::optimize_batches.end()};
+  std::vector<int> contexts{defaults::optimize_contexts.begin(), defaults::optimize_contexts.end()};
+  bool allow_borrow = false;                  ///< as in estimate: answer from another architecture's curve
 };
 
-/// One grid point, estimated.
+/// One configuration, scored.
 struct Candidate {
   std::string precision;
+  std::string engine;
   int batch = defaults::batch;
   int context = defaults::context;
-  std::optional<double> delta_pct;              ///< ΔE vs FP16 at batch 1 (from the estimator)
-  std::optional<double> energy_per_token_mj;    ///< estimated, absolute (needs FP16 anchors)
-  std::optional<double> relative_energy;        ///< energy per token vs FP16 batch 1 (= 1.0)
+  std::optional<double> delta_pct;              ///< ΔE vs FP16 at this batch and context
+  std::optional<double> delta_ci_low_pct, delta_ci_high_pct;
+  std::optional<double> energy_mj_per_token;    ///< absolute (mJ per token = J per 1000 tokens)
+  std::optional<double> energy_low_mj, energy_high_mj;
+  std::optional<double> relative_energy;        ///< energy per token vs FP16 at batch 1 in the same session: the ranking key
   double latency_ms_per_token = 0;              ///< roofline decode step time (per sequence)
-  double throughput_tokens_per_s = 0;           ///< batch / step time
+  double throughput_tok_s = 0;                  ///< batch / step time
+  std::string bound;                            ///< "memory" or "compute": the roof that binds
   double vram_gb = 0;                           ///< weights + KV cache + 10 % runtime overhead
   std::optional<double> delta_ppl_pct;
   std::optional<double> kld;
-  Basis basis = Basis::unavailable;
+  FigureBasis energy_basis, latency_basis, vram_basis;
+  std::string confidence;                       ///< of the energy, at most "medium" (latency is modelled)
+  std::string recommendation;                   ///< the estimator's for this precision; "baseline" for FP16
   bool feasible = true;
   std::vector<std::string> violations;          ///< "latency 31.2 ms > 20 ms", "quality unknown" …
 };
 
 struct OptimizeResponse {
   Json input;
-  std::string basis;  ///< the recommended candidate's basis ("unavailable" when none is feasible)
   int feasible_count = 0;
   std::vector<std::string> notes;
   std::optional<Candidate> recommended;
   std::optional<Candidate> closest_infeasible;
   std::vector<Candidate> alternatives;           ///< the next feasible candidates, best first
-  std::vector<Candidate> pareto_energy_latency;  ///< feasible, non-dominated in (energy, latency)
+  std::vector<Candidate> pareto_energy_latency;  ///< every scored candidate not dominated in (energy, latency), by energy
+  std::vector<Candidate> candidates;             ///< every scored candidate, in grid order
+  /// When the recommended energy is modelled: the best feasible candidate whose energy is not.
+  std::optional<Candidate> best_unmodelled;
+  std::map<std::string, std::string> skipped;    ///< precision → why it could not be scored
 };
 
 /// Runs the grid. A quality constraint excludes candidates whose measured quality cost exceeds it
-/// and those with no quality data (FP16 always passes). Errors name the field.
+/// and those with no quality data (FP16 always passes). A precision the estimator cannot answer for
+/// (no curve, no borrow) is skipped with its reason; none left is an error. Errors name the field.
 Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence& evidence);
 
-/// Reads a request from published /v1/optimize JSON; the error names the field.
+/// Reads a request from /v1/optimize JSON (the published fields, plus gpu, engine, quality limits and
+/// allow_borrow); the error names the field.
 Result<OptimizeRequest> optimize_request_from_json(const Json& body);
 
 void to_json(Json& j, const Candidate& candidate);

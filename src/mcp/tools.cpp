@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 #include <filesystem>
 
+#include "data/architecture_list.hpp"
 #include "data/curve_set.hpp"
 #include "data/estimator.hpp"
 #include "data/gpu_spec.hpp"
@@ -35,17 +36,26 @@ Json estimate_schema() {
                 {"precision", string_prop(fmt::format("Quantized precision: NF4, INT8 or a GGUF type such as Q4_K_M "
                                                       "(default {})", defaults::estimate_precision))},
                 {"engine", string_prop("Inference engine, e.g. llama.cpp or transformers+bitsandbytes (default: the precision's usual one)")},
-                {"batch", integer_prop(fmt::format("Batch size (default {})", defaults::batch), 1)},
-                {"ctx", integer_prop(fmt::format("Context length (default {})", defaults::context), 1)}}},
+                {"batch", integer_prop(fmt::format("Batch size (default {}; > 1 is modelled unless a session measured it)",
+                                                   defaults::batch), 1)},
+                {"ctx", integer_prop(fmt::format("Context length in tokens (default {}; > 2048 is modelled)", defaults::context), 1)},
+                {"context", integer_prop("Context length in tokens (the same as ctx)", 1)},
+                {"query", string_prop("Plain-English question, e.g. '13B on A100 int8 batch 32 ctx 8k'; what it says "
+                                      "overrides the structured fields")},
+                {"allow_borrow", Json{{"type", "boolean"},
+                                      {"description", "Answer from the nearest architecture's curve (labelled borrowed, wider "
+                                                      "band) when this one has none; otherwise that is an error"}}}}},
               {"additionalProperties", false}};
 }
 
 Json optimize_schema() {
   Json schema = estimate_schema();
   Json& p = schema["properties"];
-  p.erase("precision");
-  p.erase("batch");
-  p.erase("ctx");
+  p.erase("query");
+  p["precision"] = string_prop("A single candidate precision (the published field; precisions takes a list)");
+  p["batch"] = integer_prop("Pin the batch size (else the grid's batches are searched)", 1);
+  p["context"] = integer_prop("Pin the context length (else the grid's contexts are searched)", 1);
+  p["ctx"] = integer_prop("Pin the context length (the same as context)", 1);
   p["objective"] = Json{{"type", "string"},
                         {"enum", {"min_energy", "min_latency", "max_throughput", "min_vram"}},
                         {"description", "What to optimize (default min_energy)"}};
@@ -79,15 +89,36 @@ Json plan_schema() {
 
 std::string pct(const Json& v) { return v.is_number() ? fmt::format("{:+.1f} %", v.get<double>()) : "n/a"; }
 
+// The schemas say additionalProperties: false; a misspelt argument would otherwise be dropped silently
+// and the answer given for a question the caller did not ask.
+Result<void> reject_unknown(const Json& arguments, const Json& schema) {
+  if (!arguments.is_object()) return unexpected(ErrorCode::invalid_argument, "arguments must be an object");
+  const Json& known = schema["properties"];
+  for (const auto& [key, value] : arguments.items()) {
+    if (!known.contains(key)) {
+      std::vector<std::string> names;
+      for (const auto& [name, prop] : known.items()) names.push_back(name);
+      return unexpected(ErrorCode::invalid_argument,
+                        fmt::format("unknown argument '{}' (this tool takes {})", key, fmt::join(names, ", ")));
+    }
+  }
+  return {};
+}
+
 Result<ToolOutput> should_i_quantize(const Json& arguments, const data::Evidence& evidence) {
+  if (auto ok = reject_unknown(arguments, estimate_schema()); !ok) return ok.error();
   auto request = data::estimate_request_from_json(arguments);
   if (!request) return request.error();
   auto answer = data::estimate(*request, evidence);
   if (!answer) return answer.error();
   Json structured = Json(*answer);
-  std::string text = fmt::format("{} (ΔE {} vs FP16, basis {}, recommendation {}).", answer->verdict,
+  std::string text = fmt::format("{} (ΔE {} vs FP16, basis {}: {}; recommendation {}).", answer->verdict,
                                  pct(structured.value("delta_pct", Json())), data::to_string(answer->basis),
-                                 answer->recommendation);
+                                 answer->delta_basis.label, answer->recommendation);
+  if (answer->energy_estimate) {
+    text += fmt::format(" Energy per token {:.0f} mJ ({}).", answer->energy_estimate->mj_per_token,
+                        answer->energy_estimate->basis.label);
+  }
   if (answer->basis != data::Basis::measured) {
     text += " This is an estimate, not a measurement: plan_measurement gives the command that measures it on your GPU.";
   }
@@ -95,6 +126,7 @@ Result<ToolOutput> should_i_quantize(const Json& arguments, const data::Evidence
 }
 
 Result<ToolOutput> recommend_config(const Json& arguments, const data::Evidence& evidence) {
+  if (auto ok = reject_unknown(arguments, optimize_schema()); !ok) return ok.error();
   auto request = data::optimize_request_from_json(arguments);
   if (!request) return request.error();
   auto answer = data::optimize(*request, evidence);
@@ -103,8 +135,11 @@ Result<ToolOutput> recommend_config(const Json& arguments, const data::Evidence&
   std::string text;
   if (answer->recommended) {
     const data::Candidate& c = *answer->recommended;
-    text = fmt::format("Recommended: {} at batch {}, context {} ({} feasible candidates; basis {}).", c.precision,
-                       c.batch, c.context, answer->feasible_count, answer->basis);
+    text = fmt::format("Recommended: {} at batch {}, context {} ({} feasible candidates). Energy {}: {}; latency {}; "
+                       "memory {}.", c.precision, c.batch, c.context, answer->feasible_count,
+                       data::to_string(c.energy_basis.basis), c.energy_basis.label, data::to_string(c.latency_basis.basis),
+                       data::to_string(c.vram_basis.basis));
+    if (c.energy_basis.basis == data::Basis::modelled) text += " The recommendation rests on a model, not a measurement.";
   } else {
     text = "No candidate meets the constraints.";
     if (answer->closest_infeasible) {
@@ -117,9 +152,10 @@ Result<ToolOutput> recommend_config(const Json& arguments, const data::Evidence&
 }
 
 Result<ToolOutput> list_architectures(const data::Evidence& evidence) {
-  Json structured{{"architectures", data::architectures_json(evidence.curves)},
-                  {"known", data::known_architectures()},
-                  {"curve_source", data::to_string(evidence.curve_source)}};
+  Json structured = data::published_architectures_json(evidence.curves);  // the published shape, ours beside it
+  structured["architectures"] = data::architectures_json(evidence.curves);
+  structured["known"] = data::known_architectures();
+  structured["curve_source"] = data::to_string(evidence.curve_source);
   std::string text = "Curves (architecture / engine / precision):";
   for (const data::Curve& c : evidence.curves.curves) {
     text += fmt::format(" {}/{}/{} ({:.1f}–{:.1f} B)", c.key.gpu_arch, c.key.engine, c.key.precision,
@@ -232,8 +268,8 @@ std::vector<Tool> make_tools(const data::Evidence& evidence) {
   tools.push_back(Tool{
       "should_i_quantize", "Should I quantize?",
       "Answers whether quantizing a model of a given size to a precision saves energy per token versus FP16 on a GPU "
-      "(or architecture) and engine: ΔE % with its 95 % interval, the basis (measured, interpolated, extrapolated, "
-      "borrowed, unavailable), a recommendation (quantize / do_not_quantize / depends), the crossover size and the "
+      "(or architecture) and engine: ΔE % with its 95 % interval, the basis of each figure (measured, interpolated, "
+      "extrapolated, borrowed, modelled, unavailable, with the sessions and GPU behind it), a recommendation (quantize / do_not_quantize / depends), the crossover size and the "
       "measured quality cost where known. An estimate is never presented as a measurement.",
       estimate_schema(), [&evidence](const Json& a) { return should_i_quantize(a, evidence); }});
   tools.push_back(Tool{
@@ -246,12 +282,16 @@ std::vector<Tool> make_tools(const data::Evidence& evidence) {
                        "Lists the GPU architectures, engines and precisions with fitted energy curves, with each "
                        "curve's parameters, measured size range, residual and crossover size.",
                        Json{{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}},
-                       [&evidence](const Json&) { return list_architectures(evidence); }});
+                       [&evidence](const Json& a) -> Result<ToolOutput> {
+                         if (auto ok = reject_unknown(a, Json{{"properties", Json::object()}}); !ok) return ok.error();
+                         return list_architectures(evidence);
+                       }});
   tools.push_back(Tool{"plan_measurement", "Plan a measurement",
                        "Returns the exact `ecocompute measure` command that answers the question on the user's own "
                        "GPU: the baseline and the quantized precisions of a GGUF model, k interleaved trials each, "
                        "reports written to a folder.",
                        plan_schema(), [](const Json& a) -> Result<ToolOutput> {
+                         if (auto ok = reject_unknown(a, plan_schema()); !ok) return ok.error();
                          auto plan = plan_measurement(a);
                          if (!plan) return plan.error();
                          std::string text = "Run: " + (*plan)["command"].get<std::string>();

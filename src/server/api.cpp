@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "data/architecture_list.hpp"
 #include "data/curve_set.hpp"
 #include "data/estimator.hpp"
 #include "data/gpu_spec.hpp"
@@ -29,6 +30,18 @@ Error as_bad_request(Error error) {
 }
 
 HttpResponse ok_json(const Json& body, int status = 200) { return json_response(status, json_text(body)); }
+
+// A question that cannot be answered: 400 with `error` and, as the published API answers, the `input`
+// it was asked with (so a client sees what was read from its query or free text).
+HttpResponse bad_question(const Error& error, const Json& input) {
+  HttpResponse response = error_response(as_bad_request(error));
+  Json body = Json::parse(response.body, nullptr, false);
+  if (body.is_object()) {
+    body["input"] = input;
+    response.body = json_text(body);
+  }
+  return response;
+}
 
 // Reads an optional whole-number query parameter within [min, max]; the error names it.
 Result<std::optional<int>> int_param(const HttpRequest& request, const std::string& name, int min, int max) {
@@ -68,7 +81,8 @@ Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles fi
   auto route_of = [this](Result<HttpResponse> (Api::*route)(const HttpRequest&) const) {
     return [this, route](const HttpRequest& request) { return (this->*route)(request); };
   };
-  add("GET", "/healthz", route_of(&Api::healthz), uncounted);
+  add("GET", "/healthz", route_of(&Api::healthz),
+      RouteOptions{.max_body_bytes = default_max_body_bytes, .writes = false, .rate_limited = false, .cache_control = "no-store"});
   add("GET", "/openapi.json",
       [](const HttpRequest&) -> Result<HttpResponse> { return json_response(200, openapi_document()); },
       uncounted);
@@ -78,12 +92,14 @@ Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles fi
   }
   add("GET", "/v1/architectures", route_of(&Api::architectures));
   add("GET", "/v1/curves", route_of(&Api::curves));
-  add("GET", "/v1/measurements", route_of(&Api::measurements));
+  // Uploads change these: a cache must ask again each time.
+  const RouteOptions changing{.cache_control = "no-cache"};
+  add("GET", "/v1/measurements", route_of(&Api::measurements), changing);
   add("GET", "/v1/check", route_of(&Api::check));
   // Grading stores nothing, so other origins may ask; reports are larger than the published 8 KiB.
   add("POST", "/v1/check", route_of(&Api::check),
       RouteOptions{.max_body_bytes = options_.max_upload_bytes, .writes = false, .rate_limited = true});
-  add("GET", "/v1/replications", route_of(&Api::list_replications));
+  add("GET", "/v1/replications", route_of(&Api::list_replications), changing);
   // Storing is a write: JSON only, and no CORS answer to other origins unless the deployment lists them.
   add("POST", "/v1/replications", route_of(&Api::post_replication),
       RouteOptions{.max_body_bytes = options_.max_upload_bytes, .writes = true, .rate_limited = true});
@@ -100,9 +116,9 @@ Result<HttpResponse> Api::estimate(const HttpRequest& request) const {
   auto input = request_input(request);
   if (!input) return input.error();
   auto question = data::estimate_request_from_json(*input);
-  if (!question) return as_bad_request(question.error());
+  if (!question) return bad_question(question.error(), *input);
   auto answer = data::estimate(*question, evidence_);
-  if (!answer) return as_bad_request(answer.error());
+  if (!answer) return bad_question(answer.error(), *input);
   return ok_json(Json(*answer));
 }
 
@@ -116,16 +132,20 @@ Result<HttpResponse> Api::optimize(const HttpRequest& request) const {
     }
   }
   auto question = data::optimize_request_from_json(*input);
-  if (!question) return as_bad_request(question.error());
+  if (!question) return bad_question(question.error(), *input);
   auto answer = data::optimize(*question, evidence_);
-  if (!answer) return as_bad_request(answer.error());
+  if (!answer) return bad_question(answer.error(), *input);
   return ok_json(Json(*answer));
 }
 
 Result<HttpResponse> Api::architectures(const HttpRequest&) const {
-  return ok_json(Json{{"architectures", data::architectures_json(evidence_.curves)},
-                      {"known", data::known_architectures()},
-                      {"curve_source", data::to_string(evidence_.curve_source)}});
+  // The published shape (one key per architecture) with ours beside it: a published client reads
+  // answer[arch], ours reads answer.architectures.
+  Json answer = data::published_architectures_json(evidence_.curves);
+  answer["architectures"] = data::architectures_json(evidence_.curves);
+  answer["known"] = data::known_architectures();
+  answer["curve_source"] = data::to_string(evidence_.curve_source);
+  return ok_json(std::move(answer));
 }
 
 Result<HttpResponse> Api::curves(const HttpRequest& request) const {

@@ -192,6 +192,16 @@ HttpResponse Router::options_response(const HttpRequest& request) const {
   return response;
 }
 
+namespace {
+// A GET says how long it may be kept (the published service said nothing, so every client and proxy
+// guessed); an error is never kept, so a corrected request is answered afresh.
+void set_cache_control(const HttpRequest& request, const std::string& policy, HttpResponse& response) {
+  if (request.method != "GET" && request.method != "HEAD") return;
+  if (response.header("Cache-Control")) return;
+  response.set_header("Cache-Control", response.status < 300 ? policy : "no-store");
+}
+}  // namespace
+
 HttpResponse Router::dispatch(const HttpRequest& request) const {
   if (request.method == "OPTIONS") return options_response(request);
 
@@ -199,6 +209,7 @@ HttpResponse Router::dispatch(const HttpRequest& request) const {
   if (route == nullptr) {  // refusal() let only GET and HEAD through here: the static files
     Result<HttpResponse> result = fallback_(request);
     HttpResponse response = result ? std::move(result).value() : error_response(result.error());
+    set_cache_control(request, RouteOptions{}.cache_control, response);
     if (request.method == "HEAD") response.body.clear();
     return response;
   }
@@ -217,6 +228,7 @@ HttpResponse Router::dispatch(const HttpRequest& request) const {
   Result<HttpResponse> result = route->handler(request);
   HttpResponse response = result ? std::move(result).value() : error_response(result.error());
   cors_.apply(request, route->options.writes, response);
+  set_cache_control(request, route->options.cache_control, response);
   if (request.method == "HEAD") response.body.clear();
   return response;
 }

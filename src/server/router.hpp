@@ -33,6 +33,9 @@ struct RouteOptions {
   /// store nothing are open to any origin (`Access-Control-Allow-Origin: *`).
   bool writes = false;
   bool rate_limited = true;  ///< count against the client's rate limit
+  /// Cache-Control of a successful GET: answers computed from the evidence loaded at start may be
+  /// kept a while; lists that uploads change must be revalidated.
+  std::string cache_control = "public, max-age=300";
 };
 
 class Router {

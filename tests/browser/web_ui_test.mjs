@@ -102,7 +102,29 @@ await check('an estimate shows the same verdict as the API', async () => {
   const expected = await (await fetch(`${base}/v1/estimate?params_b=7&arch=ada&precision=NF4&batch=1&ctx=2048`)).json();
   assert.equal((await page.textContent('#estimate-verdict')).trim(), expected.verdict);
   assert.match(await page.textContent('#estimate-numbers'), new RegExp(`basis: ${expected.basis}`));
+  // Every figure says its own basis, as the API does; weights are modelled, never measured.
+  const bases = await page.$$eval('#estimate-bases li', (items) => Object.fromEntries(items.map((li) => [li.dataset.figure, li.dataset.basis])));
+  assert.equal(bases.delta_pct, expected.figure_basis.delta_pct.basis);
+  assert.equal(bases.weight_gb, 'modelled');
+  if (expected.energy_estimate) assert.equal(bases.energy, expected.energy_estimate.basis);
   await page.screenshot({ path: join(artefacts, 'estimate-verdict.png'), fullPage: true });
+});
+
+await check('an architecture without a curve is an error until a borrow is asked for', async () => {
+  const p = await freshPage(context, base);  // the 400 is expected: kept off the main page's console
+  await p.click('#tab-estimate');
+  await p.fill('#estimate-form input[name=params_b]', '2');
+  await p.selectOption('#estimate-form select[name=arch]', 'blackwell');
+  await p.selectOption('#estimate-form select[name=precision]', 'INT8');
+  await p.click('#estimate-form button[type=submit]');
+  await p.waitForSelector('#estimate-error', { timeout: 15000 });
+  assert.match(await p.textContent('#estimate-error'), /allow_borrow/);
+  await p.check('#estimate-form input[name=allow_borrow]');
+  await p.click('#estimate-form button[type=submit]');
+  await p.waitForSelector('#estimate-bases li[data-figure=delta_pct]', { timeout: 15000 });
+  assert.equal(await p.getAttribute('#estimate-bases li[data-figure=delta_pct]', 'data-basis'), 'borrowed');
+  assert.deepEqual(p.scriptErrors, []);
+  await p.close();
 });
 
 await check('the optimize tab shows a recommendation', async () => {
@@ -110,6 +132,11 @@ await check('the optimize tab shows a recommendation', async () => {
   await page.click('#optimize-form button[type=submit]');
   await page.waitForSelector('#optimize-recommended', { timeout: 15000 });
   assert.match(await page.textContent('#optimize-recommended'), /Recommended|Nothing meets/);
+  // Latency and memory come from models: the page says so per figure.
+  const bases = await page.$$eval('#optimize-bases li', (items) => Object.fromEntries(items.map((li) => [li.dataset.figure, li.dataset.basis])));
+  assert.equal(bases.latency, 'modelled');
+  assert.equal(bases.vram, 'modelled');
+  assert.ok(bases.energy);
   await page.screenshot({ path: join(artefacts, 'optimize.png'), fullPage: true });
 });
 

@@ -182,10 +182,33 @@ function renderModels() {
 function formJson(form) {
   const out = {};
   for (const el of form.elements) {
-    if (!el.name || el.value === '') continue;
+    if (!el.name) continue;
+    if (el.type === 'checkbox') {  // sent only when ticked: the API's default is false
+      if (el.checked) out[el.name] = true;
+      continue;
+    }
+    if (el.value === '') continue;
     out[el.name] = el.type === 'number' ? Number(el.value) : el.value;
   }
   return out;
+}
+// One line per figure: what it rests on (measured on which GPU and session, interpolated, extrapolated,
+// borrowed from what, modelled by what). A modelled or borrowed figure is never shown as measured.
+function figureBases(bases, id, names) {
+  const list = document.createElement('ul');
+  list.id = id;
+  list.className = 'bases';
+  for (const [key, name] of Object.entries(names)) {
+    const b = bases && bases[key];
+    if (!b) continue;
+    const item = document.createElement('li');
+    item.dataset.figure = key;
+    item.dataset.basis = b.basis;
+    item.appendChild(badge(b.basis, `basis-${b.basis}`));
+    item.appendChild(document.createTextNode(` ${name}: ${b.label}${b.sessions && b.sessions.length ? ` (session${b.sessions.length > 1 ? 's' : ''} ${b.sessions.join(', ')})` : ''}`));
+    list.appendChild(item);
+  }
+  return list;
 }
 function badge(text, cls) { const b = document.createElement('span'); b.className = `badge ${cls}`; b.textContent = text; return b; }
 async function submitEstimate(event) {
@@ -215,9 +238,12 @@ async function submitEstimate(event) {
     }
     if (e.energy_estimate) {
       const q = document.createElement('p');
-      q.textContent = `Absolute (estimated): ${fmt(e.energy_estimate.mj_per_token, 0)} mJ/token vs FP16 ${fmt(e.energy_estimate.fp16_mj_per_token, 0)} mJ/token — ${e.energy_estimate.method}.`;
+      const ci = Array.isArray(e.energy_estimate.mj_per_token_ci) ? ` (95 % ${fmt(e.energy_estimate.mj_per_token_ci[0], 0)} … ${fmt(e.energy_estimate.mj_per_token_ci[1], 0)})` : '';
+      q.textContent = `Energy per token: ${fmt(e.energy_estimate.mj_per_token, 0)} mJ${ci} [${e.energy_estimate.basis}] vs FP16 ${fmt(e.energy_estimate.fp16_mj_per_token, 0)} mJ [${e.energy_estimate.fp16_basis}] — ${e.energy_estimate.method}.`;
       result.appendChild(q);
     }
+    result.appendChild(figureBases(e.figure_basis, 'estimate-bases', {
+      delta_pct: 'ΔE', energy: 'energy per token', fp16_energy: 'FP16 energy', quality: 'quality', weight_gb: 'weights (memory)' }));
     for (const n of e.notes || []) { const p = document.createElement('p'); p.className = 'summary'; p.textContent = n; result.appendChild(p); }
   } catch (err) {
     result.innerHTML = '';
@@ -263,12 +289,23 @@ async function submitOptimize(event) {
     const p = document.createElement('p');
     p.id = 'optimize-recommended';
     p.className = 'verdict';
-    p.textContent = o.recommended
-      ? `Recommended: ${o.recommended.precision}, batch ${o.recommended.batch}, context ${o.recommended.ctx} — ${fmt(o.recommended.latency_ms_per_token, 1)} ms/token, ${fmt(o.recommended.vram_gb, 1)} GB, ΔE ${signed(o.recommended.delta_pct)} % (${o.recommended.basis}); ${o.feasible_count} feasible.`
+    const r = o.recommended;
+    p.textContent = r
+      ? `Recommended: ${r.precision}, batch ${r.batch}, context ${r.context} — energy ${fmt(r.energy_j_per_1k_tokens, 0)} J/1k tokens [${r.basis.energy}], ΔE ${signed(r.delta_pct_vs_fp16)} % vs FP16, ${fmt(r.latency_ms_per_token, 1)} ms/token [${r.basis.latency}], ${fmt(r.vram_gb, 1)} GB [${r.basis.vram}]; ${o.feasible_count} feasible.`
       : `Nothing meets the constraints${o.closest_infeasible ? `; closest: ${o.closest_infeasible.precision} batch ${o.closest_infeasible.batch} (${o.closest_infeasible.violations.join('; ')})` : ''}.`;
     result.appendChild(p);
+    if (o.rests_on_model) {
+      const w = document.createElement('p');
+      w.id = 'optimize-model-warning';
+      w.className = 'error';
+      w.textContent = `This recommendation rests on a model: its energy is modelled, not measured${o.best_unmodelled ? `; the best configuration whose energy is not modelled is ${o.best_unmodelled.summary}` : ''}.`;
+      result.appendChild(w);
+    }
+    if (o.basis_detail) {
+      result.appendChild(figureBases(o.basis_detail, 'optimize-bases', { energy: 'energy', latency: 'latency and throughput', vram: 'memory' }));
+    }
     for (const n of o.notes || []) { const q = document.createElement('p'); q.className = 'summary'; q.textContent = n; result.appendChild(q); }
-    const energy = (c) => (typeof c.relative_energy === 'number' ? c.relative_energy : 1 + (c.delta_pct || 0) / 100);
+    const energy = (c) => (typeof c.relative_energy === 'number' ? c.relative_energy : c.energy_rel_fp16);
     const pt = (c) => ({ x: c.latency_ms_per_token, y: energy(c), label: `${c.precision} b${c.batch}` });
     replaceChart('optimize', 'optimize-chart', {
       type: 'scatter',

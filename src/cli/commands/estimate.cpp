@@ -22,12 +22,14 @@ Command make_estimate_command(CLI::App& root) {
                                                   "(from fitted curves; labelled with its basis, never as measured)");
   CLI::Option* size = app->add_option("--params-b,-N", o->params_b, "Model size in billions of parameters");
   app->add_option("--model,-m", o->request.model, "Model name to read the size from, e.g. Qwen2.5-14B");
-  app->add_option("--q", o->request.q, "Free-text question, e.g. \"14B on A100 NF4\"");
+  app->add_option("--q,--query", o->request.q, "Free-text question, e.g. \"13B on A100 int8 batch 32 ctx 8k\"");
   app->add_option("--gpu,-g", o->request.gpu, "GPU name, e.g. A100, RTX 4090, H200");
   app->add_option("--arch,-a", o->request.arch, "GPU architecture: turing, ampere, ada, hopper, blackwell");
   app->add_option("--precision,-p", o->request.precision, "NF4, INT8 or a GGUF type (Q4_K_M, Q8_0 …)")->capture_default_str();
   app->add_option("--batch", o->request.batch, "Batch size")->capture_default_str();
-  app->add_option("--ctx", o->request.context, "Context length")->capture_default_str();
+  app->add_option("--ctx,--context", o->request.context, "Context length")->capture_default_str();
+  app->add_flag("--allow-borrow", o->request.allow_borrow,
+                "Answer from the nearest architecture's curve (labelled borrowed, wider band) when this one has none");
   app->add_option("--engine,-e", o->request.engine, "Engine (default: the precision's usual engine)");
   o->evidence.add_to(app);
   app->add_flag("--json", o->json, "Print the /v1/estimate JSON");

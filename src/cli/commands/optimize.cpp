@@ -36,10 +36,12 @@ Command make_optimize_command(CLI::App& root) {
                                      "Largest perplexity increase vs FP16 in % (e.g. 1: nothing worse than +1 %)");
   CLI::Option* kld = app->add_option("--max-kld", o->max_kld, "Largest KL divergence vs FP16");
   CLI::Option* batch = app->add_option("--batch", o->batch, "Pin the batch size");
-  CLI::Option* context = app->add_option("--ctx", o->context, "Pin the context length");
-  app->add_option("--precisions", o->request.precisions, "Candidate precisions")->capture_default_str();
-  app->add_option("--batches", o->request.batches, "Candidate batch sizes")->capture_default_str();
-  app->add_option("--contexts", o->request.contexts, "Candidate context lengths")->capture_default_str();
+  CLI::Option* context = app->add_option("--ctx,--context", o->context, "Pin the context length");
+  app->add_flag("--allow-borrow", o->request.allow_borrow,
+                "Score precisions this architecture has no curve for from the nearest one's (labelled borrowed)");
+  app->add_option("--precisions", o->request.precisions, "Candidate precisions")->delimiter(',')->capture_default_str();
+  app->add_option("--batches", o->request.batches, "Candidate batch sizes")->delimiter(',')->capture_default_str();
+  app->add_option("--contexts", o->request.contexts, "Candidate context lengths")->delimiter(',')->capture_default_str();
   o->evidence.add_to(app);
   app->add_flag("--json", o->json, "Print the /v1/optimize JSON");
   return {app, [o, size, latency, vram, throughput, ppl, kld, batch, context] {

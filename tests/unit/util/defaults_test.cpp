@@ -52,6 +52,8 @@ std::map<std::string, std::string> defaults_in_code() {
           {"batch", fmt::format("{}", batch)},
           {"context", fmt::format("{}", context)},
           {"optimize_precisions", fmt::format("{}", fmt::join(optimize_precisions, ","))},
+          {"optimize_batches", fmt::format("{}", fmt::join(optimize_batches, ","))},
+          {"optimize_contexts", fmt::format("{}", fmt::join(optimize_contexts, ","))},
           {"check_band_k", fmt::format("{}", check_band_k)}};
 }
 

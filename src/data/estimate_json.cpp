@@ -1,0 +1,103 @@
+// The estimator's JSON: the request read from /v1/estimate fields (a superset of the published ones)
+// and the answer written in the published field names plus ours.
+#include "data/estimator.hpp"
+#include "data/request_fields.hpp"
+
+namespace ecocompute::data {
+
+Result<EstimateRequest> estimate_request_from_json(const Json& body) {
+  if (!body.is_object()) return unexpected(ErrorCode::invalid_argument, "request body must be a JSON object");
+  const RequestFields fields(body);
+  EstimateRequest r;
+  for (const char* key : {"params_b", "N"}) {
+    auto v = fields.number(key);
+    if (!v) return v.error();
+    if (*v) r.params_b = *v;
+  }
+  for (auto [key, field] : {std::pair{"model", &r.model}, std::pair{"q", &r.q}, std::pair{"query", &r.q},
+                            std::pair{"gpu", &r.gpu}, std::pair{"arch", &r.arch}, std::pair{"precision", &r.precision},
+                            std::pair{"engine", &r.engine}}) {
+    auto v = fields.text(key);
+    if (!v) return v.error();
+    if (*v) *field = **v;
+  }
+  for (auto [key, field] : {std::pair{"batch", &r.batch}, std::pair{"ctx", &r.context}, std::pair{"context", &r.context}}) {
+    auto v = fields.whole(key);
+    if (!v) return v.error();
+    if (*v) *field = **v;
+  }
+  auto borrow = fields.flag("allow_borrow");
+  if (!borrow) return borrow.error();
+  r.allow_borrow = borrow->value_or(false);
+  return r;
+}
+
+namespace {
+Json optional_number_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+}  // namespace
+
+void to_json(Json& j, const Anchor& a) {
+  // N, dE, gpu, n, model: the published anchor; params_b, delta_pct, session: ours.
+  j = Json{{"N", a.params_b},        {"dE", a.delta_pct},       {"model", a.model},   {"gpu", a.gpu},
+           {"n", a.n},               {"params_b", a.params_b}, {"delta_pct", a.delta_pct}, {"session", a.session}};
+}
+
+void to_json(Json& j, const QualityCost& q) {
+  j = Json{{"delta_perplexity_pct", q.delta_perplexity_pct}, {"kld", optional_number_json(q.kld)},
+           {"measured_at_b", q.measured_at_b}, {"model", q.model}, {"basis", to_string(q.basis.basis)},
+           {"basis_detail", q.basis}, {"note", q.note}};
+}
+
+void to_json(Json& j, const EnergyEstimate& e) {
+  j = Json{{"fp16_mj_per_token", e.fp16_mj_per_token},
+           {"mj_per_token", e.mj_per_token},
+           {"mj_per_token_ci", e.low_mj_per_token ? Json::array({*e.low_mj_per_token, *e.high_mj_per_token}) : Json(nullptr)},
+           {"method", e.method},
+           {"label", to_string(e.basis.basis)},
+           {"basis", to_string(e.basis.basis)},
+           {"basis_detail", e.basis},
+           {"fp16_basis", to_string(e.fp16_basis.basis)},
+           {"fp16_basis_detail", e.fp16_basis}};
+}
+
+void to_json(Json& j, const BandTerms& b) {
+  j = Json{{"within_session_pct", optional_number_json(b.within_session)},
+           {"between_sessions_pct", optional_number_json(b.between_sessions)},
+           {"extrapolation_pct", b.extrapolation},
+           {"borrowing_pct", b.borrowing},
+           {"batch_model_pct", b.batch_model},
+           {"half_width_pct", b.half_width},
+           {"between_sessions_note", b.between_sessions_note},
+           {"rule", "95 % half-widths combined in quadrature (docs/decision-layer.md, \"Uncertainty\")"}};
+}
+
+void to_json(Json& j, const EstimateResponse& r) {
+  j = Json{{"input", r.input},
+           {"delta_pct", optional_number_json(r.delta_pct)},
+           {"ci", r.ci_low_pct ? Json::array({*r.ci_low_pct, *r.ci_high_pct}) : Json(nullptr)},
+           {"ci_kind", r.ci_kind},
+           {"basis", to_string(r.basis)},
+           {"confidence", r.confidence},
+           {"recommendation", r.recommendation},
+           {"verdict", r.verdict},
+           {"crossover_b", optional_number_json(r.crossover_b)},
+           {"anchors", r.anchors},
+           {"arch_used", r.arch_used},
+           {"modelled", r.modelled},
+           {"weight_gb", r.weight_gb},
+           {"weight_gb_fp16", r.weight_gb_fp16},
+           {"notes", r.notes},
+           {"engine", r.engine},
+           {"band", r.band}};
+  FigureBasis weights = modelled_basis("N × bits per weight / 8 (weights only)");
+  j["figure_basis"] = Json{{"delta_pct", r.delta_basis},
+                           {"energy", r.energy_estimate ? Json(r.energy_estimate->basis) : Json(nullptr)},
+                           {"fp16_energy", r.energy_estimate ? Json(r.energy_estimate->fp16_basis) : Json(nullptr)},
+                           {"quality", r.quality_cost ? Json(r.quality_cost->basis) : Json(nullptr)},
+                           {"weight_gb", weights}};
+  j["quality_cost"] = r.quality_cost ? Json(*r.quality_cost) : Json(nullptr);
+  j["energy_estimate"] = r.energy_estimate ? Json(*r.energy_estimate) : Json(nullptr);
+  j["curve"] = r.curve ? Json(*r.curve) : Json(nullptr);
+}
+
+}  // namespace ecocompute::data

@@ -1,0 +1,174 @@
+// The optimizer's JSON: the request read from /v1/optimize fields (the published ones plus ours) and
+// the answer in the published shape (configurations with role, summary and basis per figure;
+// alternatives with vs_recommended; the Pareto front) plus ours.
+#include <fmt/format.h>
+
+#include "data/optimizer.hpp"
+#include "data/request_fields.hpp"
+
+namespace ecocompute::data {
+
+Result<OptimizeRequest> optimize_request_from_json(const Json& body) {
+  if (!body.is_object()) return unexpected(ErrorCode::invalid_argument, "request body must be a JSON object");
+  const RequestFields fields(body);
+  OptimizeRequest r;
+  for (const char* key : {"params_b", "N"}) {
+    auto v = fields.number(key);
+    if (!v) return v.error();
+    if (*v) r.params_b = *v;
+  }
+  std::optional<std::string> objective, precision;
+  for (auto [key, field] : {std::pair{"model", &r.model}, std::pair{"gpu", &r.gpu}, std::pair{"arch", &r.arch},
+                            std::pair{"engine", &r.engine}}) {
+    auto v = fields.text(key);
+    if (!v) return v.error();
+    if (*v) *field = **v;
+  }
+  for (auto [key, field] : {std::pair{"objective", &objective}, std::pair{"precision", &precision}}) {
+    auto v = fields.text(key);
+    if (!v) return v.error();
+    *field = *v;
+  }
+  if (objective) {
+    auto o = parse_objective(*objective);
+    if (!o) return o.error();
+    r.objective = *o;
+  }
+  for (auto [key, field] : {std::pair{"max_latency_ms", &r.max_latency_ms}, std::pair{"max_vram_gb", &r.max_vram_gb},
+                            std::pair{"min_throughput", &r.min_throughput},
+                            std::pair{"max_delta_ppl_pct", &r.max_delta_ppl_pct}, std::pair{"max_kld", &r.max_kld}}) {
+    auto v = fields.number(key);
+    if (!v) return v.error();
+    *field = *v;
+  }
+  for (auto [key, field] : {std::pair{"batch", &r.batch}, std::pair{"ctx", &r.context}, std::pair{"context", &r.context}}) {
+    auto v = fields.whole(key);
+    if (!v) return v.error();
+    if (*v) *field = *v;
+  }
+  auto precisions = fields.texts("precisions");
+  if (!precisions) return precisions.error();
+  if (*precisions) {
+    r.precisions = **precisions;
+  } else if (precision) {
+    r.precisions = {*precision};  // the published single `precision`
+  }
+  for (auto [key, field] : {std::pair{"batches", &r.batches}, std::pair{"contexts", &r.contexts}}) {
+    auto v = fields.wholes(key);
+    if (!v) return v.error();
+    if (*v) *field = **v;
+  }
+  auto borrow = fields.flag("allow_borrow");
+  if (!borrow) return borrow.error();
+  r.allow_borrow = borrow->value_or(false);
+  return r;
+}
+
+namespace {
+Json opt(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+Json pair_or_null(const std::optional<double>& a, const std::optional<double>& b) {
+  return a && b ? Json::array({*a, *b}) : Json(nullptr);
+}
+
+std::string summary(const Candidate& c) {
+  std::string s = fmt::format("{}, batch={}, context={}", c.precision, c.batch, c.context);
+  if (c.energy_mj_per_token) s += fmt::format(" -> {:.1f} J/1k tok", *c.energy_mj_per_token);
+  s += fmt::format(", {:.1f} tok/s, {:.2f} ms/tok, {:.2f} GB", c.throughput_tok_s, c.latency_ms_per_token, c.vram_gb);
+  s += fmt::format(" (energy {}; latency and memory modelled)", to_string(c.energy_basis.basis));
+  return s;
+}
+
+Json decorated(const Candidate& c, const std::string& role) {
+  Json j = c;
+  j["role"] = role;
+  j["summary"] = summary(c);
+  return j;
+}
+
+std::optional<double> pct_of(double a, double b) {
+  if (b == 0) return std::nullopt;
+  return (a - b) / b * 100;
+}
+
+Json figure_basis(const Candidate& c) {
+  return Json{{"energy", to_string(c.energy_basis.basis)},
+              {"latency", to_string(c.latency_basis.basis)},
+              {"vram", to_string(c.vram_basis.basis)}};
+}
+}  // namespace
+
+void to_json(Json& j, const Candidate& c) {
+  // Published config fields first (energy_j_per_1k_tokens and energy_mj_per_token are the same number:
+  // J per 1000 tokens = mJ per token), then ours.
+  j = Json{{"precision", c.precision},
+           {"batch", c.batch},
+           {"context", c.context},
+           {"energy_j_per_1k_tokens", opt(c.energy_mj_per_token)},
+           {"energy_mj_per_token", opt(c.energy_mj_per_token)},
+           {"energy_rel_fp16", c.delta_pct ? Json(1 + *c.delta_pct / 100) : Json(nullptr)},
+           {"delta_pct_vs_fp16", opt(c.delta_pct)},
+           {"latency_ms_per_token", c.latency_ms_per_token},
+           {"throughput_tok_s", c.throughput_tok_s},
+           {"bound", c.bound},
+           {"vram_gb", c.vram_gb},
+           {"basis", figure_basis(c)},
+           {"confidence", c.confidence},
+           {"recommendation", c.recommendation},
+           {"engine", c.engine},
+           {"delta_ci_pct", pair_or_null(c.delta_ci_low_pct, c.delta_ci_high_pct)},
+           {"energy_ci_j_per_1k_tokens", pair_or_null(c.energy_low_mj, c.energy_high_mj)},
+           {"relative_energy", opt(c.relative_energy)},
+           {"basis_detail", {{"energy", c.energy_basis}, {"latency", c.latency_basis}, {"vram", c.vram_basis}}},
+           {"delta_ppl_pct", opt(c.delta_ppl_pct)},
+           {"kld", opt(c.kld)},
+           {"feasible", c.feasible},
+           {"violations", c.violations}};
+}
+
+void to_json(Json& j, const OptimizeResponse& r) {
+  const std::optional<Candidate>& lead = r.recommended ? r.recommended : r.closest_infeasible;
+  j = Json{{"input", r.input},
+           {"basis", lead ? figure_basis(*lead) : Json{{"energy", "unavailable"}, {"latency", "modelled"}, {"vram", "modelled"}}},
+           {"rests_on_model", lead && lead->energy_basis.basis == Basis::modelled},
+           {"feasible_count", r.feasible_count},
+           {"notes", r.notes},
+           {"skipped", r.skipped}};
+  j["basis_detail"] = lead ? Json{{"energy", lead->energy_basis}, {"latency", lead->latency_basis}, {"vram", lead->vram_basis}}
+                           : Json(nullptr);
+  j["recommended"] = r.recommended ? decorated(*r.recommended, "objective-optimal under the given constraints") : Json(nullptr);
+  j["closest_infeasible"] = r.closest_infeasible ? decorated(*r.closest_infeasible, "closest (violates constraints)") : Json(nullptr);
+  j["best_unmodelled"] = r.best_unmodelled ? decorated(*r.best_unmodelled, "best configuration whose energy is not modelled")
+                                           : Json(nullptr);
+  Json alternatives = Json::array();
+  for (const Candidate& c : r.alternatives) {
+    Json a = decorated(c, "alternative");
+    if (r.recommended) {
+      const Candidate& best = *r.recommended;
+      auto ratio = [](const std::optional<double>& a1, const std::optional<double>& b1) {
+        return a1 && b1 ? opt(pct_of(*a1, *b1)) : Json(nullptr);
+      };
+      a["vs_recommended"] = Json{{"energy_pct", ratio(c.relative_energy, best.relative_energy)},
+                                 {"latency_pct", opt(pct_of(c.latency_ms_per_token, best.latency_ms_per_token))},
+                                 {"throughput_pct", opt(pct_of(c.throughput_tok_s, best.throughput_tok_s))},
+                                 {"vram_pct", opt(pct_of(c.vram_gb, best.vram_gb))}};
+    }
+    alternatives.push_back(std::move(a));
+  }
+  j["alternatives"] = std::move(alternatives);
+  Json pareto = Json::array();
+  for (const Candidate& c : r.pareto_energy_latency) {
+    pareto.push_back(Json{{"precision", c.precision},
+                          {"batch", c.batch},
+                          {"context", c.context},
+                          {"energy_j_per_1k_tokens", opt(c.energy_mj_per_token)},
+                          {"latency_ms_per_token", c.latency_ms_per_token},
+                          {"throughput_tok_s", c.throughput_tok_s},
+                          {"vram_gb", c.vram_gb},
+                          {"relative_energy", opt(c.relative_energy)},
+                          {"basis", figure_basis(c)},
+                          {"feasible", c.feasible}});
+  }
+  j["pareto_energy_latency"] = std::move(pareto);
+}
+
+}  // namespace ecocompute::data

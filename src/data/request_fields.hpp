@@ -1,0 +1,38 @@
+// Typed reading of a question's JSON fields (a POST body, or query parameters already turned into
+// JSON), shared by estimate and optimize: numbers may arrive as numbers or as numeric text, as the
+// published API takes them; every error names the field.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/json.hpp"
+#include "util/result.hpp"
+
+namespace ecocompute::data {
+
+class RequestFields {
+ public:
+  /// `body` must outlive this object.
+  explicit RequestFields(const Json& body) : body_(body) {}
+
+  /// A finite number (or text that is one); absent when missing or null.
+  [[nodiscard]] Result<std::optional<double>> number(std::string_view key) const;
+  /// A whole number in [min, 10^7].
+  [[nodiscard]] Result<std::optional<int>> whole(std::string_view key, int min = 1) const;
+  [[nodiscard]] Result<std::optional<std::string>> text(std::string_view key) const;
+  /// true / false, or the text "true", "false", "1", "0".
+  [[nodiscard]] Result<std::optional<bool>> flag(std::string_view key) const;
+  /// An array of strings (numbers are taken as their text: a query string's "8" is a name too).
+  [[nodiscard]] Result<std::optional<std::vector<std::string>>> texts(std::string_view key) const;
+  /// An array of whole numbers ≥ 1.
+  [[nodiscard]] Result<std::optional<std::vector<int>>> wholes(std::string_view key) const;
+
+ private:
+  [[nodiscard]] const Json* find(std::string_view key) const;
+  const Json& body_;
+};
+
+}  // namespace ecocompute::data
