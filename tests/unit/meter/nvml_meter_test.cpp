@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -41,6 +42,19 @@ class NvmlMeterTest : public FakeNvmlTest {
       meter.poll_counter();
       if ((t - from_ms) % 500 == 0) meter.drain_trace();
     }
+  }
+  // A window from begin_ms to end_ms with fine polling inside it, and before it from `polled_from_ms`
+  // (none when absent: the counter's value at begin was then never seen changing).
+  Measurement finely_polled_window(NvmlMeter& meter, std::optional<std::int64_t> polled_from_ms,
+                                   std::int64_t begin_ms, std::int64_t end_ms) {
+    if (polled_from_ms) poll_finely(meter, *polled_from_ms, begin_ms);
+    set_time_(static_cast<std::uint64_t>(begin_ms) * 1000);
+    Window w = meter.begin("w");
+    poll_finely(meter, begin_ms + 10, end_ms);
+    set_time_(static_cast<std::uint64_t>(end_ms) * 1000);
+    auto m = meter.end(std::move(w));
+    EXPECT_TRUE(m.has_value());
+    return m.value_or(Measurement{});
   }
   // Plays the sampler from `from` to `to`: counter poll every 50 ms, buffer drain every 500 ms.
   void sample(NvmlMeter& meter, double from, double to) {
@@ -191,14 +205,7 @@ TEST_F(NvmlMeterTest, CorrectedEdgesRecoverTheEnergyBetweenCounterUpdatesAndTheE
   // between updates, and the power steps from 100 W to 300 W inside it.
   load(script(R"({"kind": "step", "before_watts": 100, "after_watts": 300, "at_s": 1005.005})"));
   auto meter = make_meter(/*correct_edges=*/true);
-  poll_finely(*meter, 1000000, 1000530);
-  at(1000.53);
-  Window w = meter->begin("w");
-  poll_finely(*meter, 1000540, 1010570);
-  at(1010.57);
-  auto result = meter->end(std::move(w));
-  ASSERT_TRUE(result.has_value());
-  const Measurement& m = *result;
+  const Measurement m = finely_polled_window(*meter, 1000000, 1000530, 1010570);
   ASSERT_EQ(m.status, WindowStatus::valid) << m.invalid_reason;
   ASSERT_EQ(m.edge_method, EdgeMethod::corrected) << m.edge_correction_skipped;
   // The plain difference covers 1000.5–1010.5 s: 100 W × 4.505 s + 300 W × 5.495 s = 2099 J.
@@ -219,12 +226,7 @@ TEST_F(NvmlMeterTest, WithoutASeenUpdateAWindowKeepsCounterEdgesAndSaysWhy) {
   load(script(R"({"kind": "constant", "watts": 100})"));
   auto meter = make_meter(/*correct_edges=*/true);
   // No polling before begin: the counter's value at begin was never seen changing.
-  at(1000.53);
-  Window w = meter->begin("w");
-  poll_finely(*meter, 1000540, 1001570);
-  at(1001.57);
-  auto m = meter->end(std::move(w));
-  ASSERT_TRUE(m.has_value());
+  const std::optional<Measurement> m = finely_polled_window(*meter, std::nullopt, 1000530, 1001570);
   ASSERT_EQ(m->status, WindowStatus::valid);
   EXPECT_EQ(m->edge_method, EdgeMethod::counter);
   EXPECT_NE(m->edge_correction_skipped.find("begin edge"), std::string::npos) << m->edge_correction_skipped;
@@ -235,13 +237,7 @@ TEST_F(NvmlMeterTest, WithoutASeenUpdateAWindowKeepsCounterEdgesAndSaysWhy) {
 TEST_F(NvmlMeterTest, PlainMeterDoesNotCorrectEdges) {
   load(script(R"({"kind": "constant", "watts": 100})"));
   auto meter = make_meter();
-  poll_finely(*meter, 1000000, 1000530);
-  at(1000.53);
-  Window w = meter->begin("w");
-  poll_finely(*meter, 1000540, 1001570);
-  at(1001.57);
-  auto m = meter->end(std::move(w));
-  ASSERT_TRUE(m.has_value());
+  const std::optional<Measurement> m = finely_polled_window(*meter, 1000000, 1000530, 1001570);
   EXPECT_EQ(m->edge_method, EdgeMethod::counter);
   EXPECT_TRUE(m->edge_correction_skipped.empty());
   EXPECT_NEAR(m->energy->value, 100.0, 1e-9);
