@@ -44,6 +44,8 @@ std::map<RowKey, ComparedRow> summarize_side(const std::vector<ComparedRow>& row
     s.throughput_tokens_per_s = mean_of(members, &ComparedRow::throughput_tokens_per_s);
     s.delta_perplexity_pct = mean_of(members, &ComparedRow::delta_perplexity_pct);
     s.n_trials = members.size() == 1 ? members.front()->n_trials : static_cast<int>(members.size());
+    // A mean over several rows has no one session's CI; a single row keeps its own.
+    if (members.size() == 1) s.delta_ci95_half_pct = members.front()->delta_ci95_half_pct;
     out[key] = std::move(s);
   }
   return out;
@@ -76,6 +78,12 @@ PairedRow pair_of(const ComparedRow& x, const ComparedRow& y) {
   p.delta_a_pct = x.delta_pct;
   p.delta_b_pct = y.delta_pct;
   p.difference_pp = difference(x.delta_pct, y.delta_pct);
+  p.ci95_half_a_pp = x.delta_ci95_half_pct;
+  p.ci95_half_b_pp = y.delta_ci95_half_pct;
+  if (p.ci95_half_a_pp && p.ci95_half_b_pp) {
+    p.within_sessions_pp = std::hypot(*p.ci95_half_a_pp, *p.ci95_half_b_pp);
+    if (p.difference_pp) p.beyond_within_sessions = std::fabs(*p.difference_pp) > *p.within_sessions_pp;
+  }
   p.n_a = x.n_trials;
   p.n_b = y.n_trials;
   p.energy_a_mj = x.energy_per_token_mj;
@@ -98,7 +106,10 @@ ComparedRow compared_row(const DataRow& r) {
                      measured ? std::optional<double>(r.energy_per_token_mj) : std::nullopt,
                      r.throughput_tokens_per_s,
                      r.delta_perplexity_pct(),
-                     r.n_trials};
+                     r.n_trials,
+                     measured && r.delta_ci95_low_pct && r.delta_ci95_high_pct
+                         ? std::optional<double>((*r.delta_ci95_high_pct - *r.delta_ci95_low_pct) / 2.0)
+                         : std::nullopt};
 }
 
 std::string optional_text(const std::optional<double>& v, const char* format) {
@@ -132,6 +143,10 @@ ComparisonSide side_from_report(const report::EnergyReport& r, std::string label
   } else {
     row.energy_per_token_mj = r.results.energy_per_token_mj;
     row.delta_pct = r.delta_from_energies();
+    if (r.statistics) {
+      const report::PairedDelta& delta = r.statistics->vs_fp16_energy_pct;
+      if (delta.ci95_low && delta.ci95_high) row.delta_ci95_half_pct = (*delta.ci95_high - *delta.ci95_low) / 2.0;
+    }
   }
   side.rows.push_back(std::move(row));
   return side;
@@ -212,6 +227,10 @@ void to_json(Json& j, const PairedRow& p) {
            {"delta_a_pct", opt(p.delta_a_pct)},
            {"delta_b_pct", opt(p.delta_b_pct)},
            {"difference_pp", opt(p.difference_pp)},
+           {"ci95_half_a_pp", opt(p.ci95_half_a_pp)},
+           {"ci95_half_b_pp", opt(p.ci95_half_b_pp)},
+           {"within_sessions_pp", opt(p.within_sessions_pp)},
+           {"beyond_within_sessions", p.beyond_within_sessions ? Json(*p.beyond_within_sessions) : Json(nullptr)},
            {"n_a", p.n_a},
            {"n_b", p.n_b},
            {"energy_a_mj", opt(p.energy_a_mj)},
@@ -242,12 +261,19 @@ void to_json(Json& j, const Comparison& c) {
 std::string to_text(const Comparison& c) {
   std::string out = fmt::format("A: {}\nB: {}\n", c.label_a, c.label_b);
   for (const std::string& w : c.warnings) out += "warning: " + w + "\n";
-  out += fmt::format("{:<40} {:>7} {:<7} {:>11} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "model", "size", "prec",
-                     "ΔE A", "ΔE B", "B−A (pp)", "E B/A−1", "tok/s A", "tok/s B", "B/A−1");
+  out += fmt::format("{:<40} {:>7} {:<7} {:>11} {:>11} {:>10} {:>15} {:>10} {:>10} {:>10} {:>10}\n", "model", "size",
+                     "prec", "ΔE A", "ΔE B", "B−A (pp)", "±A ±B (CI95)", "E B/A−1", "tok/s A", "tok/s B", "B/A−1");
+  bool any_beyond = false;
   for (const PairedRow& p : c.pairs) {
-    out += fmt::format("{:<40} {:>6g}B {:<7} {:>11} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n", p.model, p.params_b,
-                       p.precision, optional_text(p.delta_a_pct, "{:+.2f} %"), optional_text(p.delta_b_pct, "{:+.2f} %"),
-                       optional_text(p.difference_pp, "{:+.2f}"), optional_text(p.energy_difference_pct, "{:+.2f}%"),
+    const bool beyond = p.beyond_within_sessions.value_or(false);
+    any_beyond = any_beyond || beyond;
+    const std::string within = p.ci95_half_a_pp && p.ci95_half_b_pp
+                                   ? fmt::format("±{:.2f} ±{:.2f}{}", *p.ci95_half_a_pp, *p.ci95_half_b_pp, beyond ? "*" : " ")
+                                   : std::string("—");
+    out += fmt::format("{:<40} {:>6g}B {:<7} {:>11} {:>11} {:>10} {:>15} {:>10} {:>10} {:>10} {:>10}\n", p.model,
+                       p.params_b, p.precision, optional_text(p.delta_a_pct, "{:+.2f} %"),
+                       optional_text(p.delta_b_pct, "{:+.2f} %"), optional_text(p.difference_pp, "{:+.2f}"), within,
+                       optional_text(p.energy_difference_pct, "{:+.2f}%"),
                        optional_text(p.throughput_a, "{:.1f}"), optional_text(p.throughput_b, "{:.1f}"),
                        optional_text(p.throughput_difference_pct, "{:+.2f}%"));
   }
@@ -255,6 +281,10 @@ std::string to_text(const Comparison& c) {
     out += fmt::format("mean ΔE difference {:+.2f} pp", *c.mean_difference_pp);
     if (c.ci95_low_pp) out += fmt::format(" (95 % CI {:+.2f} … {:+.2f}, SD {:.2f})", *c.ci95_low_pp, *c.ci95_high_pp, *c.sd_difference_pp);
     out += "\n";
+  }
+  if (any_beyond) {
+    out += "* the sessions differ by more than their own 95 % CIs explain (√(A² + B²)): the between-session spread is "
+           "real, and one session's CI understates it\n";
   }
   for (const std::string& u : c.unmatched) out += "unmatched: " + u + "\n";
   return out;

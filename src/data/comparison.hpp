@@ -29,6 +29,7 @@ struct ComparedRow {
   std::optional<double> throughput_tokens_per_s;
   std::optional<double> delta_perplexity_pct;
   int n_trials = 1;
+  std::optional<double> delta_ci95_half_pct;  ///< half-width of the row's own paired 95 % CI of ΔE
 };
 
 /// One side: a label, its session(s), its rows, and what it cannot be compared on.
@@ -45,6 +46,10 @@ struct PairedRow {
   std::string model;
   std::optional<double> delta_a_pct, delta_b_pct;
   std::optional<double> difference_pp;           ///< delta_b − delta_a, percentage points
+  /// Each side's own (within-session) 95 % CI half-width of ΔE, and √(a² + b²): a between-session
+  /// difference larger than that is more than the two sessions' own noise explains.
+  std::optional<double> ci95_half_a_pp, ci95_half_b_pp, within_sessions_pp;
+  std::optional<bool> beyond_within_sessions;
   int n_a = 1, n_b = 1;
   std::optional<double> energy_a_mj, energy_b_mj;
   std::optional<double> energy_difference_pct;   ///< (b − a) / a × 100

@@ -17,6 +17,8 @@
 #include "server/api_error.hpp"
 #include "server/openapi.hpp"
 #include "server/report_check.hpp"
+#include "data/grader.hpp"
+#include "util/file_io.hpp"
 #include "server/request_input.hpp"
 
 namespace ecocompute::server {
@@ -72,6 +74,7 @@ std::string json_text(const Json& value) { return value.dump(-1, ' ', false, Jso
 Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles files, ApiOptions options,
          std::shared_ptr<const Clock> clock)
     : evidence_(evidence),
+      published_reference_(data::read_published_reference(data_dir() / "published")),
       store_(store),
       files_(std::move(files)),
       options_(options),
@@ -194,6 +197,22 @@ Result<HttpResponse> Api::measurements(const HttpRequest& request) const {
 
 Result<HttpResponse> Api::check(const HttpRequest& request) const {
   Result<Json> graded = [&]() -> Result<Json> {
+    const auto rules_text = request.query.find("rules");
+    if (rules_text != request.query.end()) {
+      auto rules = data::parse_grading_rules(rules_text->second);
+      if (!rules) return Error{ErrorCode::invalid_argument, "'rules'", rules.error()};
+      if (*rules == data::GradingRules::published) {
+        if (request.method != "POST") {
+          return unexpected(ErrorCode::invalid_argument,
+                            "'rules': published grades an energy.json (POST /v1/check?rules=published); a share "
+                            "link's point is graded by our rules");
+        }
+        if (!published_reference_) {
+          return Error{ErrorCode::unavailable, "the published curves and anchors", published_reference_.error()};
+        }
+        return check_report_published(request.body, *published_reference_);
+      }
+    }
     if (request.method == "POST") return check_report(request.body, evidence_);
     auto input = request_input(request);
     if (!input) return input.error();

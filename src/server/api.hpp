@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "data/evidence.hpp"
+#include "data/published_reference.hpp"
 #include "server/rate_limiter.hpp"
 #include "server/replication_store.hpp"
 #include "server/replication_upload.hpp"
@@ -61,6 +62,9 @@ class Api {
   Result<HttpResponse> healthz(const HttpRequest& request) const;
 
   const data::Evidence& evidence_;
+  /// The published curves and anchors, for `POST /v1/check?rules=published`; an error when the shipped
+  /// files could not be read (the request then says why).
+  Result<data::PublishedReference> published_reference_;
   ReplicationStore& store_;
   StaticFiles files_;
   ApiOptions options_;

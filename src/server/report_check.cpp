@@ -61,18 +61,36 @@ Result<std::string> text_field(const Json& input, std::initializer_list<const ch
 
 }  // namespace
 
-Result<Json> check_report(std::string_view body, const data::Evidence& evidence) {
+namespace {
+
+Result<report::EnergyReport> uploaded_report(std::string_view body) {
   if (json_nesting_depth(body) > static_cast<int>(report::max_report_depth)) {
     return unexpected(ErrorCode::invalid_input,
                       fmt::format("energy.json is nested deeper than {} levels", report::max_report_depth));
   }
   auto parsed = parse_json(body, "energy.json");
   if (!parsed) return parsed.error();
-  auto report = report::energy_report_from_json(*parsed, "energy.json");
-  if (!report) return report.error();
-  Json out = Json(data::grade_report(*report, evidence));
-  out["overlay"] = overlay_of(*report);
+  return report::energy_report_from_json(*parsed, "energy.json");
+}
+
+Json graded_with_overlay(const data::GradeResult& grade, const report::EnergyReport& report) {
+  Json out = Json(grade);
+  out["overlay"] = overlay_of(report);
   return out;
+}
+
+}  // namespace
+
+Result<Json> check_report(std::string_view body, const data::Evidence& evidence) {
+  auto report = uploaded_report(body);
+  if (!report) return report.error();
+  return graded_with_overlay(data::grade_report(*report, evidence), *report);
+}
+
+Result<Json> check_report_published(std::string_view body, const data::PublishedReference& reference) {
+  auto report = uploaded_report(body);
+  if (!report) return report.error();
+  return graded_with_overlay(data::grade_report_published(*report, reference), *report);
 }
 
 Result<Json> check_point(const Json& input, const data::Evidence& evidence) {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "data/evidence.hpp"
+#include "data/published_reference.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
 
@@ -18,6 +19,11 @@ namespace ecocompute::server {
 /// the reason; a stated ΔE its energies contradict is named in `warnings`; text that is not a report is
 /// an invalid_input error.
 [[nodiscard]] Result<Json> check_report(std::string_view body, const data::Evidence& evidence);
+
+/// Grades an uploaded energy.json by the published checker's rules (`?rules=published`, as `ecocompute
+/// check --rules published`): direct-nvml measurements only, the stated ΔE against the mean of the
+/// published anchors at the same size, else the published curve. Same answer shape as check_report.
+[[nodiscard]] Result<Json> check_report_published(std::string_view body, const data::PublishedReference& reference);
 
 /// Grades the point of a share link: params_b (or N), arch (or a), precision (or p), delta_pct (or
 /// e), basis (or b), and optionally engine (default: the precision's usual one), model (m) and gpu (g)

@@ -1,0 +1,74 @@
+// compare: a between-session difference of ΔE set beside the two sessions' own 95 % CIs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "data/comparison.hpp"
+#include "report/energy_report.hpp"
+
+namespace ecocompute::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+report::EnergyReport measured_report() {
+  auto r = report::read_energy_report(fs::path(ECOCOMPUTE_SOURCE_DIR) / "tests/golden/energy/energy-Q8_0.json");
+  EXPECT_TRUE(r) << r.error().describe();
+  return r.value_or(report::EnergyReport{});
+}
+
+// A second session of the same condition whose ΔE is `shift_pp` points lower, with CI ± half_pp.
+report::EnergyReport second_session(const report::EnergyReport& a, double shift_pp, double half_pp) {
+  report::EnergyReport b = a;
+  const double fp16 = *b.results.fp16_energy_per_token_mj;
+  b.results.energy_per_token_mj = *b.results.energy_per_token_mj - fp16 * shift_pp / 100.0;
+  const double delta = *b.delta_from_energies();
+  b.statistics->vs_fp16_energy_pct.ci95_low = delta - half_pp;
+  b.statistics->vs_fp16_energy_pct.ci95_high = delta + half_pp;
+  return b;
+}
+
+report::EnergyReport with_ci(report::EnergyReport r, double half_pp) {
+  const double delta = *r.delta_from_energies();
+  r.statistics->vs_fp16_energy_pct.ci95_low = delta - half_pp;
+  r.statistics->vs_fp16_energy_pct.ci95_high = delta + half_pp;
+  return r;
+}
+
+TEST(ComparisonSpread, ADifferenceBeyondBothSessionsCIsIsMarked) {
+  const report::EnergyReport a = with_ci(measured_report(), 0.3);
+  const Comparison c = compare(side_from_report(a, "a.json"), side_from_report(second_session(a, 2.0, 0.4), "b.json"));
+  ASSERT_EQ(c.pairs.size(), 1u);
+  const PairedRow& p = c.pairs.front();
+  EXPECT_NEAR(*p.difference_pp, -2.0, 1e-9);
+  EXPECT_NEAR(*p.ci95_half_a_pp, 0.3, 1e-9);
+  EXPECT_NEAR(*p.ci95_half_b_pp, 0.4, 1e-9);
+  EXPECT_NEAR(*p.within_sessions_pp, 0.5, 1e-9);  // √(0.3² + 0.4²)
+  EXPECT_TRUE(*p.beyond_within_sessions);
+  const std::string text = to_text(c);
+  EXPECT_NE(text.find("±0.30 ±0.40*"), std::string::npos) << text;
+  EXPECT_NE(text.find("more than their own 95 % CIs explain"), std::string::npos) << text;
+  const Json json = Json(p);
+  EXPECT_EQ(json["beyond_within_sessions"], true);
+  EXPECT_NEAR(json["within_sessions_pp"].get<double>(), 0.5, 1e-9);
+}
+
+TEST(ComparisonSpread, ADifferenceInsideTheCIsIsNotMarked) {
+  const report::EnergyReport a = with_ci(measured_report(), 3.0);
+  const Comparison c = compare(side_from_report(a, "a.json"), side_from_report(second_session(a, 2.0, 4.0), "b.json"));
+  ASSERT_EQ(c.pairs.size(), 1u);
+  EXPECT_FALSE(*c.pairs.front().beyond_within_sessions);  // 2 < √(3² + 4²) = 5
+  EXPECT_EQ(to_text(c).find("more than their own"), std::string::npos);
+}
+
+TEST(ComparisonSpread, WithoutCIsThereIsNoVerdict) {
+  report::EnergyReport a = measured_report();
+  a.statistics.reset();
+  const Comparison c = compare(side_from_report(a, "a.json"), side_from_report(a, "b.json"));
+  ASSERT_EQ(c.pairs.size(), 1u);
+  EXPECT_FALSE(c.pairs.front().within_sessions_pp.has_value());
+  EXPECT_FALSE(c.pairs.front().beyond_within_sessions.has_value());
+}
+
+}  // namespace
+}  // namespace ecocompute::data
