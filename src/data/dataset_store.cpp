@@ -2,6 +2,7 @@
 // written in the subset that SQLite and PostgreSQL share (CAST($n AS TEXT) IS NULL for optional
 // filters, ON CONFLICT DO NOTHING for re-imports), with parameters only — never spliced values.
 #include "data/dataset_store.hpp"
+#include "data/shipped_sessions.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -254,6 +255,11 @@ Result<DatasetStore> open_published_store() {
   auto batch = read_published_dir(data_dir() / "published");
   if (!batch) return batch.error();
   if (auto summary = store->import(*batch); !summary) return summary.error();
+  auto ours = read_shipped_sessions(data_dir() / "sessions");
+  if (!ours) return ours.error();
+  for (const ImportBatch& session_report : *ours) {
+    if (auto summary = store->import(session_report); !summary) return summary.error();
+  }
   return store;
 }
 

@@ -69,7 +69,8 @@ class DatasetStore {
 /// Returns the default store path: $ECOCOMPUTE_STORE if set, else data_dir()/ecocompute.sqlite.
 std::filesystem::path default_store_path();
 
-/// Returns an in-memory store holding the published reference data shipped in data_dir()/published.
+/// Returns an in-memory store holding the published reference data shipped in data_dir()/published and
+/// our own sessions listed in data_dir()/sessions/shipped.txt.
 Result<DatasetStore> open_published_store();
 
 /// Opens the store at `path` if that file exists, or the PostgreSQL store `path` names as a URL;

@@ -27,7 +27,9 @@ constexpr double kZ = 1.96;
 constexpr double kBorrowArchSigma = 10.0;
 constexpr double kBorrowGpuSigma = 5.0;
 
-bool same_size(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(a)); }
+// Model sizes are quoted to two or three digits ("1.54 B" for 1.5437 B, "8 B" for 8.03 B): within
+// 0.5 % they are the same model size, and a measurement there is an anchor.
+bool same_size(double a, double b) { return std::abs(a - b) <= 0.005 * std::max(std::abs(a), std::abs(b)); }
 
 const Session* find_session(const Evidence& evidence, const std::string& id) {
   for (const Session& s : evidence.sessions) {
@@ -192,18 +194,24 @@ std::string provenance(const Curve& curve, const Evidence& evidence) {
 // The basis of ΔE at batch 1 from the curve (before any batch / context model).
 // `points`: the anchors the answer used; for a curve without sessions of its own (the published
 // parameters) their sessions say which GPUs the figure was measured on.
-FigureBasis curve_basis(const Question& q, const CurveChoice& choice, const FitPoint* anchor, const std::vector<FitPoint>& points,
+FigureBasis curve_basis(const Question& q, const CurveChoice& choice, const FitPoint* anchor,
+                        const std::vector<const FitPoint*>& at_size, const std::vector<FitPoint>& points,
                         const Evidence& evidence) {
   const Curve& c = *choice.curve;
   FigureBasis b;
   for (const std::string& id : c.session_ids) b.sessions.push_back(session_label(evidence, id));
   auto gpus = curve_gpus(c, evidence);
-  if (c.session_ids.empty()) {
+  // A measured figure is the anchor's: its own sessions and GPUs, whichever session the curve is fitted to.
+  if (c.session_ids.empty() || anchor != nullptr) {
+    std::vector<const FitPoint*> sources = at_size;
+    if (anchor == nullptr) {
+      for (const FitPoint& p : points) sources.push_back(&p);
+    }
+    b.sessions.clear();
     std::set<std::string> seen;
-    for (const FitPoint& p : points) {
-      if (anchor != nullptr && !same_size(p.params_b, anchor->params_b)) continue;
-      b.sessions.push_back(session_label(evidence, p.session_id));
-      if (auto g = session_gpu(evidence, p.session_id); !g.empty()) seen.insert(g);
+    for (const FitPoint* p : sources) {
+      b.sessions.push_back(session_label(evidence, p->session_id));
+      if (auto g = session_gpu(evidence, p->session_id); !g.empty()) seen.insert(g);
     }
     std::sort(b.sessions.begin(), b.sessions.end());
     b.sessions.erase(std::unique(b.sessions.begin(), b.sessions.end()), b.sessions.end());
@@ -214,7 +222,8 @@ FigureBasis curve_basis(const Question& q, const CurveChoice& choice, const FitP
   const std::string where = provenance(c, evidence);
   if (anchor != nullptr) {
     b.basis = Basis::measured;
-    b.label = fmt::format("measured at {:g} B on {}", anchor->params_b, where);
+    b.label = fmt::format("measured at {:g} B on {}, session{} {}", anchor->params_b, b.gpu,
+                          b.sessions.size() == 1 ? "" : "s", joined(b.sessions));
   } else if (c.fit.covers(q.n)) {
     b.basis = Basis::interpolated;
     b.label = fmt::format("interpolated on the {} curve ({}; measured {:g}–{:g} B)", c.key.gpu_arch, where,
@@ -303,10 +312,13 @@ Json echo(const Question& q, const Evidence& evidence) {
 // The absolute energy per token, from the FP16 baseline of the session behind ΔE.
 // `measured_here`: ΔE was measured at this size (and batch) in the curve's own architecture.
 std::optional<EnergyEstimate> absolute_energy(const Question& q, const Curve& curve, const EstimateResponse& out,
-                                              bool measured_here, bool measured_at_batch, const Evidence& evidence) {
+                                              bool measured_here, bool measured_at_batch,
+                                              const std::optional<std::string>& anchor_session, const Evidence& evidence) {
   if (!out.delta_pct) return std::nullopt;
   std::optional<std::string> session;
-  if (curve.source == "fit" && curve.session_ids.size() == 1) {
+  if (anchor_session) {
+    session = anchor_session;  // ΔE measured in one session at this size: its own baseline
+  } else if (curve.source == "fit" && curve.session_ids.size() == 1) {
     session = curve.session_ids.front();
   } else {
     session = fp16_reference_session(evidence.rows, evidence.sessions, curve.key.gpu_arch, curve.key.engine);
@@ -455,6 +467,14 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   for (const FitPoint& p : points) {
     if (same_size(p.params_b, q.n)) exact.push_back(&p);
   }
+  // A size measured in a session the curve is not fitted to (sessions are not pooled into one fit) is
+  // still a measurement of this size: it anchors the answer, with its own session named.
+  const std::vector<FitPoint> other_sessions = exact.empty() && !curve.fit.points.empty()
+                                                   ? measured_points(curve.key, evidence)
+                                                   : std::vector<FitPoint>{};
+  for (const FitPoint& p : other_sessions) {
+    if (same_size(p.params_b, q.n)) exact.push_back(&p);
+  }
   if (exact.size() == 1) anchor = exact.front();
   if (exact.size() > 1) {
     merged = *exact.front();
@@ -488,7 +508,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
     out.band.within_session = kZ * curve.fit.resid_std_pct;
     out.ci_kind = "resid_std";
   }
-  out.delta_basis = curve_basis(q, *choice, anchor, points, evidence);
+  out.delta_basis = curve_basis(q, *choice, anchor, exact, points, evidence);
   const Basis evidence_kind = anchor != nullptr ? Basis::measured : curve.fit.covers(q.n) ? Basis::interpolated : Basis::extrapolated;
   const bool borrowed_gpu = !choice->borrowed_arch && out.delta_basis.basis == Basis::borrowed;
 
@@ -538,8 +558,8 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
           s->shared_sizes == 1 ? "" : "s", s->tau);
     } else {
       single_session = true;
-      out.band.between_sessions_note = fmt::format("only one session measured {} {} on {}: the spread between sessions is unknown, "
-                                                   "so the band is the session's own",
+      out.band.between_sessions_note = fmt::format("no two sessions measured {} {} on {} at a shared size: the spread between "
+                                                   "sessions is unknown, so the band is the session's own",
                                                    curve.key.precision, curve.key.engine, curve.key.gpu_arch);
     }
   } else {
@@ -547,8 +567,9 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   }
   out.notes.push_back(out.band.between_sessions_note);
 
-  // Distance from the evidence: extrapolation in size, borrowing across GPUs or architectures.
-  if (const double d = extrapolation_distance(curve.fit, q.n); d > 0) {
+  // Distance from the evidence: extrapolation in size (none at a measured size, whichever session
+  // measured it), borrowing across GPUs or architectures.
+  if (const double d = anchor != nullptr ? 0.0 : extrapolation_distance(curve.fit, q.n); d > 0) {
     out.band.extrapolation = kZ * 1.2 * (std::max(curve.fit.resid_std_pct, 2.0) + 4.0) * d;
     out.notes.push_back(fmt::format("{:g} B is outside the measured range {:g}–{:g} B: extrapolated; the band widens by ±{:.1f} pts "
                                     "(grows with the log-distance)",
@@ -606,7 +627,9 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
     out.notes.push_back("no measured quality cost for " + precision + " with " + q.engine);
   }
   const bool measured_here = (anchor != nullptr && !out.modelled) || measured_at_batch;
-  out.energy_estimate = absolute_energy(q, curve, out, measured_here, measured_at_batch, evidence);
+  std::optional<std::string> anchor_session;
+  if (anchor != nullptr && exact.size() == 1 && !choice->borrowed_arch) anchor_session = anchor->session_id;
+  out.energy_estimate = absolute_energy(q, curve, out, measured_here, measured_at_batch, anchor_session, evidence);
   return out;
 }
 

@@ -37,7 +37,7 @@ struct EvidenceFlags {
     if (!options) return options.error();
     bool published = false;
     auto evidence = data::load_evidence_at(store, *options, &published);
-    if (evidence && published) log::info("no store at {}; answering from the shipped published data", store);
+    if (evidence && published) log::info("no store at {}; answering from the shipped published data and our shipped sessions (data/sessions/shipped.txt)", store);
     return evidence;
   }
 };

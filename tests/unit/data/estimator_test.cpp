@@ -100,9 +100,34 @@ TEST_F(EstimatorTest, BasisLabels) {
   EXPECT_EQ(hopper->basis, Basis::borrowed);
   EXPECT_NE(hopper->arch_used, "hopper");
   // No curve for the precision on this architecture and no default borrow: an error, as published.
-  auto gguf = estimate(ask(8.0, "hopper", "Q4_K_M"), *evidence_);
+  auto gguf = estimate(ask(8.0, "ampere", "Q4_K_M"), *evidence_);
   ASSERT_FALSE(gguf);
   EXPECT_EQ(gguf.error().code(), ErrorCode::not_found);
+}
+
+TEST_F(EstimatorTest, ASizeMeasuredInAnotherSessionThanTheCurvesIsMeasuredFromItsOwnSession) {
+  // The shipped H200 sessions: the llama.cpp Q4_K_M curve is fitted to the 2026-11-30 campaign
+  // (0.5–3.2 B); 8.03 B was measured on 2026-11-29 (−38.56 %, CI ± 0.13), another session.
+  EstimateRequest r = ask(8.0, "hopper", "Q4_K_M");
+  r.gpu = "H200";
+  auto e = estimate(r, *evidence_);
+  ASSERT_TRUE(e) << e.error().describe();
+  EXPECT_EQ(e->basis, Basis::measured) << e->delta_basis.label;
+  EXPECT_NEAR(*e->delta_pct, -38.56, 0.01);
+  EXPECT_NE(e->delta_basis.label.find("2026-11-29"), std::string::npos) << e->delta_basis.label;
+  EXPECT_DOUBLE_EQ(e->band.extrapolation, 0.0);  // measured there: no distance from the evidence
+  EXPECT_LT(*e->ci_high_pct - *e->ci_low_pct, 2.0);
+  // Between the measured sizes, on the curve: interpolated, with the curve's (much wider) band.
+  r.params_b = 2.5;
+  auto between = estimate(r, *evidence_);
+  ASSERT_TRUE(between);
+  EXPECT_EQ(between->basis, Basis::interpolated);
+  // On another Hopper GPU the same measurement is borrowed.
+  r.params_b = 8.0;
+  r.gpu = "H100";
+  auto h100 = estimate(r, *evidence_);
+  ASSERT_TRUE(h100);
+  EXPECT_EQ(h100->basis, Basis::borrowed);
 }
 
 TEST_F(EstimatorTest, PublishedCurvesAnswerWithResidualCi) {
