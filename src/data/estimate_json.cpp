@@ -1,6 +1,7 @@
 // The estimator's JSON: the request read from /v1/estimate fields (a superset of the published ones)
 // and the answer written in the published field names plus ours.
 #include "data/estimator.hpp"
+#include "data/number_or_null.hpp"
 #include "data/request_fields.hpp"
 
 namespace ecocompute::data {
@@ -9,11 +10,9 @@ Result<EstimateRequest> estimate_request_from_json(const Json& body) {
   if (!body.is_object()) return unexpected(ErrorCode::invalid_argument, "request body must be a JSON object");
   const RequestFields fields(body);
   EstimateRequest r;
-  for (const char* key : {"params_b", "N"}) {
-    auto v = fields.number(key);
-    if (!v) return v.error();
-    if (*v) r.params_b = *v;
-  }
+  auto size = fields.params_b();
+  if (!size) return size.error();
+  r.params_b = *size;
   for (auto [key, field] : {std::pair{"model", &r.model}, std::pair{"q", &r.q}, std::pair{"query", &r.q},
                             std::pair{"gpu", &r.gpu}, std::pair{"arch", &r.arch}, std::pair{"precision", &r.precision},
                             std::pair{"engine", &r.engine}}) {
@@ -21,20 +20,15 @@ Result<EstimateRequest> estimate_request_from_json(const Json& body) {
     if (!v) return v.error();
     if (*v) *field = **v;
   }
-  for (auto [key, field] : {std::pair{"batch", &r.batch}, std::pair{"ctx", &r.context}, std::pair{"context", &r.context}}) {
-    auto v = fields.whole(key);
-    if (!v) return v.error();
-    if (*v) *field = **v;
-  }
-  auto borrow = fields.flag("allow_borrow");
+  auto shape = fields.batch_and_context();
+  if (!shape) return shape.error();
+  r.batch = shape->batch.value_or(r.batch);
+  r.context = shape->context.value_or(r.context);
+  auto borrow = fields.allow_borrow();
   if (!borrow) return borrow.error();
-  r.allow_borrow = borrow->value_or(false);
+  r.allow_borrow = *borrow;
   return r;
 }
-
-namespace {
-Json optional_number_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
-}  // namespace
 
 void to_json(Json& j, const Anchor& a) {
   // N, dE, gpu, n, model: the published anchor; params_b, delta_pct, session: ours.
@@ -43,7 +37,7 @@ void to_json(Json& j, const Anchor& a) {
 }
 
 void to_json(Json& j, const QualityCost& q) {
-  j = Json{{"delta_perplexity_pct", q.delta_perplexity_pct}, {"kld", optional_number_json(q.kld)},
+  j = Json{{"delta_perplexity_pct", q.delta_perplexity_pct}, {"kld", number_or_null(q.kld)},
            {"measured_at_b", q.measured_at_b}, {"model", q.model}, {"basis", to_string(q.basis.basis)},
            {"basis_detail", q.basis}, {"note", q.note}};
 }
@@ -61,8 +55,8 @@ void to_json(Json& j, const EnergyEstimate& e) {
 }
 
 void to_json(Json& j, const BandTerms& b) {
-  j = Json{{"within_session_pct", optional_number_json(b.within_session)},
-           {"between_sessions_pct", optional_number_json(b.between_sessions)},
+  j = Json{{"within_session_pct", number_or_null(b.within_session)},
+           {"between_sessions_pct", number_or_null(b.between_sessions)},
            {"extrapolation_pct", b.extrapolation},
            {"borrowing_pct", b.borrowing},
            {"batch_model_pct", b.batch_model},
@@ -73,14 +67,14 @@ void to_json(Json& j, const BandTerms& b) {
 
 void to_json(Json& j, const EstimateResponse& r) {
   j = Json{{"input", r.input},
-           {"delta_pct", optional_number_json(r.delta_pct)},
+           {"delta_pct", number_or_null(r.delta_pct)},
            {"ci", r.ci_low_pct ? Json::array({*r.ci_low_pct, *r.ci_high_pct}) : Json(nullptr)},
            {"ci_kind", r.ci_kind},
            {"basis", to_string(r.basis)},
            {"confidence", r.confidence},
            {"recommendation", r.recommendation},
            {"verdict", r.verdict},
-           {"crossover_b", optional_number_json(r.crossover_b)},
+           {"crossover_b", number_or_null(r.crossover_b)},
            {"anchors", r.anchors},
            {"arch_used", r.arch_used},
            {"modelled", r.modelled},

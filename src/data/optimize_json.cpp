@@ -3,6 +3,7 @@
 // alternatives with vs_recommended; the Pareto front) plus ours.
 #include <fmt/format.h>
 
+#include "data/number_or_null.hpp"
 #include "data/optimizer.hpp"
 #include "data/request_fields.hpp"
 
@@ -12,11 +13,9 @@ Result<OptimizeRequest> optimize_request_from_json(const Json& body) {
   if (!body.is_object()) return unexpected(ErrorCode::invalid_argument, "request body must be a JSON object");
   const RequestFields fields(body);
   OptimizeRequest r;
-  for (const char* key : {"params_b", "N"}) {
-    auto v = fields.number(key);
-    if (!v) return v.error();
-    if (*v) r.params_b = *v;
-  }
+  auto size = fields.params_b();
+  if (!size) return size.error();
+  r.params_b = *size;
   std::optional<std::string> objective, precision;
   for (auto [key, field] : {std::pair{"model", &r.model}, std::pair{"gpu", &r.gpu}, std::pair{"arch", &r.arch},
                             std::pair{"engine", &r.engine}}) {
@@ -41,11 +40,10 @@ Result<OptimizeRequest> optimize_request_from_json(const Json& body) {
     if (!v) return v.error();
     *field = *v;
   }
-  for (auto [key, field] : {std::pair{"batch", &r.batch}, std::pair{"ctx", &r.context}, std::pair{"context", &r.context}}) {
-    auto v = fields.whole(key);
-    if (!v) return v.error();
-    if (*v) *field = *v;
-  }
+  auto shape = fields.batch_and_context();
+  if (!shape) return shape.error();
+  r.batch = shape->batch;
+  r.context = shape->context;
   auto precisions = fields.texts("precisions");
   if (!precisions) return precisions.error();
   if (*precisions) {
@@ -58,14 +56,13 @@ Result<OptimizeRequest> optimize_request_from_json(const Json& body) {
     if (!v) return v.error();
     if (*v) *field = **v;
   }
-  auto borrow = fields.flag("allow_borrow");
+  auto borrow = fields.allow_borrow();
   if (!borrow) return borrow.error();
-  r.allow_borrow = borrow->value_or(false);
+  r.allow_borrow = *borrow;
   return r;
 }
 
 namespace {
-Json opt(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 Json pair_or_null(const std::optional<double>& a, const std::optional<double>& b) {
   return a && b ? Json::array({*a, *b}) : Json(nullptr);
 }
@@ -103,10 +100,10 @@ void to_json(Json& j, const Candidate& c) {
   j = Json{{"precision", c.precision},
            {"batch", c.batch},
            {"context", c.context},
-           {"energy_j_per_1k_tokens", opt(c.energy_mj_per_token)},
-           {"energy_mj_per_token", opt(c.energy_mj_per_token)},
+           {"energy_j_per_1k_tokens", number_or_null(c.energy_mj_per_token)},
+           {"energy_mj_per_token", number_or_null(c.energy_mj_per_token)},
            {"energy_rel_fp16", c.delta_pct ? Json(1 + *c.delta_pct / 100) : Json(nullptr)},
-           {"delta_pct_vs_fp16", opt(c.delta_pct)},
+           {"delta_pct_vs_fp16", number_or_null(c.delta_pct)},
            {"latency_ms_per_token", c.latency_ms_per_token},
            {"throughput_tok_s", c.throughput_tok_s},
            {"bound", c.bound},
@@ -117,10 +114,10 @@ void to_json(Json& j, const Candidate& c) {
            {"engine", c.engine},
            {"delta_ci_pct", pair_or_null(c.delta_ci_low_pct, c.delta_ci_high_pct)},
            {"energy_ci_j_per_1k_tokens", pair_or_null(c.energy_low_mj, c.energy_high_mj)},
-           {"relative_energy", opt(c.relative_energy)},
+           {"relative_energy", number_or_null(c.relative_energy)},
            {"basis_detail", {{"energy", c.energy_basis}, {"latency", c.latency_basis}, {"vram", c.vram_basis}}},
-           {"delta_ppl_pct", opt(c.delta_ppl_pct)},
-           {"kld", opt(c.kld)},
+           {"delta_ppl_pct", number_or_null(c.delta_ppl_pct)},
+           {"kld", number_or_null(c.kld)},
            {"feasible", c.feasible},
            {"violations", c.violations}};
 }
@@ -145,12 +142,12 @@ void to_json(Json& j, const OptimizeResponse& r) {
     if (r.recommended) {
       const Candidate& best = *r.recommended;
       auto ratio = [](const std::optional<double>& a1, const std::optional<double>& b1) {
-        return a1 && b1 ? opt(pct_of(*a1, *b1)) : Json(nullptr);
+        return a1 && b1 ? number_or_null(pct_of(*a1, *b1)) : Json(nullptr);
       };
       a["vs_recommended"] = Json{{"energy_pct", ratio(c.relative_energy, best.relative_energy)},
-                                 {"latency_pct", opt(pct_of(c.latency_ms_per_token, best.latency_ms_per_token))},
-                                 {"throughput_pct", opt(pct_of(c.throughput_tok_s, best.throughput_tok_s))},
-                                 {"vram_pct", opt(pct_of(c.vram_gb, best.vram_gb))}};
+                                 {"latency_pct", number_or_null(pct_of(c.latency_ms_per_token, best.latency_ms_per_token))},
+                                 {"throughput_pct", number_or_null(pct_of(c.throughput_tok_s, best.throughput_tok_s))},
+                                 {"vram_pct", number_or_null(pct_of(c.vram_gb, best.vram_gb))}};
     }
     alternatives.push_back(std::move(a));
   }
@@ -160,11 +157,11 @@ void to_json(Json& j, const OptimizeResponse& r) {
     pareto.push_back(Json{{"precision", c.precision},
                           {"batch", c.batch},
                           {"context", c.context},
-                          {"energy_j_per_1k_tokens", opt(c.energy_mj_per_token)},
+                          {"energy_j_per_1k_tokens", number_or_null(c.energy_mj_per_token)},
                           {"latency_ms_per_token", c.latency_ms_per_token},
                           {"throughput_tok_s", c.throughput_tok_s},
                           {"vram_gb", c.vram_gb},
-                          {"relative_energy", opt(c.relative_energy)},
+                          {"relative_energy", number_or_null(c.relative_energy)},
                           {"basis", figure_basis(c)},
                           {"feasible", c.feasible}});
   }

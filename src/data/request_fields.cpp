@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -99,6 +100,32 @@ Result<std::optional<std::vector<int>>> RequestFields::wholes(std::string_view k
     out.push_back(static_cast<int>(*d));
   }
   return std::optional<std::vector<int>>{std::move(out)};
+}
+
+Result<std::optional<double>> RequestFields::params_b() const {
+  std::optional<double> size;
+  for (const char* key : {"params_b", "N"}) {
+    auto v = number(key);
+    if (!v) return v.error();
+    if (*v) size = *v;
+  }
+  return size;
+}
+
+Result<BatchContext> RequestFields::batch_and_context() const {
+  BatchContext out;
+  for (auto [key, field] : {std::pair{"batch", &out.batch}, std::pair{"ctx", &out.context}, std::pair{"context", &out.context}}) {
+    auto v = whole(key);
+    if (!v) return v.error();
+    if (*v) *field = *v;
+  }
+  return out;
+}
+
+Result<bool> RequestFields::allow_borrow() const {
+  auto v = flag("allow_borrow");
+  if (!v) return v.error();
+  return v->value_or(false);
 }
 
 }  // namespace ecocompute::data

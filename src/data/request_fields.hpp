@@ -13,6 +13,12 @@
 
 namespace ecocompute::data {
 
+/// A question's batch and context, each absent when not given.
+struct BatchContext {
+  std::optional<int> batch;
+  std::optional<int> context;
+};
+
 class RequestFields {
  public:
   /// `body` must outlive this object.
@@ -29,6 +35,16 @@ class RequestFields {
   [[nodiscard]] Result<std::optional<std::vector<std::string>>> texts(std::string_view key) const;
   /// An array of whole numbers ≥ 1.
   [[nodiscard]] Result<std::optional<std::vector<int>>> wholes(std::string_view key) const;
+
+  // The fields estimate and optimize read alike. Three calls rather than one, so that each request
+  // keeps its own field order, and with it which of several bad fields is the one reported.
+
+  /// The size in billions: params_b, or its short name N (N wins when both are given).
+  [[nodiscard]] Result<std::optional<double>> params_b() const;
+  /// batch, and ctx (the published name) or context (ours, which wins when both are given).
+  [[nodiscard]] Result<BatchContext> batch_and_context() const;
+  /// allow_borrow; false when absent.
+  [[nodiscard]] Result<bool> allow_borrow() const;
 
  private:
   [[nodiscard]] const Json* find(std::string_view key) const;

@@ -11,30 +11,12 @@
 
 #include "data/estimator.hpp"
 #include "data/optimizer.hpp"
+#include "published_evidence_fixture.hpp"
 
 namespace ecocompute::data {
 namespace {
 
-class AnswerBasisTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    setenv("ECOCOMPUTE_DATA_DIR", (std::string(ECOCOMPUTE_SOURCE_DIR) + "/data").c_str(), 1);
-    auto store = load_published_evidence();
-    ASSERT_TRUE(store) << store.error().describe();
-    store_ = new Evidence(std::move(*store));
-    EvidenceOptions published;
-    published.curve_source = CurveSource::published;
-    auto p = load_published_evidence(published);
-    ASSERT_TRUE(p) << p.error().describe();
-    published_ = new Evidence(std::move(*p));
-  }
-  static void TearDownTestSuite() {
-    delete store_;
-    delete published_;
-  }
-  static inline Evidence* store_ = nullptr;
-  static inline Evidence* published_ = nullptr;
-};
+using AnswerBasisTest = testing::PublishedEvidenceTest;
 
 // Every figure-basis object (one with "basis" and "borrowed_from") that says measured has nothing
 // borrowed or modelled in it; returns how many were seen.

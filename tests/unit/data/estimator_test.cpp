@@ -10,28 +10,14 @@
 #include "data/gpu_spec.hpp"
 #include "data/optimizer.hpp"
 #include "data/model_size.hpp"
+#include "published_evidence_fixture.hpp"
 #include "util/precision.hpp"
 
 namespace ecocompute::data {
 namespace {
 
-class EstimatorTest : public ::testing::Test {
+class EstimatorTest : public testing::PublishedEvidenceTest {
  protected:
-  static void SetUpTestSuite() {
-    setenv("ECOCOMPUTE_DATA_DIR", (std::string(ECOCOMPUTE_SOURCE_DIR) + "/data").c_str(), 1);
-    auto loaded = load_published_evidence();
-    ASSERT_TRUE(loaded) << loaded.error().describe();
-    evidence_ = new Evidence(std::move(*loaded));
-    EvidenceOptions published;
-    published.curve_source = CurveSource::published;
-    auto p = load_published_evidence(published);
-    ASSERT_TRUE(p) << p.error().describe();
-    published_ = new Evidence(std::move(*p));
-  }
-  static void TearDownTestSuite() {
-    delete evidence_;
-    delete published_;
-  }
   static EstimateRequest ask(double n, const std::string& arch, const std::string& precision) {
     EstimateRequest r;
     r.params_b = n;
@@ -39,12 +25,10 @@ class EstimatorTest : public ::testing::Test {
     r.precision = precision;
     return r;
   }
-  static inline Evidence* evidence_ = nullptr;
-  static inline Evidence* published_ = nullptr;
 };
 
 TEST_F(EstimatorTest, MeasuredAnchorWithReplicatesGivesItsOwnCi) {
-  auto e = estimate(ask(0.5, "ada", "INT8"), *evidence_);
+  auto e = estimate(ask(0.5, "ada", "INT8"), *store_);
   ASSERT_TRUE(e) << e.error().describe();
   // The INT8 curve comes from the 2026-08-20 session (5 sizes × 3 replicates: most trials).
   EXPECT_EQ(e->basis, Basis::measured);
@@ -66,7 +50,7 @@ TEST_F(EstimatorTest, MeasuredAnchorWithReplicatesGivesItsOwnCi) {
 }
 
 TEST_F(EstimatorTest, ThreeBillionNf4SavesButCostsPerplexity) {
-  auto e = estimate(ask(3.0, "ada", "NF4"), *evidence_);
+  auto e = estimate(ask(3.0, "ada", "NF4"), *store_);
   ASSERT_TRUE(e);
   // NF4 curve from the 2026-08-19 session (same-run baseline): 3295.419 / 3879.905 − 1 = −15.06 %.
   EXPECT_EQ(e->basis, Basis::measured);
@@ -85,22 +69,22 @@ TEST_F(EstimatorTest, ThreeBillionNf4SavesButCostsPerplexity) {
 }
 
 TEST_F(EstimatorTest, BasisLabels) {
-  auto inside = estimate(ask(2.0, "ada", "NF4"), *evidence_);
+  auto inside = estimate(ask(2.0, "ada", "NF4"), *store_);
   ASSERT_TRUE(inside);
   EXPECT_EQ(inside->basis, Basis::interpolated);
   EXPECT_FALSE(inside->modelled);  // the published meaning: batch / context outside the measured baseline
-  auto outside = estimate(ask(20.0, "ada", "NF4"), *evidence_);
+  auto outside = estimate(ask(20.0, "ada", "NF4"), *store_);
   ASSERT_TRUE(outside);
   EXPECT_EQ(outside->basis, Basis::extrapolated);
   bool said_so = false;
   for (const std::string& note : outside->notes) said_so = said_so || note.find("extrapolated") != std::string::npos;
   EXPECT_TRUE(said_so);
-  auto hopper = estimate(ask(2.0, "hopper", "NF4"), *evidence_);
+  auto hopper = estimate(ask(2.0, "hopper", "NF4"), *store_);
   ASSERT_TRUE(hopper);
   EXPECT_EQ(hopper->basis, Basis::borrowed);
   EXPECT_NE(hopper->arch_used, "hopper");
   // No curve for the precision on this architecture and no default borrow: an error, as published.
-  auto gguf = estimate(ask(8.0, "ampere", "Q4_K_M"), *evidence_);
+  auto gguf = estimate(ask(8.0, "ampere", "Q4_K_M"), *store_);
   ASSERT_FALSE(gguf);
   EXPECT_EQ(gguf.error().code(), ErrorCode::not_found);
 }
@@ -110,7 +94,7 @@ TEST_F(EstimatorTest, ASizeMeasuredInAnotherSessionThanTheCurvesIsMeasuredFromIt
   // (0.5–3.2 B); 8.03 B was measured on 2026-11-29 (−38.56 %, CI ± 0.13), another session.
   EstimateRequest r = ask(8.0, "hopper", "Q4_K_M");
   r.gpu = "H200";
-  auto e = estimate(r, *evidence_);
+  auto e = estimate(r, *store_);
   ASSERT_TRUE(e) << e.error().describe();
   EXPECT_EQ(e->basis, Basis::measured) << e->delta_basis.label;
   EXPECT_NEAR(*e->delta_pct, -38.56, 0.01);
@@ -119,13 +103,13 @@ TEST_F(EstimatorTest, ASizeMeasuredInAnotherSessionThanTheCurvesIsMeasuredFromIt
   EXPECT_LT(*e->ci_high_pct - *e->ci_low_pct, 2.0);
   // Between the measured sizes, on the curve: interpolated, with the curve's (much wider) band.
   r.params_b = 2.5;
-  auto between = estimate(r, *evidence_);
+  auto between = estimate(r, *store_);
   ASSERT_TRUE(between);
   EXPECT_EQ(between->basis, Basis::interpolated);
   // On another Hopper GPU the same measurement is borrowed.
   r.params_b = 8.0;
   r.gpu = "H100";
-  auto h100 = estimate(r, *evidence_);
+  auto h100 = estimate(r, *store_);
   ASSERT_TRUE(h100);
   EXPECT_EQ(h100->basis, Basis::borrowed);
 }
@@ -180,13 +164,13 @@ TEST_F(EstimatorTest, ModelNameAndFreeText) {
   EstimateRequest r;
   r.model = "Qwen2.5-14B";
   r.gpu = "A100";
-  auto e = estimate(r, *evidence_);
+  auto e = estimate(r, *store_);
   ASSERT_TRUE(e) << e.error().describe();
   EXPECT_DOUBLE_EQ(e->input["params_b"].get<double>(), 14.0);
   EXPECT_EQ(e->arch_used, "ampere");
   EstimateRequest q;
   q.q = "7B on RTX 4090 INT8";
-  auto f = estimate(q, *evidence_);
+  auto f = estimate(q, *store_);
   ASSERT_TRUE(f) << f.error().describe();
   EXPECT_DOUBLE_EQ(f->input["params_b"].get<double>(), 7.0);
   EXPECT_EQ(f->input["precision"], "INT8");
@@ -194,20 +178,20 @@ TEST_F(EstimatorTest, ModelNameAndFreeText) {
 }
 
 TEST_F(EstimatorTest, BadQuestionsAreClearErrors) {
-  auto negative = estimate(ask(-3, "ada", "NF4"), *evidence_);
+  auto negative = estimate(ask(-3, "ada", "NF4"), *store_);
   ASSERT_FALSE(negative);
   EXPECT_NE(negative.error().message().find("params_b"), std::string::npos);
-  EXPECT_FALSE(estimate(ask(std::nan(""), "ada", "NF4"), *evidence_));
-  auto arch = estimate(ask(3, "volta9", "NF4"), *evidence_);
+  EXPECT_FALSE(estimate(ask(std::nan(""), "ada", "NF4"), *store_));
+  auto arch = estimate(ask(3, "volta9", "NF4"), *store_);
   ASSERT_FALSE(arch);
   EXPECT_NE(arch.error().message().find("unknown GPU architecture 'volta9'"), std::string::npos);
-  auto precision = estimate(ask(3, "ada", "Q9_Z"), *evidence_);
+  auto precision = estimate(ask(3, "ada", "Q9_Z"), *store_);
   ASSERT_FALSE(precision);
   EXPECT_NE(precision.error().message().find("unknown precision 'Q9_Z'"), std::string::npos);
-  EXPECT_FALSE(estimate(ask(3, "ada", "FP16"), *evidence_));
+  EXPECT_FALSE(estimate(ask(3, "ada", "FP16"), *store_));
   EstimateRequest no_size;
   no_size.arch = "ada";
-  EXPECT_FALSE(estimate(no_size, *evidence_));
+  EXPECT_FALSE(estimate(no_size, *store_));
   auto body = estimate_request_from_json(Json{{"N", "abc"}});
   ASSERT_FALSE(body);
   EXPECT_NE(body.error().message().find("'N'"), std::string::npos);
@@ -221,12 +205,12 @@ TEST_F(EstimatorTest, QualityConstraintFlipsThreeBillionNf4) {
   r.params_b = 3;
   r.gpu = "RTX 4090";
   r.batch = 1;
-  auto free = optimize(r, *evidence_);
+  auto free = optimize(r, *store_);
   ASSERT_TRUE(free) << free.error().describe();
   ASSERT_TRUE(free->recommended);
   EXPECT_EQ(free->recommended->precision, "NF4");  // −15 % energy per token
   r.max_delta_ppl_pct = 1.0;                       // "nothing worse than +1 % perplexity"
-  auto strict = optimize(r, *evidence_);
+  auto strict = optimize(r, *store_);
   ASSERT_TRUE(strict);
   ASSERT_TRUE(strict->recommended);
   EXPECT_EQ(strict->recommended->precision, "FP16");
@@ -245,7 +229,7 @@ TEST_F(EstimatorTest, OptimizerConstraintsAndObjectives) {
   r.params_b = 70;
   r.gpu = "RTX 4090";
   r.batch = 1;
-  auto big = optimize(r, *evidence_);
+  auto big = optimize(r, *store_);
   ASSERT_TRUE(big);
   // 70B FP16 = 140 GB of weights: never fits a 24 GB card.
   for (const Candidate& c : big->pareto_energy_latency) EXPECT_NE(c.precision, "FP16");
@@ -253,14 +237,14 @@ TEST_F(EstimatorTest, OptimizerConstraintsAndObjectives) {
   r.gpu = "H200";
   r.objective = Objective::min_latency;
   r.batch.reset();
-  auto latency = optimize(r, *evidence_);
+  auto latency = optimize(r, *store_);
   ASSERT_TRUE(latency);
   ASSERT_TRUE(latency->recommended);
   // Roofline at batch 1: NF4 reads 3.94 GB vs FP16 14 GB at 4800 GB/s → NF4 is fastest.
   EXPECT_EQ(latency->recommended->precision, "NF4");
   EXPECT_EQ(latency->recommended->batch, 1);
   r.gpu = "Z9000";
-  EXPECT_FALSE(optimize(r, *evidence_));
+  EXPECT_FALSE(optimize(r, *store_));
   EXPECT_FALSE(optimize_request_from_json(Json{{"objective", "fastest"}}));
 }
 

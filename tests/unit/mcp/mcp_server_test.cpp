@@ -4,35 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
-
-#include "data/evidence.hpp"
+#include "mcp_test_support.hpp"
 
 namespace ecocompute::mcp {
 namespace {
 
-const data::Evidence& evidence() {
-  static const data::Evidence e = [] {
-    data::EvidenceOptions options;
-    options.curve_source = data::CurveSource::published;
-    auto loaded = data::load_published_evidence(options);
-    if (!loaded) throw std::runtime_error(loaded.error().describe());
-    return std::move(loaded).value();
-  }();
-  return e;
-}
-
-// Runs the server over `input` lines and returns the response lines, parsed.
-std::vector<Json> converse(const std::string& input) {
-  McpServer server(make_tools(evidence()));
-  std::istringstream in(input);
-  std::ostringstream out;
-  server.run(in, out);
-  std::vector<Json> responses;
-  std::istringstream lines(out.str());
-  for (std::string line; std::getline(lines, line);) responses.push_back(Json::parse(line));
-  return responses;
-}
+using testing::converse;
 
 const std::string init =
     R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"

@@ -6,37 +6,20 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
+#include <string>
+#include <vector>
 
-#include "data/evidence.hpp"
+#include "mcp_test_support.hpp"
 
 namespace ecocompute::mcp {
 namespace {
-
-const data::Evidence& evidence() {
-  static const data::Evidence e = [] {
-    data::EvidenceOptions options;
-    options.curve_source = data::CurveSource::published;
-    auto loaded = data::load_published_evidence(options);
-    if (!loaded) throw std::runtime_error(loaded.error().describe());
-    return std::move(loaded).value();
-  }();
-  return e;
-}
 
 std::vector<Json> converse(const std::vector<Json>& requests) {
   std::string input =
       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
       "\n";
   for (const Json& r : requests) input += r.dump() + "\n";
-  McpServer server(make_tools(evidence()));
-  std::istringstream in(input);
-  std::ostringstream out;
-  server.run(in, out);
-  std::vector<Json> responses;
-  std::istringstream lines(out.str());
-  for (std::string line; std::getline(lines, line);) responses.push_back(Json::parse(line));
-  return responses;
+  return testing::converse(input);
 }
 
 Json call(const std::string& tool, const Json& arguments) {

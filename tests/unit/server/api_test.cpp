@@ -15,39 +15,16 @@ namespace {
 using testing::fixture_report;
 using testing::get;
 using testing::post;
-using testing::published_evidence;
 
-class ApiTest : public ::testing::Test {
+class ApiTest : public testing::ApiFixture {
  protected:
-  void SetUp() override {
-    dir_ = testing::temp_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    auto store = open_sqlite_replication_store((dir_ / "replications.sqlite").string());
-    ASSERT_TRUE(store) << store.error().describe();
-    store_ = std::move(store).value();
+  // A static file under a subfolder, and a file beside web/ that must never be served.
+  void add_files() override {
     std::filesystem::create_directories(dir_ / "web/assets");
-    ASSERT_TRUE(write_file_atomic(dir_ / "web/index.html", "<!doctype html><title>t</title>"));
     ASSERT_TRUE(write_file_atomic(dir_ / "web/assets/app.js", "console.log(1);"));
     ASSERT_TRUE(write_file_atomic(dir_ / "secret.txt", "do not serve"));
-    auto files = StaticFiles::load(dir_ / "web");
-    ASSERT_TRUE(files) << files.error().describe();
-    ApiOptions options;
-    options.rate_limit_per_minute = 0;
-    api_ = std::make_unique<Api>(published_evidence(), *store_, std::move(files).value(), options);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  Json call(const HttpRequest& request, int expected_status) {
-    const HttpResponse r = api_->handle(request);
-    EXPECT_EQ(r.status, expected_status) << request.method << " " << request.path << " → " << r.body;
-    Json body = Json::parse(r.body, nullptr, false);
-    EXPECT_FALSE(body.is_discarded()) << r.body;
-    return body;
   }
   std::int64_t stored() { return *store_->count({}); }
-
-  std::filesystem::path dir_;
-  std::unique_ptr<ReplicationStore> store_;
-  std::unique_ptr<Api> api_;
 };
 
 TEST_F(ApiTest, EstimateAnswersGetAndPostAlike) {

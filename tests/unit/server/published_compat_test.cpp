@@ -18,7 +18,6 @@ namespace ecocompute::server {
 namespace {
 using testing::get;
 using testing::post;
-using testing::published_evidence;
 
 enum class Kind { number, number_or_null, string, boolean, array, object, pair };
 
@@ -82,36 +81,7 @@ const std::vector<Field> kPareto{{"precision", Kind::string},          {"batch",
                                  {"latency_ms_per_token", Kind::number}, {"throughput_tok_s", Kind::number},
                                  {"vram_gb", Kind::number}};
 
-class PublishedCompatTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = testing::temp_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    auto store = open_sqlite_replication_store((dir_ / "replications.sqlite").string());
-    ASSERT_TRUE(store) << store.error().describe();
-    store_ = std::move(store).value();
-    std::filesystem::create_directories(dir_ / "web");
-    ASSERT_TRUE(write_file_atomic(dir_ / "web/index.html", "<!doctype html><title>t</title>"));
-    auto files = StaticFiles::load(dir_ / "web");
-    ASSERT_TRUE(files) << files.error().describe();
-    ApiOptions options;
-    options.rate_limit_per_minute = 0;
-    api_ = std::make_unique<Api>(published_evidence(), *store_, std::move(files).value(), options);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  Json call(const HttpRequest& request, int expected_status) {
-    last_ = api_->handle(request);
-    EXPECT_EQ(last_.status, expected_status) << request.method << " " << request.path << " → " << last_.body;
-    Json body = Json::parse(last_.body, nullptr, false);
-    EXPECT_FALSE(body.is_discarded()) << last_.body;
-    return body;
-  }
-
-  std::filesystem::path dir_;
-  std::unique_ptr<ReplicationStore> store_;
-  std::unique_ptr<Api> api_;
-  HttpResponse last_;
-};
+using PublishedCompatTest = testing::ApiFixture;
 
 TEST_F(PublishedCompatTest, EstimateHasEveryPublishedField) {
   // worker.js: GET /v1/estimate?params_b=13&arch=ampere&precision=nf4&batch=32&ctx=8192 and the POST body.

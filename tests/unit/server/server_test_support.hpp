@@ -1,12 +1,15 @@
-// Shared pieces of the server tests: the published evidence, the fixture report, request builders.
+// Shared pieces of the server tests: the published evidence, the fixture report, request builders,
+// and a fixture that calls the API directly.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "data/evidence.hpp"
+#include "server/api.hpp"
 #include "server/http_message.hpp"
 #include "util/clock.hpp"
 #include "util/file_io.hpp"
@@ -72,5 +75,45 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   std::filesystem::create_directories(dir);
   return dir;
 }
+
+/// An Api over the published evidence, a SQLite replication store and a web folder holding an
+/// index.html, all in a fresh temporary folder per test; no rate limit, so a test may call it freely.
+class ApiFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = temp_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    auto store = open_sqlite_replication_store((dir_ / "replications.sqlite").string());
+    ASSERT_TRUE(store) << store.error().describe();
+    store_ = std::move(store).value();
+    std::filesystem::create_directories(dir_ / "web");
+    ASSERT_TRUE(write_file_atomic(dir_ / "web/index.html", "<!doctype html><title>t</title>"));
+    add_files();
+    // A failed assertion in add_files() returns from it only: stop here as an ASSERT in SetUp would.
+    if (HasFatalFailure()) return;
+    auto files = StaticFiles::load(dir_ / "web");
+    ASSERT_TRUE(files) << files.error().describe();
+    ApiOptions options;
+    options.rate_limit_per_minute = 0;
+    api_ = std::make_unique<Api>(published_evidence(), *store_, std::move(files).value(), options);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  /// Writes files into dir_ before the web folder is loaded; by default none beyond web/index.html.
+  virtual void add_files() {}
+
+  /// Returns the API's answer to `request` as JSON, checking its status; the response stays in last_.
+  Json call(const HttpRequest& request, int expected_status) {
+    last_ = api_->handle(request);
+    EXPECT_EQ(last_.status, expected_status) << request.method << " " << request.path << " → " << last_.body;
+    Json body = Json::parse(last_.body, nullptr, false);
+    EXPECT_FALSE(body.is_discarded()) << last_.body;
+    return body;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<ReplicationStore> store_;
+  std::unique_ptr<Api> api_;
+  HttpResponse last_;
+};
 
 }  // namespace ecocompute::server::testing
