@@ -327,7 +327,10 @@ Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::str
   row.model = r.workload.model_name;
   row.params_b = *params_b;
   row.precision = canonical_precision(r.workload.precision);
-  row.row_key = row.model + "|" + row.precision + "|" + r.timestamp_utc.value_or(source);
+  row.batch_size = r.workload.batch_size;
+  // One run writes one report per precision and batch, all with its timestamp.
+  row.row_key = row.model + "|" + row.precision + (row.batch_size > 1 ? "|b" + std::to_string(row.batch_size) : "") +
+                "|" + r.timestamp_utc.value_or(source);
   row.basis = Basis::measured;
   row.weights = r.workload.weights ? std::string(report::to_string(*r.workload.weights)) : "";
   row.energy_per_token_mj = *energy;
