@@ -196,9 +196,11 @@ report::MeasurementSection measurement_section(const ConditionView& v) {
   m.iterations = decision.iterations;
   m.warmup = design.warmups;
   m.iterations_note =
-      fmt::format("Iterations per decode window, each a reset, a prefill of the prompt and {} generated tokens; "
+      fmt::format("Iterations per decode window, each a reset, a prefill of the prompt and {} generated tokens{}; "
                   "{} independent trials per precision, interleaved with the baseline. {}",
-                  design.tokens_per_iteration, v.run.schedule.blocks, decision.explanation);
+                  design.tokens_per_iteration,
+                  v.condition.batch > 1 ? fmt::format(" in each of {} parallel sequences", v.condition.batch) : "",
+                  v.run.schedule.blocks, decision.explanation);
   m.window = "decode";
   m.baseline_precision = design.baseline;
   m.trials_per_precision = v.run.schedule.blocks;

@@ -260,6 +260,8 @@ TEST(ReportBuilder, ABatchedConditionIsOfflineWithItsBatchSizeAndEnergyPerSequen
   EXPECT_EQ(built->scenario, "Offline");
   ASSERT_TRUE(built->scenario_note.has_value());
   EXPECT_NE(built->scenario_note->find("Batch 4"), std::string::npos) << *built->scenario_note;
+  ASSERT_TRUE(built->measurement.iterations_note.has_value());
+  EXPECT_NE(built->measurement.iterations_note->find("in each of 4 parallel sequences"), std::string::npos);
   // The baseline at the same batch is found: the paired ΔE is there as at batch 1.
   EXPECT_EQ(built->results.vs_fp16_energy_pct, build(2).results.vs_fp16_energy_pct);
   // 820.46875 mJ per token × tokens per sequence.
