@@ -49,7 +49,10 @@ struct EngineDescription {
 struct LoadOptions {
   std::filesystem::path model;
   int n_gpu_layers = -1;         ///< -1: every layer on the GPU when there is one
-  std::uint32_t n_ctx = 4096;    ///< context size (tokens)
+  std::uint32_t n_ctx = 4096;    ///< context size per sequence (tokens)
+  /// Most parallel sequences one decode runs (llama.cpp's n_seq_max); the context then holds n_ctx
+  /// tokens for each of them, so a batched decode has the same room per sequence as batch 1.
+  std::uint32_t n_sequences = 1;
   std::uint32_t n_batch = 2048;  ///< logical batch for prefill / evaluation
   int n_threads = 0;             ///< 0: hardware concurrency
   std::string device_uuid;       ///< the GPU to use, as "GPU-xxxxxxxx-…" or a PCI bus id (empty: the first visible)
@@ -58,7 +61,7 @@ struct LoadOptions {
 
 /// Counts and timing of one piece of engine work, timed on the host around synchronized work.
 struct WorkStats {
-  std::int64_t tokens = 0;
+  std::int64_t tokens = 0;  ///< every token processed: for a batched decode, sequences × steps
   Seconds elapsed{0.0};
 };
 
@@ -84,8 +87,20 @@ class Engine {
   /// Feeds `tokens` in batches of n_batch and keeps the last position's logits; returns when the
   /// device has finished.
   virtual Result<WorkStats> prefill(std::span<const Token> tokens) = 0;
-  /// Generates `n_tokens` greedily after the current context, one token per step; returns when the
-  /// device has finished. Fails (does not truncate) when the context would overflow.
+  /// Feeds `tokens` once and makes `n_sequences` parallel sequences that each start with that prompt,
+  /// so the next decode() advances all of them in one batch per step. WorkStats counts the prompt's
+  /// tokens once (they were computed once). An engine that cannot run parallel sequences accepts 1 only.
+  virtual Result<WorkStats> prefill_sequences(std::span<const Token> tokens, int n_sequences) {
+    if (n_sequences != 1) {
+      return unexpected(ErrorCode::invalid_argument,
+                        "this engine decodes one sequence at a time (asked for " + std::to_string(n_sequences) + ")");
+    }
+    return prefill(tokens);
+  }
+  /// Generates `n_tokens` greedily after the current context for every sequence the last prefill
+  /// made, one token per sequence per step, all sequences in one batch; returns when the device has
+  /// finished. WorkStats::tokens counts every generated token (sequences × n_tokens). Fails (does
+  /// not truncate) when the context would overflow.
   virtual Result<WorkStats> decode(std::int64_t n_tokens) = 0;
   /// Evaluates `tokens` from position 0 of a fresh context and hands every position's logits to
   /// `sink` in order (for the quality probe).
@@ -95,6 +110,11 @@ class Engine {
   /// Returns the tokens the last decode() generated, in order (empty before the first decode or
   /// after a reset); valid until the next call on the engine.
   [[nodiscard]] virtual std::span<const Token> last_generated() const { return {}; }
+  /// Returns the tokens the last decode() generated for one parallel sequence (0 is the one
+  /// last_generated() returns); empty for a sequence the last prefill did not make.
+  [[nodiscard]] virtual std::span<const Token> sequence_generated(int sequence) const {
+    return sequence == 0 ? last_generated() : std::span<const Token>{};
+  }
 
   /// Makes prefill, decode and evaluate stop early with a `cancelled` error once `*flag` is true,
   /// checked before every token or batch (a Ctrl-C then ends a window within one step, not one

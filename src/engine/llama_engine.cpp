@@ -71,8 +71,8 @@ Token greedy_token(std::span<const float> logits) {
 Result<std::unique_ptr<LlamaEngine>> LlamaEngine::open(const LoadOptions& options) {
   auto inspection = inspect_gguf(options.model);
   if (!inspection) return inspection.error();
-  if (options.n_ctx == 0 || options.n_batch == 0) {
-    return unexpected(ErrorCode::invalid_argument, "n_ctx and n_batch must be positive");
+  if (options.n_ctx == 0 || options.n_batch == 0 || options.n_sequences == 0) {
+    return unexpected(ErrorCode::invalid_argument, "n_ctx, n_batch and n_sequences must be positive");
   }
   auto gpu = select_gpu(options.device_uuid);
   if (!gpu) return gpu.error();
@@ -118,10 +118,12 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::open(const LoadOptions& option
   const unsigned hardware = std::max(1U, std::thread::hardware_concurrency());
   engine->n_threads_ = options.n_threads > 0 ? options.n_threads : static_cast<int>(hardware);
   llama_context_params cparams = llama_context_default_params();
-  cparams.n_ctx = options.n_ctx;
-  cparams.n_batch = options.n_batch;
-  cparams.n_ubatch = std::min<std::uint32_t>(options.n_batch, 512);
-  cparams.n_seq_max = 1;
+  // One KV stream per sequence (llama.cpp's default, not unified): each holds n_ctx positions, so
+  // the total is n_ctx × n_sequences; a decode step of B sequences needs B batch slots.
+  cparams.n_ctx = options.n_ctx * options.n_sequences;
+  cparams.n_batch = std::max(options.n_batch, options.n_sequences);
+  cparams.n_ubatch = std::min<std::uint32_t>(cparams.n_batch, 512);
+  cparams.n_seq_max = options.n_sequences;
   cparams.n_threads = engine->n_threads_;
   cparams.n_threads_batch = engine->n_threads_;
   cparams.flash_attn_type = options.flash_attention ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
@@ -133,16 +135,18 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::open(const LoadOptions& option
                                                     "out of memory or unsupported parameters",
                                                     options.model.string(), options.n_ctx, options.n_batch)));
   }
-  engine->n_ctx_ = llama_n_ctx(engine->ctx_);
+  engine->n_ctx_ = llama_n_ctx_seq(engine->ctx_);
+  engine->n_seq_max_ = llama_n_seq_max(engine->ctx_);
   engine->n_batch_ = llama_n_batch(engine->ctx_);
 
-  const std::size_t capacity = engine->n_batch_;
+  const std::size_t capacity = std::max(engine->n_batch_, engine->n_seq_max_);
   engine->batch_tokens_.resize(capacity);
   engine->batch_pos_.resize(capacity);
   engine->batch_logits_.resize(capacity);
   engine->batch_n_seq_.assign(capacity, 1);
-  engine->seq_zero_.assign(1, 0);
-  engine->batch_seq_.assign(capacity, engine->seq_zero_.data());
+  engine->seq_ids_.resize(engine->n_seq_max_);
+  for (std::uint32_t s = 0; s < engine->n_seq_max_; ++s) engine->seq_ids_[s] = static_cast<std::int32_t>(s);
+  engine->batch_seq_.assign(capacity, engine->seq_ids_.data());
   return engine;
 }
 
@@ -196,6 +200,7 @@ Token LlamaEngine::bos() const {
 Result<void> LlamaEngine::reset() {
   llama_memory_clear(llama_get_memory(ctx_), true);
   n_past_ = 0;
+  n_sequences_ = 1;
   has_logits_ = false;
   generated_.clear();
   return {};
@@ -219,6 +224,7 @@ Result<void> LlamaEngine::feed(std::span<const Token> tokens, bool all_logits, c
     }
     const std::size_t n = std::min<std::size_t>(n_batch_, tokens.size() - begin);
     const bool last_chunk = begin + n == tokens.size();
+    std::fill_n(batch_seq_.begin(), n, seq_ids_.data());  // every prompt token belongs to sequence 0
     for (std::size_t i = 0; i < n; ++i) {
       const Token t = tokens[begin + i];
       if (t < 0 || t >= n_vocab_) {
@@ -252,11 +258,25 @@ Result<void> LlamaEngine::feed(std::span<const Token> tokens, bool all_logits, c
   return {};
 }
 
-Result<WorkStats> LlamaEngine::prefill(std::span<const Token> tokens) {
+Result<WorkStats> LlamaEngine::prefill(std::span<const Token> tokens) { return prefill_sequences(tokens, 1); }
+
+Result<WorkStats> LlamaEngine::prefill_sequences(std::span<const Token> tokens, int n_sequences) {
   if (tokens.empty()) return unexpected(ErrorCode::invalid_argument, "prefill of an empty prompt");
+  if (n_sequences < 1 || static_cast<std::uint32_t>(n_sequences) > n_seq_max_) {
+    return unexpected(ErrorCode::invalid_argument,
+                      fmt::format("{} parallel sequences asked for, the context was made for 1 … {}", n_sequences, n_seq_max_));
+  }
+  if (n_sequences > 1 && n_past_ > 0) {
+    return unexpected(ErrorCode::invalid_argument, "parallel sequences start from an empty context (reset first)");
+  }
   if (auto room = check_room(static_cast<std::int64_t>(tokens.size()), "a prefill"); !room) return room.error();
   const auto start = Clock::now();
   if (auto fed = feed(tokens, false, nullptr); !fed) return fed.error();
+  // The prompt is computed once, in sequence 0, and its KV cells copied to the others: the same
+  // context in every sequence without computing it B times.
+  llama_memory_t memory = llama_get_memory(ctx_);
+  for (int s = 1; s < n_sequences; ++s) llama_memory_seq_cp(memory, 0, s, -1, -1);
+  n_sequences_ = n_sequences;
   llama_synchronize(ctx_);
   return WorkStats{static_cast<std::int64_t>(tokens.size()), since(start)};
 }
@@ -265,30 +285,38 @@ Result<WorkStats> LlamaEngine::decode(std::int64_t n_tokens) {
   if (n_tokens < 0) return unexpected(ErrorCode::invalid_argument, "decode of a negative token count");
   if (!has_logits_) return unexpected(ErrorCode::invalid_argument, "decode needs a prefill first (no logits to pick from)");
   if (auto room = check_room(n_tokens, "a decode"); !room) return room.error();
-  generated_.clear();
-  generated_.reserve(static_cast<std::size_t>(n_tokens));
+  const auto n_seq = static_cast<std::size_t>(n_sequences_);
+  generated_.assign(n_seq, {});
+  for (auto& tokens : generated_) tokens.reserve(static_cast<std::size_t>(n_tokens));
   llama_batch batch{};
-  batch.n_tokens = 1;
+  batch.n_tokens = static_cast<std::int32_t>(n_seq);
   batch.token = batch_tokens_.data();
   batch.pos = batch_pos_.data();
   batch.n_seq_id = batch_n_seq_.data();
   batch.seq_id = batch_seq_.data();
   batch.logits = batch_logits_.data();
-  batch_logits_[0] = 1;
+  for (std::size_t s = 0; s < n_seq; ++s) {
+    batch_logits_[s] = 1;
+    batch_seq_[s] = &seq_ids_[s];
+  }
 
-  // Per token: the argmax of the last logits (llama_get_logits_ith waits for the previous step), then
-  // one llama_decode of that token. Nothing else runs in the loop.
+  // Per step: the argmax of each sequence's last logits (llama_get_logits_ith waits for the previous
+  // step), then one llama_decode of one token per sequence. Right after the prefill every sequence
+  // picks from the prompt's last logits (output -1); afterwards sequence s reads batch output s.
   const auto start = Clock::now();
   for (std::int64_t i = 0; i < n_tokens; ++i) {
     if (interrupted()) {
       llama_synchronize(ctx_);
       return interrupted_error("decode");
     }
-    const Token next =
-        greedy_token(std::span<const float>(llama_get_logits_ith(ctx_, -1), static_cast<std::size_t>(n_vocab_)));
-    generated_.push_back(next);
-    batch_tokens_[0] = next;
-    batch_pos_[0] = static_cast<std::int32_t>(n_past_);
+    for (std::size_t s = 0; s < n_seq; ++s) {
+      const std::int32_t output = i == 0 ? -1 : static_cast<std::int32_t>(s);
+      const Token next =
+          greedy_token(std::span<const float>(llama_get_logits_ith(ctx_, output), static_cast<std::size_t>(n_vocab_)));
+      generated_[s].push_back(next);
+      batch_tokens_[s] = next;
+      batch_pos_[s] = static_cast<std::int32_t>(n_past_);
+    }
     const int rc = llama_decode(ctx_, batch);
     if (rc != 0) {
       has_logits_ = false;
@@ -297,7 +325,12 @@ Result<WorkStats> LlamaEngine::decode(std::int64_t n_tokens) {
     ++n_past_;
   }
   llama_synchronize(ctx_);
-  return WorkStats{n_tokens, since(start)};
+  return WorkStats{n_tokens * static_cast<std::int64_t>(n_seq), since(start)};
+}
+
+std::span<const Token> LlamaEngine::sequence_generated(int sequence) const {
+  if (sequence < 0 || static_cast<std::size_t>(sequence) >= generated_.size()) return {};
+  return generated_[static_cast<std::size_t>(sequence)];
 }
 
 Result<void> LlamaEngine::evaluate(std::span<const Token> tokens, const LogitsSink& sink) {

@@ -40,14 +40,16 @@ class LlamaEngine final : public Engine {
   [[nodiscard]] Token bos() const override;
   Result<void> reset() override;
   Result<WorkStats> prefill(std::span<const Token> tokens) override;
+  Result<WorkStats> prefill_sequences(std::span<const Token> tokens, int n_sequences) override;
   Result<WorkStats> decode(std::int64_t n_tokens) override;
   Result<void> evaluate(std::span<const Token> tokens, const LogitsSink& sink) override;
   void synchronize() override;
-  [[nodiscard]] std::span<const Token> last_generated() const override { return generated_; }
+  [[nodiscard]] std::span<const Token> last_generated() const override { return sequence_generated(0); }
+  [[nodiscard]] std::span<const Token> sequence_generated(int sequence) const override;
 
   /// Returns what the file holds (type, tensor count, weights label …), as read before loading.
   [[nodiscard]] const GgufInspection& inspection() const { return inspection_; }
-  /// Returns the number of positions now in the context.
+  /// Returns the number of positions now in the context (of each parallel sequence).
   [[nodiscard]] std::int64_t n_past() const { return n_past_; }
 
  private:
@@ -63,18 +65,20 @@ class LlamaEngine final : public Engine {
   llama_context* ctx_ = nullptr;
   const llama_vocab* vocab_ = nullptr;
   std::int32_t n_vocab_ = 0;
-  std::uint32_t n_ctx_ = 0;
+  std::uint32_t n_ctx_ = 0;  // per sequence (llama_n_ctx_seq)
+  std::uint32_t n_seq_max_ = 1;
+  int n_sequences_ = 1;  // parallel sequences the last prefill made
   std::uint32_t n_batch_ = 0;
   int n_threads_ = 0;
   int n_gpu_layers_ = 0;
   std::int64_t n_past_ = 0;
   bool has_logits_ = false;  // the last position's logits are there to pick the next token from
-  std::vector<Token> generated_;
+  std::vector<std::vector<Token>> generated_;  // per sequence
   std::vector<Token> batch_tokens_;
   std::vector<std::int32_t> batch_pos_;
   std::vector<std::int8_t> batch_logits_;
   std::vector<std::int32_t> batch_n_seq_;
-  std::vector<std::int32_t> seq_zero_;
+  std::vector<std::int32_t> seq_ids_;  // 0 … n_seq_max − 1, pointed at by batch_seq_
   std::vector<std::int32_t*> batch_seq_;
 };
 

@@ -119,7 +119,8 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
 
   engine::LoadOptions load;
   load.n_gpu_layers = options.n_gpu_layers;
-  load.n_ctx = context_size(options);
+  load.n_ctx = context_size(options);  // per sequence
+  load.n_sequences = static_cast<std::uint32_t>(design->design().max_batch());
   load.n_threads = options.n_threads;
   // The engine runs on the GPU the meter reads: the same UUID, never "device 0".
   if (engine_on_gpu && context.sources.gpu) load.device_uuid = context.sources.gpu->uuid;

@@ -65,10 +65,10 @@ const protocol::ConditionSummary* find_summary(const RunResult& run, std::size_t
   return nullptr;
 }
 
-// The baseline condition every candidate of this prompt length is compared with.
+// The baseline condition every candidate of this prompt length and batch is compared with.
 const Condition* find_baseline(const RunResult& run, const Condition& condition) {
   for (const Condition& c : run.conditions) {
-    if (c.is_baseline && c.prompt_tokens == condition.prompt_tokens) return &c;
+    if (c.is_baseline && c.prompt_tokens == condition.prompt_tokens && c.batch == condition.batch) return &c;
   }
   return nullptr;
 }
@@ -162,7 +162,7 @@ report::Workload workload(const ConditionView& v, const ReportContext& context, 
   w.model_name = context.model_name.empty() ? model.name : context.model_name;
   if (model.n_params > 0) w.params_b = static_cast<double>(model.n_params) / 1e9;
   w.precision = v.condition.precision;
-  w.batch_size = 1;
+  w.batch_size = v.condition.batch;
   w.context_length = v.setup.engine->n_ctx;
   w.weights = context.weights;
   w.gguf_type = model.gguf_type.empty() ? v.condition.precision : model.gguf_type;
@@ -196,9 +196,11 @@ report::MeasurementSection measurement_section(const ConditionView& v) {
   m.iterations = decision.iterations;
   m.warmup = design.warmups;
   m.iterations_note =
-      fmt::format("Iterations per decode window, each a reset, a prefill of the prompt and {} generated tokens; "
+      fmt::format("Iterations per decode window, each a reset, a prefill of the prompt and {} generated tokens{}; "
                   "{} independent trials per precision, interleaved with the baseline. {}",
-                  design.tokens_per_iteration, v.run.schedule.blocks, decision.explanation);
+                  design.tokens_per_iteration,
+                  v.condition.batch > 1 ? fmt::format(" in each of {} parallel sequences", v.condition.batch) : "",
+                  v.run.schedule.blocks, decision.explanation);
   m.window = "decode";
   m.baseline_precision = design.baseline;
   m.trials_per_precision = v.run.schedule.blocks;
@@ -235,6 +237,19 @@ std::optional<Summary> paired_delta(const ConditionView& v) {
 }
 
 // Results: 1.1's fields with their 1.1 meaning, over this run's ok trials.
+// At batch B every generated token counts: energy_per_token_mj is per token of any sequence, and
+// one sequence of n tokens costs that × n.
+std::string per_sequence_note(int batch, std::int64_t tokens_per_sequence, std::optional<double> energy_per_token_mj) {
+  std::string note = fmt::format(" Batch {}: tokens_generated counts every sequence's tokens ({} parallel sequences of {} "
+                                 "tokens per iteration)",
+                                 batch, batch, tokens_per_sequence);
+  if (energy_per_token_mj) {
+    note += fmt::format("; energy per sequence of {} tokens: {:.4g} J", tokens_per_sequence,
+                        *energy_per_token_mj * static_cast<double>(tokens_per_sequence) / 1000.0);
+  }
+  return note + ".";
+}
+
 report::Results results(const ConditionView& v) {
   report::Results r;
   r.decode = phase_summary(v, "decode", &TrialResult::decode);
@@ -265,6 +280,9 @@ report::Results results(const ConditionView& v) {
                  "vs_fp16_energy_pct: mean of the paired per-block differences against the same-run baseline "
                  "(fp16_energy_per_token_mj, which is the baseline precision's); net figures subtract idle power."
                : "No energy source read the windows: energy figures are null; throughput and quality are measured.";
+  if (v.condition.batch > 1) {
+    *r.note += per_sequence_note(v.condition.batch, v.run.design.tokens_per_iteration, r.energy_per_token_mj);
+  }
   return r;
 }
 
@@ -374,9 +392,11 @@ Result<std::string> model_sha256(const ReportContext& context, const Condition& 
 }  // namespace
 
 std::string report_file_name(const Condition& condition) {
-  std::string label = condition.label();
-  std::replace(label.begin(), label.end(), '/', '-');
-  return "energy-" + label + ".json";
+  // Batch 1 keeps the name it had before batch was a factor; a batch above 1 adds "-b<B>".
+  std::string name = "energy-" + condition.precision;
+  if (condition.prompt_tokens != 0) name += "-p" + std::to_string(condition.prompt_tokens);
+  if (condition.batch > 1) name += "-b" + std::to_string(condition.batch);
+  return name + ".json";
 }
 
 report::Environment build_environment(const ReportContext& context, const std::string& engine_commit) {
@@ -427,8 +447,16 @@ Result<report::EnergyReport> build_energy_report(const RunResult& run, std::size
   report::EnergyReport r;
   r.benchmark = "ecocompute-energy-methodology";
   r.certified_benchmark_result = false;
-  r.scenario = "SingleStream";
-  r.scenario_note = "Batch 1, greedy decoding; not run under MLPerf LoadGen; not a certified benchmark result.";
+  if (condition.batch == 1) {
+    r.scenario = "SingleStream";
+    r.scenario_note = "Batch 1, greedy decoding; not run under MLPerf LoadGen; not a certified benchmark result.";
+  } else {
+    // B sequences decoded together, one token of each per step: throughput-oriented, as Offline.
+    r.scenario = "Offline";
+    r.scenario_note = fmt::format("Batch {}: {} parallel sequences of the same prompt, one token of each per decode "
+                                  "step, greedy decoding; not run under MLPerf LoadGen; not a certified benchmark result.",
+                                  condition.batch, condition.batch);
+  }
   r.timestamp_utc = run.started_utc.empty() ? utc_now() : run.started_utc;
   r.measurement_source = std::string(v.source);
   r.provenance = report::Provenance{"ecocompute", context.ecocompute_version, context.ecocompute_commit,

@@ -36,6 +36,7 @@ report::RunReport build_run_report(const protocol::RunResult& run, const ReportC
                                  decision.requested_iterations,
                                  decision.iterations,
                                  d.prompt.lengths_tokens,
+                                 std::vector<std::int64_t>(d.batches.begin(), d.batches.end()),
                                  std::string(protocol::to_string(run.schedule.order)),
                                  std::to_string(run.schedule.seed),
                                  decision.explanation};
@@ -50,7 +51,8 @@ report::RunReport build_run_report(const protocol::RunResult& run, const ReportC
                              run.idle.failure};
 
   for (const protocol::Condition& c : run.conditions) {
-    report::RunCondition entry{c.label(), c.precision, c.is_baseline, c.prompt_tokens, std::nullopt, "", std::nullopt};
+    report::RunCondition entry{c.label(), c.precision, c.is_baseline, c.prompt_tokens, c.batch, std::nullopt, "",
+                               std::nullopt};
     for (const WrittenReport& r : reports) {
       if (r.condition != c.index) continue;
       if (!r.path.empty()) entry.report = r.path.filename().string();

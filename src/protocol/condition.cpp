@@ -4,8 +4,10 @@
 namespace ecocompute::protocol {
 
 std::string Condition::label() const {
-  if (prompt_tokens == 0) return precision;
-  return precision + "/p" + std::to_string(prompt_tokens);
+  std::string label = precision;
+  if (prompt_tokens != 0) label += "/p" + std::to_string(prompt_tokens);
+  if (batch_is_level) label += "/b" + std::to_string(batch);
+  return label;
 }
 
 }  // namespace ecocompute::protocol

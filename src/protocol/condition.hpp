@@ -1,4 +1,4 @@
-// Condition: one point of the design's cross-product (precision × prompt length).
+// Condition: one point of the design's cross-product (precision × prompt length × batch).
 #pragma once
 
 #include <cstddef>
@@ -13,8 +13,11 @@ struct Condition {
   std::string precision;           ///< GGUF type name as the user wrote it ("F16", "Q4_K_M" …)
   bool is_baseline = false;        ///< the precision every candidate is compared with
   std::int64_t prompt_tokens = 0;  ///< requested prompt length in tokens; 0: the prompt text's own length
+  int batch = 1;                   ///< parallel sequences decoded in one batch per step
+  bool batch_is_level = false;     ///< the design has more than one batch level (the label names it)
 
-  /// Returns "F16", or "F16/p512" when the prompt length is a level of its own.
+  /// Returns "F16", "F16/p512" when the prompt length is a level of its own, "F16/b16" (or
+  /// "F16/p512/b16") when the batch is.
   [[nodiscard]] std::string label() const;
 
   friend bool operator==(const Condition&, const Condition&) = default;

@@ -30,13 +30,22 @@ std::vector<std::string> Design::precisions() const {
   return all;
 }
 
+int Design::max_batch() const {
+  return batches.empty() ? 1 : *std::max_element(batches.begin(), batches.end());
+}
+
 std::vector<Condition> Design::expand() const {
   std::vector<std::int64_t> lengths = prompt.lengths_tokens;
   if (lengths.empty()) lengths.push_back(0);
+  std::vector<int> levels = batches;
+  if (levels.empty()) levels.push_back(1);
+  const bool batch_is_level = levels.size() > 1;
   std::vector<Condition> conditions;
   for (const std::string& precision : precisions()) {
     for (std::int64_t length : lengths) {
-      conditions.push_back(Condition{conditions.size(), precision, precision == baseline, length});
+      for (int batch : levels) {
+        conditions.push_back(Condition{conditions.size(), precision, precision == baseline, length, batch, batch_is_level});
+      }
     }
   }
   return conditions;
@@ -122,6 +131,13 @@ Result<ValidatedDesign> validate(Design design) {
   }
 
   if (design.prompt.text.empty()) return invalid("prompt.text: empty; a prompt needs at least one token");
+  std::set<int> batches;
+  for (int batch : design.batches) {
+    if (batch < 1 || batch > defaults::max_measure_batch) {
+      return invalid(fmt::format("batches: {}; each batch must be 1 … {}", batch, defaults::max_measure_batch));
+    }
+    if (!batches.insert(batch).second) return invalid(fmt::format("batches: {} is listed twice", batch));
+  }
   std::set<std::int64_t> lengths;
   for (std::int64_t length : design.prompt.lengths_tokens) {
     if (length < 1) return invalid(fmt::format("prompt.lengths_tokens: {}; must be at least 1", length));

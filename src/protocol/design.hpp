@@ -74,7 +74,11 @@ struct Design {
   int warmups = defaults::warmups;      ///< unmeasured iterations per condition after loading
   int trial_warmup_iterations = defaults::trial_warmup_iterations;  ///< right before each trial's windows
 
-  std::int64_t tokens_per_iteration = defaults::tokens_per_iteration;  ///< per iteration (context reset between)
+  std::int64_t tokens_per_iteration = defaults::tokens_per_iteration;  ///< per sequence per iteration (context reset between)
+  /// Parallel sequences per decode step, each a level of the design: the prompt is prefilled into
+  /// every sequence and each step decodes one token of each, so an iteration generates
+  /// batch × tokens_per_iteration tokens.
+  std::vector<int> batches{defaults::measure_batches.begin(), defaults::measure_batches.end()};
   int iterations = defaults::iterations;  ///< requested iterations per decode window (a minimum)
   Seconds min_window{defaults::min_window_s};  ///< a decode window lasts at least this long
   double max_edge_error_pct = defaults::max_edge_error_pct;  ///< counter-edge error bound: update period / window ≤ this
@@ -93,9 +97,11 @@ struct Design {
   std::optional<std::uint64_t> seed;    ///< drawn at run time when absent; always recorded
   bool accept_throttled = false;        ///< count throttled trials in the statistics (flagged)
 
+  /// Returns the largest batch level (the parallel sequences an engine must hold).
+  [[nodiscard]] int max_batch() const;
   /// Returns every precision, baseline first, in the order given.
   [[nodiscard]] std::vector<std::string> precisions() const;
-  /// Returns the cross-product precision × prompt length, baseline first; indices are positions.
+  /// Returns the cross-product precision × prompt length × batch, baseline first; indices are positions.
   [[nodiscard]] std::vector<Condition> expand() const;
 };
 

@@ -30,7 +30,8 @@ constexpr double kCeilTolerance = 1e-9;
 using engine::Token;
 
 // The engine work of one iteration as the published protocol runs it: a fresh context, the prompt,
-// then greedy tokens.
+// then greedy tokens; at batch B the prompt starts B parallel sequences and every decode step
+// generates one token of each, so generated_tokens = B × n_decode.
 struct IterationWork {
   Seconds prefill{0.0};
   Seconds decode{0.0};
@@ -38,10 +39,11 @@ struct IterationWork {
   std::int64_t generated_tokens = 0;
 };
 
-Result<IterationWork> run_iteration(engine::Engine& engine, std::span<const Token> prompt, std::int64_t n_decode) {
+Result<IterationWork> run_iteration(engine::Engine& engine, std::span<const Token> prompt, int batch,
+                                    std::int64_t n_decode) {
   IterationWork work;
   if (Result<void> reset = engine.reset(); !reset) return reset.error();
-  Result<engine::WorkStats> prefill = engine.prefill(prompt);
+  Result<engine::WorkStats> prefill = batch == 1 ? engine.prefill(prompt) : engine.prefill_sequences(prompt, batch);
   if (!prefill) return prefill.error();
   work.prefill = prefill->elapsed;
   work.prompt_tokens = prefill->tokens;
@@ -202,7 +204,8 @@ void Execution::warm_up() {
       if (is_cancelled()) return;
       report(Progress::Phase::warmup, &condition,
              fmt::format("warm-up {}/{} {}", i + 1, design_.warmups, condition.label()));
-      Result<IterationWork> work = run_iteration(*engine, prompts_[condition.index], design_.tokens_per_iteration);
+      Result<IterationWork> work =
+          run_iteration(*engine, prompts_[condition.index], condition.batch, design_.tokens_per_iteration);
       if (!work && is_cancelled()) return;  // interrupted, not failed
       if (!work) {
         setup.failure = fmt::format("warm-up {} failed: {}", i + 1, work.error().describe());
@@ -264,12 +267,15 @@ void Execution::decide() {
   if (fastest) decision.explanation += fmt::format(" Fastest condition: {}.", run_.conditions[*fastest].label());
   run_.iteration_decision = decision;
 
-  // The prefill windows: per prompt length, the same repeats for every precision.
+  // The prefill windows: per prompt length and batch, the same repeats for every precision.
   for (const Condition& condition : run_.conditions) {
     if (engine_of_[condition.index] == nullptr) continue;
     std::optional<Seconds> fastest_prefill;
     for (const Condition& other : run_.conditions) {
-      if (other.prompt_tokens != condition.prompt_tokens || engine_of_[other.index] == nullptr) continue;
+      if (other.prompt_tokens != condition.prompt_tokens || other.batch != condition.batch ||
+          engine_of_[other.index] == nullptr) {
+        continue;
+      }
       const Seconds time = run_.setups[other.index].warmups.back().prefill;
       if (!fastest_prefill || time < *fastest_prefill) fastest_prefill = time;
     }
@@ -339,7 +345,7 @@ WindowOutcome Execution::measure_window(engine::Engine& engine, const Condition&
       outcome.interrupted = true;
       break;
     }
-    Result<IterationWork> work = run_iteration(engine, prompt, n_decode);
+    Result<IterationWork> work = run_iteration(engine, prompt, condition.batch, n_decode);
     if (!work && work.error().code() == ErrorCode::cancelled) {
       outcome.interrupted = true;
       break;
@@ -394,7 +400,8 @@ void Execution::run_trial(TrialResult& trial) {
                      trial.repetition + 1));
 
   for (int i = 0; i < design_.trial_warmup_iterations; ++i) {
-    Result<IterationWork> work = run_iteration(*engine, prompts_[trial.condition], design_.tokens_per_iteration);
+    Result<IterationWork> work =
+        run_iteration(*engine, prompts_[trial.condition], condition.batch, design_.tokens_per_iteration);
     if (!work && is_cancelled()) {
       trial.status = TrialStatus::cancelled;
       trial.reason = "interrupted during the trial's warm-up, before its windows";

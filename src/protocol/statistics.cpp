@@ -129,7 +129,7 @@ std::vector<PairedComparison> compare_paired(std::span<const Condition> conditio
   for (const Condition& candidate : conditions) {
     if (candidate.is_baseline) continue;
     const auto baseline = std::find_if(conditions.begin(), conditions.end(), [&](const Condition& c) {
-      return c.is_baseline && c.prompt_tokens == candidate.prompt_tokens;
+      return c.is_baseline && c.prompt_tokens == candidate.prompt_tokens && c.batch == candidate.batch;
     });
     if (baseline == conditions.end()) continue;
     for (std::string_view name : paired_metric_names()) {

@@ -28,6 +28,7 @@ struct RunDesign {
   int iterations_requested = 0;
   int iterations = 0;
   std::vector<std::int64_t> prompt_lengths_tokens;
+  std::vector<std::int64_t> batches;  ///< batch levels; written only when not just batch 1
   std::string schedule;
   std::string seed;                   ///< decimal text
   std::string iterations_explanation;
@@ -64,6 +65,7 @@ struct RunCondition {
   std::string precision;
   bool is_baseline = false;
   std::int64_t prompt_tokens = 0;
+  std::int64_t batch = 1;             ///< parallel sequences per decode step; written only when > 1
   std::optional<std::string> report;  ///< file name of its energy.json; absent when none was written
   std::string failure;                ///< why not; "" when written
   std::optional<ConditionHeadline> headline;  ///< present when its report was written

@@ -21,6 +21,8 @@ RunDesign read_design(const JsonReader& r) {
   d.iterations_requested = static_cast<int>(r.integer("iterations_requested").value_or(0));
   d.iterations = static_cast<int>(r.integer("iterations").value_or(0));
   d.prompt_lengths_tokens = r.integers("prompt_lengths_tokens");
+  d.batches = r.integers("batches");
+  if (d.batches.empty()) d.batches = {1};
   d.schedule = r.text_or("schedule", "");
   d.seed = r.text_or("seed", "");
   d.iterations_explanation = r.text_or("iterations_explanation", "");
@@ -33,6 +35,7 @@ RunCondition read_condition(const JsonReader& r) {
   c.precision = r.text_or("precision", "");
   c.is_baseline = r.boolean("is_baseline").value_or(false);
   c.prompt_tokens = r.integer("prompt_tokens").value_or(0);
+  c.batch = r.integer("batch").value_or(1);
   c.report = r.text("report");
   c.failure = r.text_or("failure", "");
   if (auto n = r.integer("n_trials")) {
@@ -88,6 +91,7 @@ OrderedJson condition_json(const RunCondition& c) {
   w.put("precision", c.precision);
   w.put("is_baseline", c.is_baseline);
   w.put("prompt_tokens", c.prompt_tokens);
+  if (c.batch != 1) w.put("batch", c.batch);  // absent at batch 1: batch-1 runs read as before
   w.nullable("report", c.report);
   w.put("failure", c.failure);
   if (c.headline) {
@@ -142,6 +146,10 @@ OrderedJson to_json(const RunReport& run) {
                         {"schedule", d.schedule},
                         {"seed", d.seed},
                         {"iterations_explanation", d.iterations_explanation}};
+  // Absent for a batch-1 run, so such files read (and compare) as before batch was a factor.
+  if (!(d.batches.empty() || d.batches == std::vector<std::int64_t>{1})) {
+    design["batches"] = d.batches;
+  }
   OrderedJson trials = OrderedJson::array();
   for (const RunTrial& t : run.trials) {
     trials.push_back({{"order_index", t.order_index},

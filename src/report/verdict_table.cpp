@@ -29,7 +29,9 @@ constexpr std::size_t n_columns = 7;
 using Row = std::array<std::string, n_columns>;
 
 Row row_of(const EnergyReport& r, bool& any_unavailable) {
-  const std::string& precision = r.workload.precision;
+  // Several batch sizes of one precision are rows of their own: name the batch above 1.
+  std::string precision = r.workload.precision;
+  if (r.workload.batch_size > 1) precision += fmt::format("/b{}", r.workload.batch_size);
   const bool is_baseline = r.is_baseline();
   std::string energy;
   if (r.results.basis == ResultBasis::unavailable) {

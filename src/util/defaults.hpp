@@ -16,7 +16,9 @@ inline constexpr std::array<std::string_view, 2> candidates{"Q8_0", "Q4_K_M"};
 inline constexpr int trials = 3;                       ///< k per precision, interleaved with the baseline
 inline constexpr int warmups = 2;                      ///< unmeasured iterations per precision after loading
 inline constexpr int trial_warmup_iterations = 1;      ///< unmeasured iterations right before each trial
-inline constexpr std::int64_t tokens_per_iteration = 256;
+inline constexpr std::int64_t tokens_per_iteration = 256;   ///< per sequence
+inline constexpr std::array<int, 1> measure_batches{1};    ///< `measure --batch`: parallel sequences per decode step
+inline constexpr int max_measure_batch = 512;
 inline constexpr int iterations = 10;                  ///< a minimum; extended to min_window_s
 inline constexpr double min_window_s = 20.0;           ///< keeps the counter-edge error ≤ 0.5 % at a 0.1-s update period
 inline constexpr double min_prefill_window_s = 20.0;

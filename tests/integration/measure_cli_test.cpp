@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -93,6 +94,37 @@ TEST_F(MeasureCliTest, FixtureRunWritesValidatedReportsWithQuality) {
   const auto summary = nlohmann::json::parse(slurp(dir_ / "out" / "run.json"));
   ASSERT_EQ(summary["trials"].size(), 6u);  // 3 precisions × k = 2, every one listed
   for (const auto& trial : summary["trials"]) EXPECT_EQ(trial["status"], "ok") << trial.dump();
+}
+
+TEST_F(MeasureCliTest, BatchLevelsWriteOneReportEachPairedAtTheirOwnBatch) {
+  const Outcome run = ecocompute("measure -m '" + fixture() + "' -p Q8_0 --batch 1,2 --tokens 16 --iterations 1 --no-quality" +
+                                 fast_flags());
+  ASSERT_EQ(run.status, 0) << run.err;
+  // Batch 1 keeps the plain name; batch 2 adds -b2.
+  for (const char* name : {"energy-F16.json", "energy-Q8_0.json", "energy-F16-b2.json", "energy-Q8_0-b2.json"}) {
+    ASSERT_TRUE(fs::exists(dir_ / "out" / name)) << name;
+  }
+  const Outcome valid = ecocompute("validate '" + (dir_ / "out" / "energy-Q8_0.json").string() + "' '" +
+                                   (dir_ / "out" / "energy-Q8_0-b2.json").string() + "'");
+  EXPECT_EQ(valid.status, 0) << valid.out << valid.err;
+
+  const auto b1 = nlohmann::json::parse(slurp(dir_ / "out" / "energy-Q8_0.json"));
+  const auto b2 = nlohmann::json::parse(slurp(dir_ / "out" / "energy-Q8_0-b2.json"));
+  EXPECT_EQ(b1["workload"]["batch_size"], 1);
+  EXPECT_EQ(b1["scenario"], "SingleStream");
+  EXPECT_EQ(b2["workload"]["batch_size"], 2);
+  EXPECT_EQ(b2["scenario"], "Offline");
+  EXPECT_NE(b2["scenario_note"].get<std::string>().find("Batch 2"), std::string::npos);
+  // Both sequences' tokens count: the same iterations generate twice the tokens at batch 2.
+  const auto decode_tokens = [](const nlohmann::json& report) {
+    return report["results"]["tokens_generated"].get<std::int64_t>();
+  };
+  EXPECT_EQ(decode_tokens(b2), 2 * decode_tokens(b1));
+
+  const auto summary = nlohmann::json::parse(slurp(dir_ / "out" / "run.json"));
+  std::vector<std::string> labels;
+  for (const auto& condition : summary["conditions"]) labels.push_back(condition["label"].get<std::string>());
+  EXPECT_EQ(labels, (std::vector<std::string>{"F16/b1", "F16/b2", "Q8_0/b1", "Q8_0/b2"}));
 }
 
 TEST_F(MeasureCliTest, TruncatedModelIsBadInputNamingTheFile) {

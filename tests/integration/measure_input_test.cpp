@@ -95,6 +95,11 @@ TEST_F(MeasureInputTest, BadFlagValuesAreRefusedBeforeAnythingRuns) {
       {"--min-window nan", "--min-window: 'nan' is not a finite number"},
       {"--idle-window inf", "'inf' is not a finite number"},
       {"--prompt-lengths 16,0", "--prompt-lengths: '0' is not a token count"},
+      {"--batch 1,0", "--batch: '0' is not a batch size from 1 to 512"},
+      {"--batch 513", "--batch: '513' is not a batch size from 1 to 512"},
+      {"--batch 4x", "--batch: '4x' is not a batch size"},
+      {"--batch 4,4", "--batch: 4 is listed twice"},
+      {"--batch 1,,4", "--batch: '1,,4' has an empty item"},
       {"-p NF4", "published (transformers/bitsandbytes) format name"},
       {"--edges trace", "--edges: trace not in {counter,corrected}"},
   };

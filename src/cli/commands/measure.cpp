@@ -3,11 +3,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
@@ -15,6 +18,7 @@
 #include "experiment/experiment.hpp"
 #include "report/printer.hpp"
 #include "report/verdict_table.hpp"
+#include "util/defaults.hpp"
 #include "util/log.hpp"
 
 namespace ecocompute::cli {
@@ -98,6 +102,12 @@ std::string join_with_commas(const std::vector<std::string>& items) {
   return out;
 }
 
+std::string join_numbers(const std::vector<int>& items) {
+  std::string out;
+  for (int item : items) out += (out.empty() ? "" : ",") + std::to_string(item);
+  return out;
+}
+
 // A comma-separated list with no empty item ("Q8_0,,Q4_0" and ",," are mistakes, not two names).
 const CLI::Validator kCommaList(
     [](std::string& text) -> std::string {
@@ -135,6 +145,7 @@ struct MeasureFlags {
   experiment::ExperimentOptions options;
   std::string precisions_text = join_with_commas(options.design.candidates);
   std::string prompt_lengths_text;
+  std::string batches_text = join_numbers(options.design.batches);
   double min_window_s = options.design.min_window.value;
   double min_prefill_window_s = options.design.min_prefill_window.value;
   double idle_window_s = options.design.idle_window.value;
@@ -162,6 +173,20 @@ int run_measure(MeasureFlags& flags) {
     }
     design.prompt.lengths_tokens.push_back(value);
   }
+  design.batches.clear();
+  for (const std::string& batch : split_commas(flags.batches_text)) {
+    int value = 0;
+    const auto [end, ec] = std::from_chars(batch.data(), batch.data() + batch.size(), value);
+    if (ec != std::errc{} || end != batch.data() + batch.size() || value < 1 || value > defaults::max_measure_batch) {
+      return report_error(Error{ErrorCode::invalid_argument,
+                                fmt::format("--batch: '{}' is not a batch size from 1 to {}", batch, defaults::max_measure_batch)});
+    }
+    if (std::find(design.batches.begin(), design.batches.end(), value) != design.batches.end()) {
+      return report_error(Error{ErrorCode::invalid_argument, fmt::format("--batch: {} is listed twice", value)});
+    }
+    design.batches.push_back(value);
+  }
+  if (design.batches.empty()) return report_error(Error{ErrorCode::invalid_argument, "--batch: no batch size given"});
   design.min_window = Seconds{flags.min_window_s};
   design.correct_edges = flags.edges == "corrected";
   if (flags.target_ci_pt > 0.0) design.target_ci_pt = flags.target_ci_pt;
@@ -237,7 +262,7 @@ Command make_measure_command(CLI::App& root) {
   app->add_option("--warmups", d.warmups, "Warm-up iterations per precision after loading")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  app->add_option("--tokens", d.tokens_per_iteration, "Tokens generated per iteration")
+  app->add_option("--tokens", d.tokens_per_iteration, "Tokens generated per iteration (per sequence)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
   app->add_option("--iterations", d.iterations, "Iterations per decode window (a minimum; extended to --min-window)")
@@ -264,6 +289,11 @@ Command make_measure_command(CLI::App& root) {
   app->add_option("--prompt", d.prompt.text, "Prompt text")->capture_default_str();
   app->add_option("--prompt-lengths", flags->prompt_lengths_text,
                   "Prompt lengths in tokens, each a condition (comma separated, each 1 … 1048576)")
+      ->check(kCommaList);
+  app->add_option("--batch", flags->batches_text,
+                  fmt::format("Parallel sequences per decode step, each a condition (comma separated, each 1 … {})",
+                              defaults::max_measure_batch))
+      ->capture_default_str()
       ->check(kCommaList);
   app->add_option("--idle-window", flags->idle_window_s, "Idle window with the models loaded, seconds")
       ->capture_default_str()

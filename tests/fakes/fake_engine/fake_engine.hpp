@@ -32,6 +32,14 @@ struct FakeEngineScript {
   Seconds decode_time_per_token{0.01};
   Watts prefill_power{300.0};
   Watts decode_power{400.0};
+  /// A decode step of B parallel sequences (B > 1): its time and power by B. A B not listed takes
+  /// decode_time_per_token per step at decode_power, as one sequence does.
+  struct BatchedStep {
+    Seconds time_per_step{0.0};
+    Watts power{0.0};
+  };
+  std::map<int, BatchedStep> batched_decode;
+  int max_sequences = 512;                   ///< prefill_sequences() above this fails
 };
 
 /// A deterministic Engine. tokenize() maps each byte b to 2 + b % (n_vocab − 2) after an optional
@@ -74,6 +82,8 @@ class FakeEngine final : public engine::Engine {
   [[nodiscard]] const std::vector<engine::Token>& context() const { return context_; }
   [[nodiscard]] std::int64_t tokens_generated() const { return tokens_generated_; }
   [[nodiscard]] std::int64_t tokens_prefilled() const { return tokens_prefilled_; }
+  /// Returns the parallel sequences the last prefill made.
+  [[nodiscard]] int sequences() const { return sequences_; }
   [[nodiscard]] const FakeEngineScript& script() const { return script_; }
 
   /// Returns the greedy successor of `token`.
@@ -99,6 +109,7 @@ class FakeEngine final : public engine::Engine {
     if (auto failure = check("reset")) return *failure;
     context_.clear();
     last_generated_.clear();
+    sequences_ = 1;
     return {};
   }
 
@@ -109,9 +120,20 @@ class FakeEngine final : public engine::Engine {
     }
     context_.insert(context_.end(), tokens.begin(), tokens.end());
     tokens_prefilled_ += static_cast<std::int64_t>(tokens.size());
+    sequences_ = 1;
     return work(static_cast<std::int64_t>(tokens.size()), script_.prefill_time_per_token, script_.prefill_power);
   }
 
+  /// As the real engine: the prompt is computed once; the sequences are identical copies, so one
+  /// context stands for all of them and decode() generates the same tokens in each.
+  Result<engine::WorkStats> prefill_sequences(std::span<const engine::Token> tokens, int n_sequences) override {
+    if (n_sequences < 1 || n_sequences > script_.max_sequences) {
+      return unexpected(ErrorCode::invalid_argument, "fake engine: sequences out of range");
+    }
+    auto stats = prefill(tokens);
+    if (stats) sequences_ = n_sequences;
+    return stats;
+  }
   Result<engine::WorkStats> decode(std::int64_t n_tokens) override {
     if (auto failure = check("decode")) return *failure;
     if (context_.empty()) return unexpected(ErrorCode::engine, "fake engine: decode with an empty context");
@@ -119,18 +141,23 @@ class FakeEngine final : public engine::Engine {
       return unexpected(ErrorCode::engine, "fake engine: context overflow in decode");
     }
     last_generated_.clear();
+    const auto batched = script_.batched_decode.find(sequences_);
+    const bool scripted = sequences_ > 1 && batched != script_.batched_decode.end();
+    const Seconds step_time = scripted ? batched->second.time_per_step : script_.decode_time_per_token;
+    const Watts step_power = scripted ? batched->second.power : script_.decode_power;
+    const std::int64_t per_step = sequences_;
     for (std::int64_t i = 0; i < n_tokens; ++i) {
-      // As the real engine: the interrupt is read before every token; the work done so far is spent.
+      // As the real engine: the interrupt is read before every step; the work done so far is spent.
       if (interrupted()) {
-        (void)work(i, script_.decode_time_per_token, script_.decode_power);
+        (void)steps(i, per_step, step_time, step_power);
         return interrupted_error("decode");
       }
-      if (on_decode_token) on_decode_token(tokens_generated_ + i);
+      if (on_decode_token) on_decode_token(tokens_generated_ + i * per_step);
       context_.push_back(next(context_.back()));
       last_generated_.push_back(context_.back());
     }
-    tokens_generated_ += n_tokens;
-    return work(n_tokens, script_.decode_time_per_token, script_.decode_power);
+    tokens_generated_ += n_tokens * per_step;
+    return steps(n_tokens, per_step, step_time, step_power);
   }
 
   Result<void> evaluate(std::span<const engine::Token> tokens, const engine::LogitsSink& sink) override {
@@ -154,6 +181,10 @@ class FakeEngine final : public engine::Engine {
   void synchronize() override { ++synchronize_calls_; }
 
   [[nodiscard]] std::span<const engine::Token> last_generated() const override { return last_generated_; }
+  [[nodiscard]] std::span<const engine::Token> sequence_generated(int sequence) const override {
+    if (sequence < 0 || sequence >= sequences_) return {};
+    return last_generated_;
+  }
 
  private:
   std::optional<Error> check(const std::string& operation) {
@@ -179,6 +210,13 @@ class FakeEngine final : public engine::Engine {
     return engine::WorkStats{tokens, elapsed};
   }
 
+  // `n_steps` decode steps of `per_step` tokens each.
+  engine::WorkStats steps(std::int64_t n_steps, std::int64_t per_step, Seconds step_time, Watts power) {
+    const Seconds elapsed = step_time * static_cast<double>(n_steps);
+    if (sink_) sink_(elapsed, power);
+    return engine::WorkStats{n_steps * per_step, elapsed};
+  }
+
   FakeEngineScript script_;
   WorkSink sink_;
   std::map<std::pair<std::string, int>, std::string> failures_;
@@ -189,6 +227,7 @@ class FakeEngine final : public engine::Engine {
   std::int64_t tokens_generated_ = 0;
   std::int64_t tokens_prefilled_ = 0;
   int synchronize_calls_ = 0;
+  int sequences_ = 1;
 };
 
 }  // namespace ecocompute::fakes

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <fmt/format.h>
 #include <filesystem>
 
 #include "experiment/run_writer.hpp"
@@ -244,6 +245,35 @@ TEST(ReportBuilder, NamesAndSpellings) {
   EXPECT_EQ(measurement_source("none"), "none");
   protocol::Condition c{0, "F16", true, 512};
   EXPECT_EQ(report_file_name(c), "energy-F16-p512.json");
+  // Batch 1 keeps its old name even when batch is a level; a larger batch adds -b<B>.
+  EXPECT_EQ(report_file_name(protocol::Condition{0, "F16", true, 0, 1, true}), "energy-F16.json");
+  EXPECT_EQ(report_file_name(protocol::Condition{0, "Q8_0", false, 0, 16, true}), "energy-Q8_0-b16.json");
+  EXPECT_EQ(report_file_name(protocol::Condition{0, "Q8_0", false, 512, 4, false}), "energy-Q8_0-p512-b4.json");
+}
+
+TEST(ReportBuilder, ABatchedConditionIsOfflineWithItsBatchSizeAndEnergyPerSequence) {
+  protocol::RunResult run = sample_run();
+  for (protocol::Condition& c : run.conditions) c.batch = 4;
+  auto built = build_energy_report(run, 2, sample_context());
+  ASSERT_TRUE(built.has_value()) << built.error().describe();
+  EXPECT_EQ(built->workload.batch_size, 4);
+  EXPECT_EQ(built->scenario, "Offline");
+  ASSERT_TRUE(built->scenario_note.has_value());
+  EXPECT_NE(built->scenario_note->find("Batch 4"), std::string::npos) << *built->scenario_note;
+  ASSERT_TRUE(built->measurement.iterations_note.has_value());
+  EXPECT_NE(built->measurement.iterations_note->find("in each of 4 parallel sequences"), std::string::npos);
+  // The baseline at the same batch is found: the paired ΔE is there as at batch 1.
+  EXPECT_EQ(built->results.vs_fp16_energy_pct, build(2).results.vs_fp16_energy_pct);
+  // 820.46875 mJ per token × tokens per sequence.
+  const std::string per_sequence = fmt::format("energy per sequence of {} tokens: {:.4g} J", run.design.tokens_per_iteration,
+                                               820.46875 * static_cast<double>(run.design.tokens_per_iteration) / 1000.0);
+  ASSERT_TRUE(built->results.note.has_value());
+  EXPECT_NE(built->results.note->find(per_sequence), std::string::npos) << *built->results.note;
+  const auto problems = report::validate_energy_json(to_json(*built));
+  EXPECT_TRUE(problems.empty()) << report::describe(problems);
+  // Batch 1 stays SingleStream.
+  EXPECT_EQ(build(2).scenario, "SingleStream");
+  EXPECT_EQ(build(2).workload.batch_size, 1);
 }
 
 }  // namespace

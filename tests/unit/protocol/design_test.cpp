@@ -52,6 +52,25 @@ TEST(Design, ExpandCrossesPrecisionsWithPromptLengths) {
   EXPECT_EQ(c[0].label(), "BF16/p16");
 }
 
+TEST(Design, ExpandCrossesPrecisionsWithBatchesAndLabelsThemOnlyWhenTheyVary) {
+  Design d = two_candidates();
+  d.prompt.lengths_tokens = {16};
+  d.batches = {1, 16};
+  const std::vector<Condition> c = d.expand();
+  ASSERT_EQ(c.size(), 6u);  // 3 precisions × 1 length × 2 batches
+  EXPECT_EQ(c[1], (Condition{1, "F16", true, 16, 16, true}));
+  EXPECT_EQ(c[1].label(), "F16/p16/b16");
+  EXPECT_EQ(c[2].label(), "Q8_0/p16/b1");
+  EXPECT_EQ(d.max_batch(), 16);
+
+  d.prompt.lengths_tokens.clear();
+  d.batches = {4};
+  const std::vector<Condition> one = d.expand();
+  ASSERT_EQ(one.size(), 3u);
+  EXPECT_EQ(one[1].batch, 4);
+  EXPECT_EQ(one[1].label(), "Q8_0");  // a single batch level is no factor of the label
+}
+
 TEST(Design, ValidDesignHasNoWarnings) {
   Result<ValidatedDesign> r = validate(two_candidates());
   ASSERT_TRUE(r.has_value());
@@ -94,6 +113,9 @@ TEST(Design, ValidationNamesTheField) {
       {"prompt.text", [](Design& d) { d.prompt.text.clear(); }},
       {"prompt.lengths_tokens", [](Design& d) { d.prompt.lengths_tokens = {32, 0}; }},
       {"prompt.lengths_tokens", [](Design& d) { d.prompt.lengths_tokens = {32, 32}; }},
+      {"batches", [](Design& d) { d.batches = {1, 0}; }},
+      {"batches", [](Design& d) { d.batches = {513}; }},
+      {"batches", [](Design& d) { d.batches = {4, 4}; }},
       {"idle_window", [](Design& d) { d.idle_window = Seconds{-1.0}; }},
       {"cool_down.gate_poll", [](Design& d) {
          d.cool_down.max_temperature_c = 60.0;

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "fakes/fake_engine/fake_engine.hpp"
 #include "fakes/fake_meter/fake_device.hpp"
@@ -55,6 +57,40 @@ TEST(FakeEngine, ScriptedFailuresAndContextLimit) {
   engine.fail_from("reset", 1, "gone");
   EXPECT_FALSE(engine.reset().has_value());
   EXPECT_FALSE(engine.reset().has_value());
+}
+
+TEST(FakeEngine, ParallelSequencesTakeTheScriptedStepTimeAndPower) {
+  FakeEngineScript script;
+  script.batched_decode[4] = {Seconds{0.015}, Watts{500.0}};
+  script.max_sequences = 8;
+  std::vector<std::pair<double, double>> work;
+  FakeEngine engine(script, [&](Seconds d, Watts p) { work.emplace_back(d.value, p.value); });
+  const std::vector<engine::Token> prompt{1, 37, 38};
+  ASSERT_TRUE(engine.prefill_sequences(prompt, 4).has_value());
+  EXPECT_EQ(engine.sequences(), 4);
+  Result<engine::WorkStats> d = engine.decode(2);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->tokens, 8);                      // 4 sequences × 2 steps
+  EXPECT_DOUBLE_EQ(d->elapsed.value, 0.03);     // 2 steps × 15 ms
+  EXPECT_DOUBLE_EQ(work.back().second, 500.0);
+  EXPECT_EQ(engine.tokens_generated(), 8);
+  const std::vector<engine::Token> expected{13, 30};
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_EQ(std::vector<engine::Token>(engine.sequence_generated(s).begin(), engine.sequence_generated(s).end()),
+              expected);
+  }
+  EXPECT_TRUE(engine.sequence_generated(4).empty());
+  EXPECT_FALSE(engine.prefill_sequences(prompt, 9).has_value());
+
+  // A batch with no script steps as one sequence does; a reset goes back to one sequence.
+  ASSERT_TRUE(engine.reset().has_value());
+  ASSERT_TRUE(engine.prefill_sequences(prompt, 2).has_value());
+  Result<engine::WorkStats> two = engine.decode(3);
+  ASSERT_TRUE(two.has_value());
+  EXPECT_EQ(two->tokens, 6);
+  EXPECT_DOUBLE_EQ(two->elapsed.value, 0.03);  // 3 steps × 10 ms
+  ASSERT_TRUE(engine.reset().has_value());
+  EXPECT_EQ(engine.sequences(), 1);
 }
 
 TEST(FakeMeter, ReadsTheDeviceCounterAtWindowEdges) {

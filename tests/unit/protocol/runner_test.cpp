@@ -373,6 +373,70 @@ TEST(Runner, PromptLengthsAreLevelsPairedWithTheirOwnBaseline) {
   EXPECT_EQ(p64->pairs.size(), 2u);
 }
 
+// F16 and Q8_0 at batch 1 and 4; a batch-4 step is scripted: F16 12 ms at 500 W, Q8_0 10 ms at 450 W.
+Result<RunResult> run_batches(FakeRun& fake, std::vector<int> batches) {
+  fake.scripts["F16"].batched_decode[4] = {Seconds{0.012}, Watts{500.0}};
+  fake.scripts["Q8_0"].batched_decode[4] = {Seconds{0.010}, Watts{450.0}};
+  Design design = testing::test_design();
+  design.candidates = {"Q8_0"};
+  design.batches = std::move(batches);
+  design.trials = 2;
+  return fake.run(design);
+}
+
+TEST(Runner, BatchesAreLevelsWhoseWindowsCountEverySequencesTokens) {
+  FakeRun fake;
+  Result<RunResult> result = run_batches(fake, {1, 4});
+  ASSERT_TRUE(result.has_value()) << result.error().describe();
+  const RunResult& run = *result;
+  ASSERT_EQ(run.conditions.size(), 4u);  // F16/b1, F16/b4, Q8_0/b1, Q8_0/b4
+  EXPECT_EQ(run.conditions[1].label(), "F16/b4");
+  EXPECT_EQ(run.conditions[3].label(), "Q8_0/b4");
+  EXPECT_EQ(fake.provider_calls, 2);  // one engine per precision serves every batch
+  EXPECT_EQ(fake.meter.labels()[1], "F16/b1 #1 prefill");
+
+  const int iterations = run.iteration_decision.iterations;
+  for (const TrialResult& trial : run.trials) {
+    ASSERT_EQ(trial.status, TrialStatus::ok) << trial.reason;
+    const int batch = run.conditions[trial.condition].batch;
+    ASSERT_TRUE(trial.decode.has_value());
+    // Every iteration generates batch × 256 tokens; the prompt is computed once per iteration.
+    EXPECT_EQ(trial.decode->tokens, static_cast<std::int64_t>(iterations) * batch * 256);
+    EXPECT_EQ(trial.decode->prefill_tokens_inside, static_cast<std::int64_t>(iterations) * 10);
+  }
+  // F16/b4: per iteration 10 × 1 ms at 300 W = 3 J + 256 steps × 12 ms at 500 W = 1536 J over 1024
+  // tokens → 1539 / 1024 J = 1502.9296875 mJ per token.
+  const ConditionSummary& f16_b4 = run.summaries[1];
+  ASSERT_NE(f16_b4.find("decode_energy_per_token_gross_mj"), nullptr);
+  EXPECT_NEAR(f16_b4.find("decode_energy_per_token_gross_mj")->summary.mean, 1502.9296875, 1e-6);
+}
+
+TEST(Runner, ABatchedCandidateIsPairedWithTheBaselineAtItsOwnBatch) {
+  FakeRun fake;
+  Result<RunResult> result = run_batches(fake, {1, 4});
+  ASSERT_TRUE(result.has_value()) << result.error().describe();
+  const PairedComparison* b4 = result->find_comparison(3, "decode_energy_per_token_gross_mj");
+  ASSERT_NE(b4, nullptr);
+  EXPECT_EQ(b4->baseline_condition, 1u);
+  EXPECT_EQ(b4->pairs.size(), 2u);
+  // Q8_0/b4: 3 J + 256 × 10 ms × 450 W = 1155 J per 1024 tokens; vs F16/b4 1539 J: 1155 / 1539 − 1.
+  EXPECT_NEAR(b4->delta_pct.mean, (1155.0 / 1539.0 - 1.0) * 100.0, 1e-9);
+  const PairedComparison* b1 = result->find_comparison(2, "decode_energy_per_token_gross_mj");
+  ASSERT_NE(b1, nullptr);
+  EXPECT_EQ(b1->baseline_condition, 0u);
+}
+
+TEST(Runner, ASingleBatchLevelAboveOneKeepsPlainLabels) {
+  FakeRun fake;
+  Result<RunResult> result = run_batches(fake, {4});
+  ASSERT_TRUE(result.has_value()) << result.error().describe();
+  ASSERT_EQ(result->conditions.size(), 2u);
+  EXPECT_EQ(result->conditions[0].label(), "F16");
+  EXPECT_EQ(fake.meter.labels()[1], "F16 #1 prefill");
+  ASSERT_TRUE(result->trials[0].decode.has_value());
+  EXPECT_EQ(result->trials[0].decode->tokens, static_cast<std::int64_t>(result->iteration_decision.iterations) * 4 * 256);
+}
+
 TEST(Runner, DrawnSeedIsRecorded) {
   FakeRun fake;
   Design design = testing::test_design();

@@ -156,6 +156,23 @@ TEST(RunReportJson, RoundTripsByteForByte) {
   EXPECT_DOUBLE_EQ(run->conditions[2].headline->delta_ppl_pct.value(), 5.0);
 }
 
+TEST(RunReportJson, BatchLevelsAreWrittenOnlyWhenTheyVaryAndReadBack) {
+  auto run = run_report_from_json(golden_json("energy/run.json"), "run.json");
+  ASSERT_TRUE(run.has_value()) << run.error().describe();
+  EXPECT_EQ(run->design.batches, (std::vector<std::int64_t>{1}));  // a batch-1 file has no batch fields
+  EXPECT_EQ(run->conditions[0].batch, 1);
+  run->design.batches = {1, 16};
+  run->conditions[2].batch = 16;
+  const OrderedJson written = to_json(*run);
+  EXPECT_EQ(written["design"]["batches"], OrderedJson::parse("[1, 16]"));
+  EXPECT_FALSE(written["conditions"][0].contains("batch"));
+  EXPECT_EQ(written["conditions"][2]["batch"], 16);
+  auto reread = run_report_from_json(written, "run.json");
+  ASSERT_TRUE(reread.has_value()) << reread.error().describe();
+  EXPECT_EQ(reread->design.batches, (std::vector<std::int64_t>{1, 16}));
+  EXPECT_EQ(reread->conditions[2].batch, 16);
+}
+
 TEST(RunReportJson, HeadlineIsCopiedFromTheReport) {
   const ConditionHeadline h = headline_of(testing::read_golden_report("energy/energy-Q4_K_M.json"));
   EXPECT_EQ(h.n_trials, 3);

@@ -25,6 +25,16 @@ TEST(VerdictTable, ShowsDeltaWithCiHalfWidth) {
   EXPECT_NE(table.find("2 (1 failed)"), std::string::npos) << table;
 }
 
+TEST(VerdictTable, ABatchAboveOneIsNamedInItsRow) {
+  std::vector<EnergyReport> reports = golden_reports(true);
+  reports.push_back(reports.back());
+  reports.back().workload.batch_size = 16;
+  const std::string table = format_verdict_table(reports);
+  EXPECT_NE(table.find("\nQ4_K_M/b16 "), std::string::npos) << table;
+  EXPECT_NE(table.find("\nQ4_K_M "), std::string::npos) << table;  // batch 1 keeps the plain name
+  EXPECT_EQ(table.find("/b1 "), std::string::npos) << table;
+}
+
 TEST(VerdictTable, PublishedReportShowsItsStatedDelta) {
   const std::string table = format_verdict_table(std::vector<EnergyReport>{testing::published_1_1_report()});
   // The 1.1 report's own ΔE (no CI: one report is n = 1), its ΔPPL, and no trials column figure.

@@ -39,6 +39,8 @@ std::map<std::string, std::string> defaults_in_code() {
           {"warmups", fmt::format("{}", warmups)},
           {"trial_warmup_iterations", fmt::format("{}", trial_warmup_iterations)},
           {"tokens_per_iteration", fmt::format("{}", tokens_per_iteration)},
+          {"measure_batches", fmt::format("{}", fmt::join(measure_batches, ","))},
+          {"max_measure_batch", fmt::format("{}", max_measure_batch)},
           {"iterations", fmt::format("{}", iterations)},
           {"min_window_s", fmt::format("{}", min_window_s)},
           {"min_prefill_window_s", fmt::format("{}", min_prefill_window_s)},

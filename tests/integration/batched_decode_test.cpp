@@ -1,0 +1,89 @@
+// Integration test of batched decode on the committed trained fixture, on the CPU: B parallel
+// sequences started from one prompt and decoded one token each per step generate, each of them,
+// the tokens batch 1 generates, and every generated token is counted.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "engine/llama_engine.hpp"
+
+namespace ecocompute::engine {
+namespace {
+using ::testing::HasSubstr;
+
+const std::filesystem::path fixture_path =
+    std::filesystem::path(ECOCOMPUTE_SOURCE_DIR) / "data/fixture/fixture-kjv-f16.gguf";
+
+std::unique_ptr<LlamaEngine> open_fixture(std::uint32_t n_sequences) {
+  LoadOptions o;
+  o.model = fixture_path;
+  o.n_gpu_layers = 0;
+  o.n_ctx = 256;
+  o.n_batch = 64;
+  o.n_sequences = n_sequences;
+  o.n_threads = 1;  // tests run two at a time on two cores; llama.cpp's workers spin at barriers
+  auto engine = LlamaEngine::open(o);
+  if (!engine) ADD_FAILURE() << engine.error().describe();
+  return engine ? std::move(*engine) : nullptr;
+}
+
+std::vector<Token> tokens_of(std::span<const Token> span) { return {span.begin(), span.end()}; }
+
+TEST(BatchedDecode, EverySequenceGeneratesWhatBatchOneGenerates) {
+  constexpr int batch = 4;
+  constexpr std::int64_t steps = 16;
+  auto engine = open_fixture(batch);
+  ASSERT_TRUE(engine);
+  auto prompt = engine->tokenize("In the beginning God created the heaven and the earth.", true);
+  ASSERT_TRUE(prompt) << prompt.error().describe();
+
+  ASSERT_TRUE(engine->prefill(*prompt));
+  auto single = engine->decode(steps);
+  ASSERT_TRUE(single) << single.error().describe();
+  EXPECT_EQ(single->tokens, steps);
+  const std::vector<Token> reference = tokens_of(engine->last_generated());
+  ASSERT_EQ(reference.size(), static_cast<std::size_t>(steps));
+
+  ASSERT_TRUE(engine->reset());
+  auto filled = engine->prefill_sequences(*prompt, batch);
+  ASSERT_TRUE(filled) << filled.error().describe();
+  EXPECT_EQ(filled->tokens, static_cast<std::int64_t>(prompt->size()));  // the prompt is computed once
+  auto batched = engine->decode(steps);
+  ASSERT_TRUE(batched) << batched.error().describe();
+  EXPECT_EQ(batched->tokens, batch * steps);
+  EXPECT_EQ(engine->n_past(), static_cast<std::int64_t>(prompt->size()) + steps);
+  for (int s = 0; s < batch; ++s) {
+    EXPECT_EQ(tokens_of(engine->sequence_generated(s)), reference) << "sequence " << s;
+  }
+  EXPECT_TRUE(engine->sequence_generated(batch).empty());
+
+  // Back to one sequence after a reset: the batch-1 figures again.
+  ASSERT_TRUE(engine->reset());
+  ASSERT_TRUE(engine->prefill(*prompt));
+  auto again = engine->decode(steps);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->tokens, steps);
+  EXPECT_EQ(tokens_of(engine->last_generated()), reference);
+}
+
+TEST(BatchedDecode, EachSequenceHasTheWholeContextAndNoMoreSequencesThanTheContextHolds) {
+  auto engine = open_fixture(2);
+  ASSERT_TRUE(engine);
+  EXPECT_EQ(engine->describe().n_ctx, 256U);  // per sequence
+  const std::vector<Token> prompt(200, engine->bos() >= 0 ? engine->bos() : 1);
+  auto too_many = engine->prefill_sequences(std::span<const Token>(prompt).first(4), 3);
+  ASSERT_FALSE(too_many);
+  EXPECT_EQ(too_many.error().code(), ErrorCode::invalid_argument);
+  EXPECT_THAT(too_many.error().message(), HasSubstr("3 parallel sequences asked for"));
+
+  ASSERT_TRUE(engine->prefill_sequences(prompt, 2));
+  EXPECT_TRUE(engine->decode(56));  // 200 + 56 = 256: exactly fills each sequence's context
+  auto overflow = engine->decode(1);
+  ASSERT_FALSE(overflow);
+  EXPECT_THAT(overflow.error().message(), HasSubstr("context overflow"));
+}
+
+}  // namespace
+}  // namespace ecocompute::engine
