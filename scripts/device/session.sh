@@ -14,6 +14,8 @@
 #              F16 vs $CAMPAIGN_FORMATS (default Q8_0,Q6_K,Q4_K_M,IQ4_NL,Q4_0), k = $CAMPAIGN_K (3),
 #              $CAMPAIGN_EDGES edges (corrected), decode windows of $CAMPAIGN_WINDOW s (3), prefill
 #              $CAMPAIGN_PREFILL s (2), idle 10 s; reports packed as campaign-<arch>.tar.gz
+#   batch:<arch>  the batch sweep of one size: F16 vs $BATCH_FORMATS (Q8_0,Q4_K_M) at batch $BATCHES
+#              (1,4,16,64), k = 3, corrected edges, 3-s decode windows; packed as batch-<arch>.tar.gz
 #   edges:<arch>  the fast protocol's check: F16 vs $EDGES_FORMATS (Q8_0,Q4_0), k = 3, measured twice in
 #              one session, counter edges with 20-s decode windows, then corrected edges with 3-s
 #              windows; reports packed as edges-<arch>.tar.gz (long/ and fast/)
@@ -88,6 +90,12 @@ for step in "$@"; do
         -p "${CAMPAIGN_FORMATS:-Q8_0,Q6_K,Q4_K_M,IQ4_NL,Q4_0}" -k "${CAMPAIGN_K:-3}" --edges "${CAMPAIGN_EDGES:-corrected}" \
         --min-window "${CAMPAIGN_WINDOW:-3}" --min-prefill-window "${CAMPAIGN_PREFILL:-2}" --idle-window 10
       pack "campaign-$arch" "/tmp/eco/campaign-$arch" ;;
+    batch:*)
+      arch=${step#batch:}
+      f16=$(synth_f16 "$arch")
+      measure_into "/tmp/eco/batch-$arch" "${MEASURE_TIMEOUT:-480}" -m "$f16" -p "${BATCH_FORMATS:-Q8_0,Q4_K_M}" \
+        --batch "${BATCHES:-1,4,16,64}" -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
+      pack "batch-$arch" "/tmp/eco/batch-$arch" ;;
     edges:*)
       arch=${step#edges:}
       f16=$(synth_f16 "$arch")
