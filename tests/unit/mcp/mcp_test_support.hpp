@@ -8,22 +8,13 @@
 #include <vector>
 
 #include "data/evidence.hpp"
+#include "support/published_evidence.hpp"
 #include "mcp/mcp_server.hpp"
 #include "util/json.hpp"
 
 namespace ecocompute::mcp::testing {
 
-/// Returns the evidence of the shipped published data with the published curve parameters (loaded once).
-inline const data::Evidence& published_evidence() {
-  static const data::Evidence evidence = [] {
-    data::EvidenceOptions options;
-    options.curve_source = data::CurveSource::published;
-    auto loaded = data::load_published_evidence(options);
-    if (!loaded) throw std::runtime_error(loaded.error().describe());
-    return std::move(loaded).value();
-  }();
-  return evidence;
-}
+using ecocompute::testing::published_evidence;
 
 /// Runs a fresh server over `input` lines and returns the response lines, parsed.
 inline std::vector<Json> converse(const std::string& input) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "data/evidence.hpp"
+#include "support/published_evidence.hpp"
 #include "server/api.hpp"
 #include "server/http_message.hpp"
 #include "util/clock.hpp"
@@ -26,17 +27,7 @@ class ManualClock final : public Clock {
   void sleep_for(Seconds duration) override { at += duration; }
 };
 
-/// Returns the evidence of the shipped published data with the published curve parameters (loaded once).
-inline const data::Evidence& published_evidence() {
-  static const data::Evidence evidence = [] {
-    data::EvidenceOptions options;
-    options.curve_source = data::CurveSource::published;
-    auto loaded = data::load_published_evidence(options);
-    if (!loaded) throw std::runtime_error(loaded.error().describe());
-    return std::move(loaded).value();
-  }();
-  return evidence;
-}
+using ecocompute::testing::published_evidence;
 
 /// Returns the text of a fixture under tests/unit/server/fixtures.
 inline std::string fixture(const std::string& name) {
