@@ -21,7 +21,7 @@ Json published_architectures_json(const CurveSet& curves) {
     Json& arch = out[c.key.gpu_arch];
     if (!arch.contains("label")) arch = Json{{"label", architecture_label(c.key.gpu_arch)}, {"precisions", Json::object()}};
     const Json range = Json::array({c.fit.range_min_b, c.fit.range_max_b});
-    const Json crossover = c.fit.crossover_b ? Json(*c.fit.crossover_b) : Json(nullptr);
+    const Json crossover = json_or_null(c.fit.crossover_b);
     Json& entry = arch["precisions"][c.key.precision];
     const auto info = parse_precision(c.key.precision);
     const bool usual = info && info->default_engine == c.key.engine;

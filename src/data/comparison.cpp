@@ -220,31 +220,29 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
 }
 
 void to_json(Json& j, const PairedRow& p) {
-  auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
   j = Json{{"params_b", p.params_b},
            {"precision", p.precision},
            {"model", p.model},
-           {"delta_a_pct", opt(p.delta_a_pct)},
-           {"delta_b_pct", opt(p.delta_b_pct)},
-           {"difference_pp", opt(p.difference_pp)},
-           {"ci95_half_a_pp", opt(p.ci95_half_a_pp)},
-           {"ci95_half_b_pp", opt(p.ci95_half_b_pp)},
-           {"within_sessions_pp", opt(p.within_sessions_pp)},
-           {"beyond_within_sessions", p.beyond_within_sessions ? Json(*p.beyond_within_sessions) : Json(nullptr)},
+           {"delta_a_pct", json_or_null(p.delta_a_pct)},
+           {"delta_b_pct", json_or_null(p.delta_b_pct)},
+           {"difference_pp", json_or_null(p.difference_pp)},
+           {"ci95_half_a_pp", json_or_null(p.ci95_half_a_pp)},
+           {"ci95_half_b_pp", json_or_null(p.ci95_half_b_pp)},
+           {"within_sessions_pp", json_or_null(p.within_sessions_pp)},
+           {"beyond_within_sessions", json_or_null(p.beyond_within_sessions)},
            {"n_a", p.n_a},
            {"n_b", p.n_b},
-           {"energy_a_mj", opt(p.energy_a_mj)},
-           {"energy_b_mj", opt(p.energy_b_mj)},
-           {"energy_difference_pct", opt(p.energy_difference_pct)},
-           {"throughput_a_tokens_per_s", opt(p.throughput_a)},
-           {"throughput_b_tokens_per_s", opt(p.throughput_b)},
-           {"throughput_difference_pct", opt(p.throughput_difference_pct)},
-           {"delta_ppl_a_pct", opt(p.delta_ppl_a_pct)},
-           {"delta_ppl_b_pct", opt(p.delta_ppl_b_pct)}};
+           {"energy_a_mj", json_or_null(p.energy_a_mj)},
+           {"energy_b_mj", json_or_null(p.energy_b_mj)},
+           {"energy_difference_pct", json_or_null(p.energy_difference_pct)},
+           {"throughput_a_tokens_per_s", json_or_null(p.throughput_a)},
+           {"throughput_b_tokens_per_s", json_or_null(p.throughput_b)},
+           {"throughput_difference_pct", json_or_null(p.throughput_difference_pct)},
+           {"delta_ppl_a_pct", json_or_null(p.delta_ppl_a_pct)},
+           {"delta_ppl_b_pct", json_or_null(p.delta_ppl_b_pct)}};
 }
 
 void to_json(Json& j, const Comparison& c) {
-  auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
   j = Json{{"a", c.label_a},
            {"b", c.label_b},
            {"fingerprints_a", c.fingerprints_a},
@@ -253,8 +251,8 @@ void to_json(Json& j, const Comparison& c) {
            {"warnings", c.warnings},
            {"pairs", c.pairs},
            {"unmatched", c.unmatched},
-           {"mean_difference_pp", opt(c.mean_difference_pp)},
-           {"sd_difference_pp", opt(c.sd_difference_pp)},
+           {"mean_difference_pp", json_or_null(c.mean_difference_pp)},
+           {"sd_difference_pp", json_or_null(c.sd_difference_pp)},
            {"ci95_pp", c.ci95_low_pp ? Json::array({*c.ci95_low_pp, *c.ci95_high_pp}) : Json(nullptr)}};
 }
 

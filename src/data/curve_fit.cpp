@@ -420,17 +420,10 @@ bool CurveFit::covers(double params_b) const noexcept {
   return params_b >= range_min_b * (1 - 1e-9) && params_b <= range_max_b * (1 + 1e-9);
 }
 
-namespace {
-template <typename T>
-Json optional_json(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
-}  // namespace
-
 void to_json(Json& j, const CurveValue& v) {
   j = Json{{"params_b", v.params_b},           {"delta_pct", v.delta_pct},
-           {"ci_low_pct", optional_json(v.ci_low_pct)}, {"ci_high_pct", optional_json(v.ci_high_pct)},
-           {"pi_low_pct", optional_json(v.pi_low_pct)}, {"pi_high_pct", optional_json(v.pi_high_pct)}};
+           {"ci_low_pct", json_or_null(v.ci_low_pct)}, {"ci_high_pct", json_or_null(v.ci_high_pct)},
+           {"pi_low_pct", json_or_null(v.pi_low_pct)}, {"pi_high_pct", json_or_null(v.pi_high_pct)}};
 }
 
 void to_json(Json& j, const CurveFit& f) {
@@ -440,9 +433,9 @@ void to_json(Json& j, const CurveFit& f) {
            {"resid_std", f.resid_std_pct},
            {"range_min_b", f.range_min_b},
            {"range_max_b", f.range_max_b},
-           {"crossover_b", optional_json(f.crossover_b)},
-           {"loo_mae", optional_json(f.loo_mae_pct)},
-           {"crossover_ci_b", Json::array({optional_json(f.crossover_ci_low_b), optional_json(f.crossover_ci_high_b)})},
+           {"crossover_b", json_or_null(f.crossover_b)},
+           {"loo_mae", json_or_null(f.loo_mae_pct)},
+           {"crossover_ci_b", Json::array({json_or_null(f.crossover_ci_low_b), json_or_null(f.crossover_ci_high_b)})},
            {"weighting", to_string(f.weighting)},
            {"n_points", f.points.size()},
            {"distinct_sizes", f.distinct_sizes},
@@ -450,11 +443,11 @@ void to_json(Json& j, const CurveFit& f) {
            {"at_bound", f.at_bound},
            {"sigma_pct", f.sigma_pct},
            {"dof", f.dof}};
-  j["covariance"] = f.covariance ? Json(*f.covariance) : Json(nullptr);
+  j["covariance"] = json_or_null(f.covariance);
   Json points = Json::array();
   for (const FitPoint& p : f.points) {
     points.push_back(Json{{"params_b", p.params_b}, {"delta_pct", p.delta_pct}, {"n", p.n},
-                          {"se_pct", optional_json(p.se_pct)}, {"session_id", p.session_id}, {"model", p.model}});
+                          {"se_pct", json_or_null(p.se_pct)}, {"session_id", p.session_id}, {"model", p.model}});
   }
   j["points"] = std::move(points);
 }

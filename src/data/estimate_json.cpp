@@ -1,7 +1,6 @@
 // The estimator's JSON: the request read from /v1/estimate fields (a superset of the published ones)
 // and the answer written in the published field names plus ours.
 #include "data/estimator.hpp"
-#include "data/number_or_null.hpp"
 #include "data/request_fields.hpp"
 
 namespace ecocompute::data {
@@ -37,7 +36,7 @@ void to_json(Json& j, const Anchor& a) {
 }
 
 void to_json(Json& j, const QualityCost& q) {
-  j = Json{{"delta_perplexity_pct", q.delta_perplexity_pct}, {"kld", number_or_null(q.kld)},
+  j = Json{{"delta_perplexity_pct", q.delta_perplexity_pct}, {"kld", json_or_null(q.kld)},
            {"measured_at_b", q.measured_at_b}, {"model", q.model}, {"basis", to_string(q.basis.basis)},
            {"basis_detail", q.basis}, {"note", q.note}};
 }
@@ -55,8 +54,8 @@ void to_json(Json& j, const EnergyEstimate& e) {
 }
 
 void to_json(Json& j, const BandTerms& b) {
-  j = Json{{"within_session_pct", number_or_null(b.within_session)},
-           {"between_sessions_pct", number_or_null(b.between_sessions)},
+  j = Json{{"within_session_pct", json_or_null(b.within_session)},
+           {"between_sessions_pct", json_or_null(b.between_sessions)},
            {"extrapolation_pct", b.extrapolation},
            {"borrowing_pct", b.borrowing},
            {"batch_model_pct", b.batch_model},
@@ -67,14 +66,14 @@ void to_json(Json& j, const BandTerms& b) {
 
 void to_json(Json& j, const EstimateResponse& r) {
   j = Json{{"input", r.input},
-           {"delta_pct", number_or_null(r.delta_pct)},
+           {"delta_pct", json_or_null(r.delta_pct)},
            {"ci", r.ci_low_pct ? Json::array({*r.ci_low_pct, *r.ci_high_pct}) : Json(nullptr)},
            {"ci_kind", r.ci_kind},
            {"basis", to_string(r.basis)},
            {"confidence", r.confidence},
            {"recommendation", r.recommendation},
            {"verdict", r.verdict},
-           {"crossover_b", number_or_null(r.crossover_b)},
+           {"crossover_b", json_or_null(r.crossover_b)},
            {"anchors", r.anchors},
            {"arch_used", r.arch_used},
            {"modelled", r.modelled},
@@ -89,9 +88,9 @@ void to_json(Json& j, const EstimateResponse& r) {
                            {"fp16_energy", r.energy_estimate ? Json(r.energy_estimate->fp16_basis) : Json(nullptr)},
                            {"quality", r.quality_cost ? Json(r.quality_cost->basis) : Json(nullptr)},
                            {"weight_gb", weights}};
-  j["quality_cost"] = r.quality_cost ? Json(*r.quality_cost) : Json(nullptr);
-  j["energy_estimate"] = r.energy_estimate ? Json(*r.energy_estimate) : Json(nullptr);
-  j["curve"] = r.curve ? Json(*r.curve) : Json(nullptr);
+  j["quality_cost"] = json_or_null(r.quality_cost);
+  j["energy_estimate"] = json_or_null(r.energy_estimate);
+  j["curve"] = json_or_null(r.curve);
 }
 
 }  // namespace ecocompute::data

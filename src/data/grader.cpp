@@ -263,7 +263,6 @@ GradeResult grade_point(const GradePoint& point, const Evidence& evidence, doubl
 }
 
 void to_json(Json& j, const GradeResult& g) {
-  auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
   Json anchors = Json::array();
   for (const GradeAnchor& a : g.anchors) {
     anchors.push_back(Json{{"params_b", a.params_b}, {"delta_pct", a.delta_pct}, {"n", a.n}, {"label", a.label}});
@@ -273,16 +272,16 @@ void to_json(Json& j, const GradeResult& g) {
            {"reason", g.reason},
            {"rules", to_string(g.rules)},
            {"rules_note", describe(g.rules)},
-           {"measured_delta_pct", opt(g.measured_delta_pct)},
+           {"measured_delta_pct", json_or_null(g.measured_delta_pct)},
            {"measured_delta_from", g.measured_delta_from.empty() ? Json(nullptr) : Json(g.measured_delta_from)},
-           {"stated_delta_pct", opt(g.stated_delta_pct)},
+           {"stated_delta_pct", json_or_null(g.stated_delta_pct)},
            {"reference", g.reference.empty() ? Json(nullptr) : Json(g.reference)},
            {"anchors", std::move(anchors)},
-           {"expected_delta_pct", opt(g.expected_delta_pct)},
-           {"curve_delta_pct", opt(g.curve_delta_pct)},
+           {"expected_delta_pct", json_or_null(g.expected_delta_pct)},
+           {"curve_delta_pct", json_or_null(g.curve_delta_pct)},
            {"band", g.band_low_pct ? Json::array({*g.band_low_pct, *g.band_high_pct}) : Json(nullptr)},
            {"k", g.k},
-           {"curve", g.curve ? Json(*g.curve) : Json(nullptr)},
+           {"curve", json_or_null(g.curve)},
            {"curve_session", g.curve_session},
            {"warnings", g.warnings}};
 }

@@ -3,7 +3,6 @@
 // alternatives with vs_recommended; the Pareto front) plus ours.
 #include <fmt/format.h>
 
-#include "data/number_or_null.hpp"
 #include "data/optimizer.hpp"
 #include "data/request_fields.hpp"
 
@@ -100,10 +99,10 @@ void to_json(Json& j, const Candidate& c) {
   j = Json{{"precision", c.precision},
            {"batch", c.batch},
            {"context", c.context},
-           {"energy_j_per_1k_tokens", number_or_null(c.energy_mj_per_token)},
-           {"energy_mj_per_token", number_or_null(c.energy_mj_per_token)},
+           {"energy_j_per_1k_tokens", json_or_null(c.energy_mj_per_token)},
+           {"energy_mj_per_token", json_or_null(c.energy_mj_per_token)},
            {"energy_rel_fp16", c.delta_pct ? Json(1 + *c.delta_pct / 100) : Json(nullptr)},
-           {"delta_pct_vs_fp16", number_or_null(c.delta_pct)},
+           {"delta_pct_vs_fp16", json_or_null(c.delta_pct)},
            {"latency_ms_per_token", c.latency_ms_per_token},
            {"throughput_tok_s", c.throughput_tok_s},
            {"bound", c.bound},
@@ -114,10 +113,10 @@ void to_json(Json& j, const Candidate& c) {
            {"engine", c.engine},
            {"delta_ci_pct", pair_or_null(c.delta_ci_low_pct, c.delta_ci_high_pct)},
            {"energy_ci_j_per_1k_tokens", pair_or_null(c.energy_low_mj, c.energy_high_mj)},
-           {"relative_energy", number_or_null(c.relative_energy)},
+           {"relative_energy", json_or_null(c.relative_energy)},
            {"basis_detail", {{"energy", c.energy_basis}, {"latency", c.latency_basis}, {"vram", c.vram_basis}}},
-           {"delta_ppl_pct", number_or_null(c.delta_ppl_pct)},
-           {"kld", number_or_null(c.kld)},
+           {"delta_ppl_pct", json_or_null(c.delta_ppl_pct)},
+           {"kld", json_or_null(c.kld)},
            {"feasible", c.feasible},
            {"violations", c.violations}};
 }
@@ -142,12 +141,12 @@ void to_json(Json& j, const OptimizeResponse& r) {
     if (r.recommended) {
       const Candidate& best = *r.recommended;
       auto ratio = [](const std::optional<double>& a1, const std::optional<double>& b1) {
-        return a1 && b1 ? number_or_null(pct_of(*a1, *b1)) : Json(nullptr);
+        return a1 && b1 ? json_or_null(pct_of(*a1, *b1)) : Json(nullptr);
       };
       a["vs_recommended"] = Json{{"energy_pct", ratio(c.relative_energy, best.relative_energy)},
-                                 {"latency_pct", number_or_null(pct_of(c.latency_ms_per_token, best.latency_ms_per_token))},
-                                 {"throughput_pct", number_or_null(pct_of(c.throughput_tok_s, best.throughput_tok_s))},
-                                 {"vram_pct", number_or_null(pct_of(c.vram_gb, best.vram_gb))}};
+                                 {"latency_pct", json_or_null(pct_of(c.latency_ms_per_token, best.latency_ms_per_token))},
+                                 {"throughput_pct", json_or_null(pct_of(c.throughput_tok_s, best.throughput_tok_s))},
+                                 {"vram_pct", json_or_null(pct_of(c.vram_gb, best.vram_gb))}};
     }
     alternatives.push_back(std::move(a));
   }
@@ -157,11 +156,11 @@ void to_json(Json& j, const OptimizeResponse& r) {
     pareto.push_back(Json{{"precision", c.precision},
                           {"batch", c.batch},
                           {"context", c.context},
-                          {"energy_j_per_1k_tokens", number_or_null(c.energy_mj_per_token)},
+                          {"energy_j_per_1k_tokens", json_or_null(c.energy_mj_per_token)},
                           {"latency_ms_per_token", c.latency_ms_per_token},
                           {"throughput_tok_s", c.throughput_tok_s},
                           {"vram_gb", c.vram_gb},
-                          {"relative_energy", number_or_null(c.relative_energy)},
+                          {"relative_energy", json_or_null(c.relative_energy)},
                           {"basis", figure_basis(c)},
                           {"feasible", c.feasible}});
   }

@@ -99,7 +99,6 @@ Result<Grid> checked_grid(const OptimizeRequest& request) {
 }
 
 Json input_echo(const OptimizeRequest& request, const Grid& grid, std::size_t candidates) {
-  auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
   std::vector<std::string> precisions;
   for (const PrecisionInfo& p : grid.precisions) precisions.emplace_back(p.name);
   return Json{{"params_b", grid.question.params_b},
@@ -110,11 +109,11 @@ Json input_echo(const OptimizeRequest& request, const Grid& grid, std::size_t ca
               {"engine", request.engine},
               {"allow_borrow", request.allow_borrow},
               {"constraints",
-               {{"max_latency_ms", opt(request.max_latency_ms)},
-                {"max_vram_gb", opt(request.max_vram_gb)},
-                {"min_throughput", opt(request.min_throughput)},
-                {"max_delta_ppl_pct", opt(request.max_delta_ppl_pct)},
-                {"max_kld", opt(request.max_kld)}}},
+               {{"max_latency_ms", json_or_null(request.max_latency_ms)},
+                {"max_vram_gb", json_or_null(request.max_vram_gb)},
+                {"min_throughput", json_or_null(request.min_throughput)},
+                {"max_delta_ppl_pct", json_or_null(request.max_delta_ppl_pct)},
+                {"max_kld", json_or_null(request.max_kld)}}},
               {"grid", {{"precisions", precisions}, {"batches", grid.batches}, {"contexts", grid.contexts}, {"candidates", candidates}}}};
 }
 

@@ -71,22 +71,20 @@ CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence
 }
 
 Json replication_json(const Replication& r, bool with_report) {
-  auto opt_text = [](const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); };
-  auto opt_number = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
   Json grade = Json::parse(r.grade_json, nullptr, false);
   if (grade.is_discarded()) grade = nullptr;
   Json out{{"id", r.id},
            {"received_at_utc", r.received_at_utc},
            {"report_sha256", r.report_sha256},
-           {"model_name", opt_text(r.model_name)},
-           {"params_b", opt_number(r.params_b)},
-           {"gpu", opt_text(r.gpu)},
-           {"gpu_arch", opt_text(r.gpu_arch)},
-           {"precision", opt_text(r.precision)},
-           {"engine", opt_text(r.engine)},
-           {"basis", opt_text(r.basis)},
-           {"energy_per_token_mj", opt_number(r.energy_per_token_mj)},
-           {"vs_fp16_energy_pct", opt_number(r.vs_fp16_energy_pct)},
+           {"model_name", json_or_null(r.model_name)},
+           {"params_b", json_or_null(r.params_b)},
+           {"gpu", json_or_null(r.gpu)},
+           {"gpu_arch", json_or_null(r.gpu_arch)},
+           {"precision", json_or_null(r.precision)},
+           {"engine", json_or_null(r.engine)},
+           {"basis", json_or_null(r.basis)},
+           {"energy_per_token_mj", json_or_null(r.energy_per_token_mj)},
+           {"vs_fp16_energy_pct", json_or_null(r.vs_fp16_energy_pct)},
            {"grade", r.grade},
            {"grade_reason", r.grade_reason},
            {"grade_detail", std::move(grade)}};

@@ -21,15 +21,14 @@ std::string lower(std::string text) {
   return text;
 }
 
-Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
 Json overlay_of(const report::EnergyReport& r) {
   const std::optional<double> delta = r.delta_from_energies() ? r.delta_from_energies() : r.results.vs_fp16_energy_pct;
   return Json{{"m", r.workload.model_name},
-              {"N", optional_number(r.workload.params_b)},
+              {"N", json_or_null(r.workload.params_b)},
               {"a", lower(r.system_under_test.gpu_arch)},
               {"p", r.workload.precision},
-              {"e", optional_number(delta)},
+              {"e", json_or_null(delta)},
               {"b", report::to_string(r.results.basis)},
               {"g", r.system_under_test.gpu}};
 }

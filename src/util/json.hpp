@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string_view>
 
 #include "util/result.hpp"
@@ -18,5 +19,12 @@ Result<OrderedJson> parse_json(std::string_view text, std::string_view source);
 
 /// Reads and parses a JSON file; the error names the path.
 Result<OrderedJson> read_json_file(const std::filesystem::path& path);
+
+/// Returns the value as JSON, or null when absent: answers keep every field, a figure the data cannot
+/// give as null (the published answers have such fields as "number or null").
+template <typename T>
+Json json_or_null(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
 
 }  // namespace ecocompute
