@@ -93,7 +93,7 @@ class Execution {
   void decide();
   void run_trials();
   void run_trial(TrialResult& trial);
-  bool target_reached(int blocks, std::string& status);
+  bool target_reached(const std::vector<PairedComparison>& comparisons, int blocks, std::string& status) const;
   void stop_after_block(int block);
   void cool_down(TrialResult& trial);
   WindowOutcome measure_window(engine::Engine& engine, const Condition& condition, int repetition, WindowKind kind,
@@ -491,7 +491,8 @@ void Execution::run_trials() {
     const bool block_done = trial.index + 1 == run_.trials.size() || run_.trials[trial.index + 1].block != trial.block;
     if (design_.target_ci_pt && block_done && trial.block + 1 >= design_.min_trials) {
       std::string status;
-      const bool reached = target_reached(trial.block + 1, status);
+      const bool reached = target_reached(compare_paired(run_.conditions, run_.trials, sequential_confidence(design_)),
+                                          trial.block + 1, status);
       log::info("after block {}: {}", trial.block + 1, status);
       if (reached) {
         stop_after_block(trial.block);
@@ -501,10 +502,9 @@ void Execution::run_trials() {
   }
 }
 
-bool Execution::target_reached(int blocks, std::string& status) {
+bool Execution::target_reached(const std::vector<PairedComparison>& comparisons, int blocks,
+                               std::string& status) const {
   // The decode ΔE (gross) is what a verdict rests on; every candidate must be within the target.
-  const std::vector<PairedComparison> comparisons =
-      compare_paired(run_.conditions, run_.trials, sequential_confidence(design_));
   bool all = true;
   std::vector<std::string> parts;
   for (const Condition& condition : run_.conditions) {
@@ -593,7 +593,7 @@ Result<RunResult> Execution::run(std::vector<std::string> warnings) {
       }
     }
     std::string status;
-    stop.reached = stop.blocks_run >= design_.min_trials && target_reached(stop.blocks_run, status);
+    stop.reached = stop.blocks_run >= design_.min_trials && target_reached(run_.comparisons, stop.blocks_run, status);
     if (status.empty()) status = fmt::format("stopped after {} blocks, before the rule's first look", stop.blocks_run);
     stop.explanation = fmt::format(
         "Sequential rule: up to {} blocks, looks after blocks {} … {}, stop once every candidate's paired decode "
