@@ -11,6 +11,7 @@
 
 #include "protocol/condition.hpp"
 #include "protocol/trial_result.hpp"
+#include "util/defaults.hpp"
 #include "util/statistics.hpp"
 
 namespace ecocompute::protocol {
@@ -83,7 +84,7 @@ struct PairedComparison {
 /// prompt length get no comparison.
 [[nodiscard]] std::vector<PairedComparison> compare_paired(std::span<const Condition> conditions,
                                                            std::span<const TrialResult> trials,
-                                                           double confidence = 0.95);
+                                                           double confidence = defaults::ci_confidence);
 
 /// A trial whose decode throughput is this far from its condition's median (as a fraction) is an
 /// outlier worth a warning: one slow trial (another job on the machine, a clock drop) moves the mean.

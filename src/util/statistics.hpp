@@ -7,6 +7,8 @@
 #include <optional>
 #include <span>
 
+#include "util/defaults.hpp"
+
 namespace ecocompute {
 
 /// Mean, spread and a two-sided Student-t confidence interval of n values.
@@ -15,7 +17,7 @@ struct Summary {
   double mean = 0.0;                 ///< 0 when n = 0
   std::optional<double> sd;          ///< sample SD (ddof 1); absent when n < 2
   std::optional<double> cv_pct;      ///< SD / |mean| × 100; absent when n < 2 or mean = 0
-  double confidence = 0.95;
+  double confidence = defaults::ci_confidence;
   std::optional<double> ci_low;      ///< mean − t(conf, n−1) · SD/√n; absent when n < 2
   std::optional<double> ci_high;
   std::optional<double> ci_half_width;
@@ -23,7 +25,7 @@ struct Summary {
 
 /// Summarizes `values` with a `confidence` (two-sided) Student-t interval. Never fails: too few
 /// values leave the optional fields empty.
-[[nodiscard]] Summary summarize(std::span<const double> values, double confidence = 0.95);
+[[nodiscard]] Summary summarize(std::span<const double> values, double confidence = defaults::ci_confidence);
 
 /// Returns the two-sided Student-t critical value t(1 − (1 − confidence)/2, df) from Boost.Math,
 /// e.g. 4.302653 for 95 % and df = 2. Throws InvariantError for df < 1 or confidence ∉ (0, 1).
