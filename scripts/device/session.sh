@@ -16,6 +16,8 @@
 #              $CAMPAIGN_PREFILL s (2), idle 10 s; reports packed as campaign-<arch>.tar.gz
 #   batch:<arch>  the batch sweep of one size: F16 vs $BATCH_FORMATS (Q8_0,Q4_K_M) at batch $BATCHES
 #              (1,4,16,64), k = 3, corrected edges, 3-s decode windows; packed as batch-<arch>.tar.gz
+#   fixture    the trained fixture (data/fixture/) on the GPU with its quality probe: F16 vs
+#              $FIXTURE_FORMATS (Q8_0,Q4_K_M,Q4_0), k = 3, corrected edges, 3-s decode windows; fixture.tar.gz
 #   edges:<arch>  the fast protocol's check: F16 vs $EDGES_FORMATS (Q8_0,Q4_0), k = 3, measured twice in
 #              one session, counter edges with 20-s decode windows, then corrected edges with 3-s
 #              windows; reports packed as edges-<arch>.tar.gz (long/ and fast/)
@@ -96,6 +98,10 @@ for step in "$@"; do
       measure_into "/tmp/eco/batch-$arch" "${MEASURE_TIMEOUT:-480}" -m "$f16" -p "${BATCH_FORMATS:-Q8_0,Q4_K_M}" \
         --batch "${BATCHES:-1,4,16,64}" -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
       pack "batch-$arch" "/tmp/eco/batch-$arch" ;;
+    fixture)
+      measure_into /tmp/eco/fixture "${MEASURE_TIMEOUT:-480}" -m "$root/data/fixture/fixture-kjv-f16.gguf" \
+        -p "${FIXTURE_FORMATS:-Q8_0,Q4_K_M,Q4_0}" -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
+      pack fixture /tmp/eco/fixture ;;
     edges:*)
       arch=${step#edges:}
       f16=$(synth_f16 "$arch")
