@@ -46,7 +46,8 @@ synth_f16() {
 # measure_into DIR TIMEOUT ARGS…: one measure run, its reports and logs in DIR, its summary printed.
 measure_into() {
   local dir=$1 limit=$2; shift 2
-  mkdir -p "$dir"
+  # A step run twice on a warm machine must not pack the first run's reports with the second's.
+  rm -rf "$dir"; mkdir -p "$dir"
   timeout -s TERM "$limit" "$eco" measure "$@" --cache-dir "$cache" -o "$dir" --no-progress --output md \
     > "$dir/stdout.md" 2> "$dir/stderr.log"
   echo "measure $dir exit $? $(stamp)"; grep -E "plan:|warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"

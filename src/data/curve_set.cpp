@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "data/csv_table.hpp"
 #include "data/model_size.hpp"
@@ -63,6 +64,37 @@ Result<Curve> fit_group(const CurveKey& key, const std::vector<FitPoint>& points
   auto fit = fit_curve(points, options);
   if (!fit) return fit.error();
   return Curve{key, "fit", std::move(session_ids), std::move(label), std::move(*fit)};
+}
+
+// A campaign: sessions of one GPU model with one engine build (same name and version), each on its own
+// card or day, that together cover more sizes than any one of them. Their points are fitted together;
+// the card-to-card spread then shows in the fit's residual instead of being hidden by one session's
+// tight CI. Published sessions carry no engine version and never form a campaign.
+struct Campaign {
+  std::vector<FitPoint> points;
+  std::vector<std::string> session_ids;
+  std::string label;
+};
+
+std::optional<Campaign> campaign_points(const std::map<std::string, std::vector<DataRow>>& by_session,
+                                        const std::vector<Session>& sessions) {
+  std::map<std::tuple<std::string, std::string, std::string>, Campaign> campaigns;
+  for (const auto& [session_id, session_rows] : by_session) {
+    const Session* s = session_by_id(sessions, session_id);
+    if (s == nullptr || s->engine_version.empty()) continue;
+    Campaign& c = campaigns[{s->gpu, s->engine, s->engine_version}];
+    const auto points = summarize_points(session_rows);
+    c.points.insert(c.points.end(), points.begin(), points.end());
+    c.session_ids.push_back(session_id);
+  }
+  std::optional<Campaign> best;
+  for (auto& [stack, c] : campaigns) {
+    if (c.session_ids.size() < 2 || (best && distinct_sizes(c.points) <= distinct_sizes(best->points))) continue;
+    c.label = "campaign: " + std::to_string(c.session_ids.size()) + " sessions of " + std::get<0>(stack) + " " +
+              std::get<1>(stack) + " " + std::get<2>(stack) + " (" + std::to_string(distinct_sizes(c.points)) + " sizes)";
+    best = std::move(c);
+  }
+  return best;
 }
 
 // Returns the first error among several field reads, or nullptr when all succeeded.
@@ -187,6 +219,14 @@ Result<CurveSet> fit_curve_set(const std::vector<DataRow>& rows, const std::vect
         best = rank;
         chosen = &session_id;
         chosen_points = std::move(points);
+      }
+    }
+    if (!wanted_id) {
+      if (auto campaign = campaign_points(by_session, sessions); campaign && distinct_sizes(campaign->points) > std::get<0>(best)) {
+        auto curve = fit_group(key, campaign->points, campaign->session_ids, campaign->label, options.weighting);
+        if (!curve) return curve.error();
+        set.curves.push_back(std::move(*curve));
+        continue;
       }
     }
     if (chosen == nullptr) continue;

@@ -56,7 +56,9 @@ struct CurveSetOptions {
   /// Pool every session of a key into one fit (never done unless asked).
   bool pool_sessions = false;
   /// Without pooling, the session that gives the curve for a key: the one with the most distinct
-  /// sizes, newest first on a tie. Set to pick a session by id or label instead.
+  /// sizes, newest first on a tie, unless a campaign (sessions of one GPU model and one engine build,
+  /// e.g. one size per card) covers more sizes: then the campaign's sessions are fitted together.
+  /// Set to pick a session by id or label instead.
   std::optional<std::string> session;
 };
 

@@ -288,7 +288,10 @@ Session report_session(const report::EnergyReport& r, std::string_view source) {
   const std::string fingerprint = r.environment ? r.environment->fingerprint : "";
   std::string arch = r.system_under_test.gpu_arch;
   if (auto known = parse_architecture(arch)) arch = *known;
-  Session session = make_session(gpu + " " + engine_name + (date.empty() ? "" : " " + date), gpu, arch, engine_name,
+  // Sessions on other cards of one model on one day differ only by the card: the label names it.
+  std::string card;
+  if (r.environment && r.environment->gpu_uuid) card = " " + r.environment->gpu_uuid->substr(0, 12);
+  Session session = make_session(gpu + " " + engine_name + (date.empty() ? "" : " " + date) + card, gpu, arch, engine_name,
                                  engine_version, software, fingerprint.empty() ? date : "", std::string(source),
                                  fingerprint);
   session.date = date;
