@@ -90,8 +90,11 @@ std::optional<Campaign> campaign_points(const std::map<std::string, std::vector<
   std::optional<Campaign> best;
   for (auto& [stack, c] : campaigns) {
     if (c.session_ids.size() < 2 || (best && distinct_sizes(c.points) <= distinct_sizes(best->points))) continue;
+    // The release tag without the commit that follows it in parentheses: the label is a legend entry.
+    const std::string& version = std::get<2>(stack);
     c.label = "campaign: " + std::to_string(c.session_ids.size()) + " sessions of " + std::get<0>(stack) + " " +
-              std::get<1>(stack) + " " + std::get<2>(stack) + " (" + std::to_string(distinct_sizes(c.points)) + " sizes)";
+              std::get<1>(stack) + " " + version.substr(0, version.find(" (")) + " (" +
+              std::to_string(distinct_sizes(c.points)) + " sizes)";
     best = std::move(c);
   }
   return best;
