@@ -92,6 +92,23 @@ await check('the curves tab draws a curve and the models table has rows', async 
   assert.ok(await page.locator('#models-table tbody tr').count() > 10);
 });
 
+await check('the curves tab offers the Hopper llama.cpp curves fitted to our shipped H200 sessions', async () => {
+  const store = await startServer([]);
+  try {
+    const p = await freshPage(context, `${store.url}/?tab=curves`);
+    const keys = await p.$$eval('#curve-select option', (os) => os.map((o) => o.value));
+    for (const format of ['Q8_0', 'Q6_K', 'Q4_K_M', 'IQ4_NL', 'Q4_0']) {
+      assert.ok(keys.includes(`hopper|llama.cpp|${format}`), `no hopper llama.cpp ${format} curve among ${keys.join(', ')}`);
+    }
+    await p.selectOption('#curve-select', 'hopper|llama.cpp|Q4_0');
+    assert.match(await p.textContent('#curve-summary'), /hopper · llama\.cpp · Q4_0: .*measured 0\.5–\d+\.\d B/);
+    await p.screenshot({ path: join(artefacts, 'curve-hopper-llama.cpp-Q4_0.png'), fullPage: true });
+    await p.close();
+  } finally {
+    await stopServer(store);
+  }
+});
+
 await check('an estimate shows the same verdict as the API', async () => {
   await page.click('#tab-estimate');
   await page.fill('#estimate-form input[name=params_b]', '7');
