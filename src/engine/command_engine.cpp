@@ -127,7 +127,11 @@ Result<std::unique_ptr<Engine>> open_command_engine(const CommandSpec& spec) {
   options.environment = spec.environment;
   auto child = ChildProcess::start({"/bin/sh", "-c", spec.command}, options);
   if (!child) return Error{child.error().code(), spec.label + ": cannot start '" + spec.command + "'", child.error()};
-  auto line = child->read_line(spec.start_timeout);
+  auto line = child->read_line(spec.start_timeout, [&spec] { return spec.cancel != nullptr && spec.cancel->load(); });
+  if (!line && line.error().code() == ErrorCode::cancelled) {
+    (void)child->stop(Seconds{2.0});
+    return Error{ErrorCode::cancelled, spec.label + ": interrupted while the program was starting"};
+  }
   if (!line) {
     const ExitStatus status = child->stop(Seconds{2.0});
     return Error{ErrorCode::engine, fmt::format("{}: '{}' sent no hello ({})", spec.label, spec.command, status.describe()),

@@ -4,6 +4,7 @@
 // edges sit on finished work exactly as with the in-process engine.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,11 +30,14 @@ struct CommandSpec {
   std::int64_t prompt_tokens = kCommandPromptTokens;  ///< what tokenize() returns for any prompt text
   /// Added to the program's environment (e.g. ECOCOMPUTE_GPU_UUID and CUDA_VISIBLE_DEVICES).
   std::vector<std::pair<std::string, std::string>> environment;
+  /// Set (by a signal handler) to give up waiting for the hello; nullptr: never. Must outlive the open.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// Starts the program and waits for its hello. Errors: the program cannot be started (not_found);
 /// it exits, stays silent past start_timeout, or sends anything but a valid hello (engine, with the
-/// program's exit status or its line). The program is stopped again on every error.
+/// program's exit status or its line); `cancel` set meanwhile (cancelled). The program is stopped again
+/// on every error.
 [[nodiscard]] Result<std::unique_ptr<Engine>> open_command_engine(const CommandSpec& spec);
 
 /// The program's declaration, when `engine` is a CommandEngine (else nullptr).
