@@ -46,6 +46,8 @@ def window(label):
 
 def driven(handler, **hello):
     """Declares the program (hello engine=… k=v …), then answers prefill/decode requests until quit."""
+    if _rep is None:
+        raise SystemExit("driven mode runs under `ecocompute measure --engine command`")
     _send("hello " + " ".join("%s=%s" % (k, str(v).replace(" ", "_")) for k, v in hello.items()))
     for line in _inp:
         verb, _, arg = line.strip().partition(" ")
