@@ -5,8 +5,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <atomic>
+#include <cerrno>
 #include <string>
 
 namespace ecocompute::engine {
@@ -22,6 +24,9 @@ CommandSpec worker(const std::string& label, const std::string& arguments) {
   spec.reply_timeout = Seconds{60.0};
   return spec;
 }
+
+// Returns whether this process has no child at all: none running, none left unreaped (a zombie).
+bool no_children() { return ::waitpid(-1, nullptr, WNOHANG) == -1 && errno == ECHILD; }
 
 TEST(CommandEngine, DescribesWhatTheProgramDeclared) {
   auto engine = open_command_engine(worker("FP32", "--precision FP32"));
@@ -144,6 +149,28 @@ TEST(CommandEngine, ErrorReplyCarriesTheProgramsMessage) {
   auto failed = (*engine)->decode(5);
   ASSERT_FALSE(failed);
   EXPECT_THAT(failed.error().describe(), HasSubstr("out of memory (pretend)"));
+}
+
+}  // namespace
+}  // namespace ecocompute::engine
+
+namespace ecocompute::engine {
+namespace {
+
+TEST(CommandEngine, EveryProgramIsReapedWhateverBecameOfIt) {
+  for (const char* fault : {"", "--fault crash", "--fault hang", "--fault garbage", "--fault wrong-count"}) {
+    {
+      CommandSpec spec = worker("NF4", fault);
+      spec.reply_timeout = Seconds{0.5};
+      auto engine = open_command_engine(spec);
+      ASSERT_TRUE(engine) << fault << ": " << engine.error().describe();
+      ASSERT_TRUE((*engine)->decode(5));
+      (void)(*engine)->decode(5);
+    }  // the engine is gone: so is its program
+    EXPECT_TRUE(no_children()) << fault;
+  }
+  EXPECT_FALSE(open_command_engine(worker("NF4", "--fault no-hello")));
+  EXPECT_TRUE(no_children());
 }
 
 }  // namespace
