@@ -40,7 +40,8 @@ class CommandCliTest : public ecocompute::testing::ScratchDirTest {
         "power": {"kind": "constant", "watts": 100}, "counter_update_period_s": 0.001, "sample_period_s": 0.01}]})";
       env = std::string("ECOCOMPUTE_NVML_LIBRARY='") + FAKE_NVML_PATH + "' FAKE_NVML_SCRIPT='" + script.string() + "'";
     }
-    const std::string command = env + " PYTHONPATH='" + std::string(ECOCOMPUTE_SOURCE_DIR) + "/contrib' '" +
+    // No __pycache__ in the source tree.
+    const std::string command = env + " PYTHONDONTWRITEBYTECODE=1 PYTHONPATH='" + std::string(ECOCOMPUTE_SOURCE_DIR) + "/contrib' '" +
                                 ECOCOMPUTE_BINARY + "' " + args + " > '" + (dir_ / "stdout").string() + "' 2> '" +
                                 (dir_ / "stderr").string() + "'";
     Outcome outcome;

@@ -20,6 +20,7 @@ CommandSpec worker(const std::string& label, const std::string& arguments) {
   spec.label = label;
   spec.command = "exec python3 '" + std::string(ECOCOMPUTE_SOURCE_DIR) + "/tests/programs/command_worker.py' driven " + arguments;
   spec.environment.emplace_back("PYTHONPATH", std::string(ECOCOMPUTE_SOURCE_DIR) + "/contrib");
+  spec.environment.emplace_back("PYTHONDONTWRITEBYTECODE", "1");  // no __pycache__ in the source tree
   spec.start_timeout = Seconds{60.0};
   spec.reply_timeout = Seconds{60.0};
   return spec;
