@@ -21,6 +21,7 @@
 #include "protocol/runner.hpp"
 #include "experiment/progress_bar.hpp"
 #include "util/clock.hpp"
+#include "util/file_io.hpp"
 #include "util/log.hpp"
 
 namespace ecocompute::experiment {
@@ -66,6 +67,66 @@ Result<std::map<std::string, std::filesystem::path, std::less<>>> prepare_files(
   return files;
 }
 
+// The command engine's programs, one per precision label, in the design's order.
+Result<void> check_commands(const protocol::ValidatedDesign& design, const std::vector<engine::CommandSpec>& commands) {
+  const std::vector<std::string> labels = design.design().precisions();
+  if (!design.design().precision_labels) {
+    return unexpected(ErrorCode::internal, "a command engine run needs a design with precision labels");
+  }
+  if (labels.size() != commands.size()) {
+    return unexpected(ErrorCode::invalid_argument,
+                      fmt::format("{} precision labels but {} commands", labels.size(), commands.size()));
+  }
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i] != commands[i].label) {
+      return unexpected(ErrorCode::invalid_argument,
+                        fmt::format("command {} is labelled '{}', the design's precision is '{}'", i + 1,
+                                    commands[i].label, labels[i]));
+    }
+  }
+  return {};
+}
+
+// Loads each precision by starting its program; the program runs on the GPU the meter reads.
+LoadedEngines command_engines(const ExperimentOptions& options, const ReportContext& context,
+                              const std::atomic<bool>* cancel) {
+  std::map<std::string, engine::CommandSpec, std::less<>> specs;
+  for (engine::CommandSpec spec : options.commands) {
+    spec.cancel = cancel;
+    if (options.commands_on_gpu && context.sources.gpu && !context.sources.gpu->uuid.empty()) {
+      spec.environment.emplace_back("ECOCOMPUTE_GPU_UUID", context.sources.gpu->uuid);
+      spec.environment.emplace_back("CUDA_VISIBLE_DEVICES", context.sources.gpu->uuid);
+    }
+    specs.emplace(spec.label, std::move(spec));
+  }
+  std::map<std::string, std::filesystem::path, std::less<>> labels;
+  for (const auto& [label, spec] : specs) labels.emplace(label, label);
+  // The loader finds its program by the "file" LoadedEngines hands it: the precision label.
+  return LoadedEngines(std::move(labels), engine::LoadOptions{},
+                       [specs = std::move(specs)](const engine::LoadOptions& load) -> Result<std::unique_ptr<engine::Engine>> {
+                         const auto spec = specs.find(load.model.string());
+                         if (spec == specs.end()) {
+                           return unexpected(ErrorCode::internal, "no command for " + load.model.string());
+                         }
+                         return engine::open_command_engine(spec->second);
+                       });
+}
+
+// What the reports say of a command's weights and model: what its program declared. A program that
+// names no model_sha256 is identified by the sha256 of its command line instead (docs/command-protocol.md).
+void declare_commands(const ExperimentOptions& options, const LoadedEngines& engines, ReportContext& context) {
+  std::string weights;
+  for (const engine::CommandSpec& spec : options.commands) {
+    const engine::Engine* loaded = engines.find(spec.label);
+    const engine::Hello* hello = loaded != nullptr ? engine::command_declaration(*loaded) : nullptr;
+    context.model_sha256[spec.label] =
+        hello != nullptr && !hello->model_sha256.empty() ? hello->model_sha256 : sha256_hex(spec.command);
+    // The baseline's declaration names the run's weights; a synthetic one anywhere makes them synthetic.
+    if (hello != nullptr && (weights.empty() || hello->weights == "synthetic")) weights = hello->weights;
+  }
+  if (auto kind = report::parse_weights_kind(weights.empty() ? "real" : weights)) context.weights = *kind;
+}
+
 }  // namespace
 
 std::vector<report::EnergyReport> ExperimentOutcome::written_reports() const {
@@ -83,17 +144,26 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   // Found now, not after the last window: a run whose reports cannot be written loses everything.
   if (auto out = prepare_out_dir(options.out_dir); !out) return out.error();
 
-  auto inspection = engine::inspect_gguf(design->design().model);
-  if (!inspection) return inspection.error();
-  // llama.cpp aborts the process on some malformed files our header checks pass: it reads the file
-  // first in a child, where an abort is only an error.
-  if (auto loads = engine::check_model_loads(design->design().model, options.model_check_program); !loads) {
-    return loads.error();
+  const bool commands = !options.commands.empty();
+  if (commands) {
+    if (auto matched = check_commands(*design, options.commands); !matched) return matched.error();
+  }
+  std::optional<engine::GgufInspection> inspection;
+  if (!commands) {
+    auto inspected = engine::inspect_gguf(design->design().model);
+    if (!inspected) return inspected.error();
+    inspection = std::move(*inspected);
+    // llama.cpp aborts the process on some malformed files our header checks pass: it reads the file
+    // first in a child, where an abort is only an error.
+    if (auto loads = engine::check_model_loads(design->design().model, options.model_check_program); !loads) {
+      return loads.error();
+    }
   }
 
   // A CPU-only llama.cpp build (or --n-gpu-layers 0) does its work on the CPU; reading a GPU's counter
   // then would measure a device that does none of it.
-  const bool engine_on_gpu = engine::llama_build_info().gpu_offload && options.n_gpu_layers != 0;
+  const bool engine_on_gpu = commands ? options.commands_on_gpu
+                                      : engine::llama_build_info().gpu_offload && options.n_gpu_layers != 0;
   meter::MeterOptions meter_options;
   meter_options.use_gpu = engine_on_gpu;
   meter_options.gpu = options.gpu;
@@ -112,10 +182,14 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   context.host = describe_host();
   context.cpu = cpu_model_name();
   context.sources = meter::describe_energy_sources(options.gpu);
-  context.weights = weights_kind(*inspection);
+  if (inspection) context.weights = weights_kind(*inspection);
 
-  auto files = prepare_files(*design, options);
-  if (!files) return files.error();
+  std::map<std::string, std::filesystem::path, std::less<>> file_map;
+  if (!commands) {
+    auto files = prepare_files(*design, options);
+    if (!files) return files.error();
+    file_map = std::move(*files);
+  }
 
   engine::LoadOptions load;
   load.n_gpu_layers = options.n_gpu_layers;
@@ -124,7 +198,13 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   load.n_threads = options.n_threads;
   // The engine runs on the GPU the meter reads: the same UUID, never "device 0".
   if (engine_on_gpu && context.sources.gpu) load.device_uuid = context.sources.gpu->uuid;
-  LoadedEngines engines(std::move(*files), load, engine::open_llama_engine);
+  std::optional<LoadedEngines> loaded;
+  if (commands) {
+    loaded.emplace(command_engines(options, context, cancel));
+  } else {
+    loaded.emplace(std::move(file_map), load, engine::open_llama_engine);
+  }
+  LoadedEngines& engines = *loaded;
 
   protocol::Runner runner(*design, **meter, engines.provider(), *system_clock());
   ProgressBar bar(stderr, options.progress_bar && ProgressBar::is_terminal(stderr));
@@ -138,7 +218,10 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   outcome.run = std::move(*run);
 
   const bool cancelled = outcome.run.cancelled || (cancel != nullptr && cancel->load());
-  if (context.weights == report::WeightsKind::synthetic) {
+  if (commands) declare_commands(options, engines, context);
+  if (commands) {
+    log::info("no quality probe: a command engine returns no logits");
+  } else if (context.weights == report::WeightsKind::synthetic) {
     log::info("synthetic weights: no quality probe (random weights have no meaningful perplexity)");
   } else if (!options.quality) {
     log::info("quality probe switched off (--no-quality)");

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/command_engine.hpp"
 #include "experiment/run_writer.hpp"
 #include "protocol/design.hpp"
 #include "protocol/run_result.hpp"
@@ -35,6 +36,11 @@ struct ExperimentOptions {
   bool progress_bar = true;                 ///< progress on stderr
   /// The ecocompute binary that checks the model loads (engine::check_model_loads); empty: this process's.
   std::filesystem::path model_check_program;
+  /// The command engine: one program per precision, labelled as design.baseline and design.candidates
+  /// (which then are labels: design.precision_labels). Empty: the in-process llama.cpp engine.
+  std::vector<engine::CommandSpec> commands;
+  /// Whether the commands' programs work on the GPU (the meter reads it) or on the CPU (RAPL).
+  bool commands_on_gpu = true;
 };
 
 /// What a finished experiment produced.

@@ -55,12 +55,9 @@ namespace {
 
 Error invalid(std::string message) { return Error{ErrorCode::invalid_argument, std::move(message)}; }
 
-}  // namespace
-
-Result<ValidatedDesign> validate(Design design) {
-  std::vector<std::string> warnings;
+// Every precision a GGUF type in the table's spelling, the baseline a float type, none twice.
+Result<std::vector<GgufType>> check_gguf_types(Design& design) {
   std::vector<GgufType> types;
-
   // The baseline is the unquantized reference: a float type the quantized ones derive from.
   auto baseline = parse_gguf_type(design.baseline);
   if (!baseline || !precision_info(*baseline).is_source_format) {
@@ -79,6 +76,39 @@ Result<ValidatedDesign> validate(Design design) {
       return invalid(fmt::format("candidates: '{}' is listed twice (or is the baseline)", candidate));
     }
     types.push_back(*type);
+  }
+  return types;
+}
+
+// Every precision a label the reports can carry (workload.precision: 1–32 of A–Z a–z 0–9 _), none twice.
+Result<void> check_labels(const Design& design) {
+  std::set<std::string, std::less<>> seen;
+  std::vector<std::string> all{design.baseline};
+  all.insert(all.end(), design.candidates.begin(), design.candidates.end());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const std::string& label = all[i];
+    const char* field = i == 0 ? "baseline" : "candidates";
+    const bool ok = !label.empty() && label.size() <= 32 && std::all_of(label.begin(), label.end(), [](char c) {
+      return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    if (!ok) return invalid(fmt::format("{}: label '{}' must be 1–32 letters, digits or _", field, label));
+    if (!seen.insert(label).second) return invalid(fmt::format("{}: '{}' is listed twice (or is the baseline)", field, label));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<ValidatedDesign> validate(Design design) {
+  std::vector<std::string> warnings;
+  std::vector<GgufType> types;
+
+  if (design.precision_labels) {
+    if (auto labels = check_labels(design); !labels) return labels.error();
+  } else {
+    auto types_or = check_gguf_types(design);
+    if (!types_or) return types_or.error();
+    types = std::move(*types_or);
   }
   if (design.candidates.empty()) {
     warnings.emplace_back("candidates: none given; only the baseline is measured and no ΔE is computed");

@@ -65,6 +65,9 @@ struct Design {
   std::filesystem::path model;          ///< source GGUF; the engine provider resolves each precision from it
   std::string baseline{defaults::baseline};  ///< F16 by default; BF16 (or F32) selectable
   std::vector<std::string> candidates{defaults::candidates.begin(), defaults::candidates.end()};  ///< GGUF type names
+  /// The precisions are labels of programs the command engine runs ("FP16", "NF4" …), not GGUF types
+  /// of one model file: any name of 1–32 letters, digits and _, and the baseline need not be a float type.
+  bool precision_labels = false;
 
   int trials = defaults::trials;        ///< k: trials (repetitions) per condition; one per block; the most with target_ci_pt
   /// Sequential stopping (`--target-ci`): from block min_trials on, the run stops after a block once
@@ -119,7 +122,8 @@ class ValidatedDesign {
   [[nodiscard]] const Design& design() const noexcept { return design_; }
   /// Validation warnings (e.g. k = 2 gives a very wide CI); the runner records them in its result.
   [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
-  /// The GGUF type of every precision, baseline first, as Design::precisions() lists them.
+  /// The GGUF type of every precision, baseline first, as Design::precisions() lists them; empty when
+  /// the precisions are labels (Design::precision_labels).
   [[nodiscard]] const std::vector<GgufType>& precision_types() const noexcept { return types_; }
 
  private:
@@ -132,7 +136,8 @@ class ValidatedDesign {
   std::vector<GgufType> types_;
 };
 
-/// Checks a design: every precision a GGUF type of the precision table, the baseline a float type,
+/// Checks a design: every precision a GGUF type of the precision table, the baseline a float type (or,
+/// with precision_labels, every precision a label of 1–32 letters, digits and _),
 /// no precision twice, counts and windows in range. Precision names are put in the table's spelling
 /// ("q8_0" → "Q8_0"). Returns the validated design with its warnings, or an invalid_argument error
 /// naming the field (`trials`, `candidates` …) and the value.

@@ -158,7 +158,63 @@ struct MeasureFlags {
   std::string output;
   bool no_quality = false;
   bool no_progress = false;
+  std::string engine = "llama.cpp";
+  std::string baseline_command;
+  std::vector<std::string> candidate_commands;
+  double command_timeout_s = 600.0;
+  bool command_cpu = false;
+  // Options whose presence run_measure checks against the engine chosen.
+  CLI::Option* model_option = nullptr;
+  CLI::Option* baseline_option = nullptr;
+  CLI::Option* precisions_option = nullptr;
 };
+
+// "LABEL=COMMAND" as the command engine's spec; the label is checked with the design.
+Result<engine::CommandSpec> parse_command_spec(const std::string& flag, const std::string& text, const MeasureFlags& flags) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {
+    return unexpected(ErrorCode::invalid_argument,
+                      flag + ": '" + text + "' is not LABEL=COMMAND (e.g. 'FP16=python3 prog.py --precision fp16')");
+  }
+  engine::CommandSpec spec;
+  spec.label = text.substr(0, equals);
+  spec.command = text.substr(equals + 1);
+  spec.start_timeout = Seconds{flags.command_timeout_s};
+  spec.reply_timeout = Seconds{flags.command_timeout_s};
+  return spec;
+}
+
+// The command engine's part of the options: one program per label, labels as the design's precisions.
+Result<void> set_up_commands(MeasureFlags& flags) {
+  experiment::ExperimentOptions& options = flags.options;
+  protocol::Design& design = options.design;
+  if (flags.model_option->count() > 0 || flags.baseline_option->count() > 0 || flags.precisions_option->count() > 0) {
+    return unexpected(ErrorCode::invalid_argument,
+                      "--engine command: the programs are given by --baseline-command and --candidate-command, not "
+                      "--model, --baseline or --precisions");
+  }
+  if (flags.baseline_command.empty()) {
+    return unexpected(ErrorCode::invalid_argument, "--engine command needs --baseline-command 'LABEL=COMMAND'");
+  }
+  if (design.batches != std::vector<int>{1}) {
+    return unexpected(ErrorCode::invalid_argument, "--engine command: --batch must be 1 (a program decodes one sequence)");
+  }
+  auto baseline = parse_command_spec("--baseline-command", flags.baseline_command, flags);
+  if (!baseline) return baseline.error();
+  options.commands.push_back(std::move(*baseline));
+  for (const std::string& text : flags.candidate_commands) {
+    auto candidate = parse_command_spec("--candidate-command", text, flags);
+    if (!candidate) return candidate.error();
+    options.commands.push_back(std::move(*candidate));
+  }
+  design.precision_labels = true;
+  design.baseline = options.commands.front().label;
+  design.candidates.clear();
+  for (std::size_t i = 1; i < options.commands.size(); ++i) design.candidates.push_back(options.commands[i].label);
+  options.quality = false;  // no logits to score
+  options.commands_on_gpu = !flags.command_cpu;
+  return {};
+}
 
 int run_measure(MeasureFlags& flags) {
   experiment::ExperimentOptions& options = flags.options;
@@ -201,6 +257,14 @@ int run_measure(MeasureFlags& flags) {
   options.quality = !flags.no_quality;
   options.progress_bar = !flags.no_progress;
 
+  if (flags.engine == "command") {
+    if (auto commands = set_up_commands(flags); !commands) return report_error(commands.error());
+  } else if (!flags.baseline_command.empty() || !flags.candidate_commands.empty()) {
+    return report_error(Error{ErrorCode::invalid_argument, "--baseline-command and --candidate-command need --engine command"});
+  } else if (flags.model_option->count() == 0) {
+    return report_error(Error{ErrorCode::invalid_argument, "--model is required (the source GGUF)"});
+  }
+
   std::optional<report::OutputFormat> format;
   if (!flags.output.empty()) {
     auto parsed = report::parse_output_format(flags.output);
@@ -208,12 +272,22 @@ int run_measure(MeasureFlags& flags) {
     format = *parsed;
   }
 
-  if (auto missing = report_missing_model(design.model)) return *missing;
+  if (flags.engine != "command") {
+    if (auto missing = report_missing_model(design.model)) return *missing;
+  }
   Result<experiment::ExperimentOutcome> outcome = [&] {
     const InterruptHandler handler;
     return experiment::run_experiment(options, &interrupted);
   }();
-  if (!outcome) return report_error(outcome.error());
+  if (!outcome) {
+    // Interrupted before anything was measured (e.g. while a program was starting): that is the stop
+    // asked for, not a broken environment.
+    if (interrupted.load()) {
+      (void)report_error(outcome.error());
+      return exit_interrupted;
+    }
+    return report_error(outcome.error());
+  }
 
   // The verdict table is for people: stdout by default, stderr when stdout carries a machine format.
   const std::vector<report::EnergyReport> reports = outcome->written_reports();
@@ -246,15 +320,34 @@ Command make_measure_command(CLI::App& root) {
   auto flags = std::make_shared<MeasureFlags>();
   experiment::ExperimentOptions& o = flags->options;
   protocol::Design& d = o.design;
-  app->add_option("-m,--model", d.model, "Source GGUF (F32/F16/BF16; quantized in-process into the cache)")
-      ->required();
-  app->add_option("--baseline", d.baseline, "Baseline precision measured in the same run")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"F16", "BF16", "F32"}, CLI::ignore_case));
+  flags->model_option =
+      app->add_option("-m,--model", d.model, "Source GGUF (F32/F16/BF16; quantized in-process into the cache); "
+                                             "required with --engine llama.cpp");
+  flags->baseline_option = app->add_option("--baseline", d.baseline, "Baseline precision measured in the same run")
+                               ->capture_default_str()
+                               ->check(CLI::IsMember({"F16", "BF16", "F32"}, CLI::ignore_case));
   // One argument, split here: a list option would let `-p ,,` swallow the next flag.
-  app->add_option("-p,--precisions", flags->precisions_text, "Candidate GGUF types, comma separated (e.g. Q8_0,Q4_K_M)")
+  flags->precisions_option =
+      app->add_option("-p,--precisions", flags->precisions_text, "Candidate GGUF types, comma separated (e.g. Q8_0,Q4_K_M)")
+          ->capture_default_str()
+          ->check(kCommaList);
+  app->add_option("--engine", flags->engine,
+                  "What is measured: llama.cpp (in-process, -m) or command (programs speaking docs/command-protocol.md)")
       ->capture_default_str()
-      ->check(kCommaList);
+      ->check(CLI::IsMember({"llama.cpp", "command"}));
+  app->add_option("--baseline-command", flags->baseline_command,
+                  "--engine command: the baseline's program as LABEL=COMMAND (run by /bin/sh -c), e.g. "
+                  "'FP16=python3 prog.py --precision fp16'");
+  app->add_option("--candidate-command", flags->candidate_commands,
+                  "--engine command: a candidate's program as LABEL=COMMAND; repeat for more candidates")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  app->add_option("--command-timeout", flags->command_timeout_s,
+                  "--engine command: seconds a program may take to declare itself and to answer each request")
+      ->capture_default_str()
+      ->check(kFinite & CLI::Range(0.1, 86400.0));
+  app->add_flag("--command-cpu", flags->command_cpu,
+                "--engine command: the programs work on the CPU, so the meter reads RAPL, not a GPU");
   app->add_option("-k,--trials", d.trials,
                   "Trials per precision, interleaved with the baseline (with --target-ci: the most)")
       ->capture_default_str()

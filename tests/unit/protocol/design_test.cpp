@@ -7,7 +7,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace ecocompute::protocol {
 namespace {
@@ -165,6 +167,42 @@ TEST(TrialStatus, ParsesItsOwnSpelling) {
     EXPECT_EQ(parse_trial_status(to_string(s)).value(), s);
   }
   EXPECT_FALSE(parse_trial_status("failed").has_value());
+}
+
+}  // namespace
+}  // namespace ecocompute::protocol
+
+namespace ecocompute::protocol {
+namespace {
+
+Design labelled(std::string baseline, std::vector<std::string> candidates) {
+  Design d;
+  d.precision_labels = true;
+  d.baseline = std::move(baseline);
+  d.candidates = std::move(candidates);
+  return d;
+}
+
+TEST(Design, PrecisionLabelsNeedNotBeGgufTypes) {
+  auto checked = validate(labelled("FP16", {"NF4", "INT8", "bnb_nf4_dq"}));
+  ASSERT_TRUE(checked) << checked.error().describe();
+  EXPECT_EQ(checked->design().baseline, "FP16");
+  EXPECT_EQ(checked->design().candidates[0], "NF4");  // kept as written, not respelled
+  EXPECT_TRUE(checked->precision_types().empty());
+  // Without precision_labels the same names are not GGUF types.
+  Design gguf = labelled("FP16", {"NF4"});
+  gguf.precision_labels = false;
+  EXPECT_FALSE(validate(gguf));
+}
+
+TEST(Design, PrecisionLabelsMustFitTheReportsAndDiffer) {
+  for (const Design& bad : {labelled("", {"NF4"}), labelled("FP-16", {"NF4"}), labelled("FP16", {"NF 4"}),
+                            labelled("FP16", {std::string(33, 'A')}), labelled("FP16", {"FP16"}),
+                            labelled("FP16", {"NF4", "NF4"})}) {
+    auto checked = validate(bad);
+    ASSERT_FALSE(checked) << bad.baseline;
+    EXPECT_EQ(checked.error().code(), ErrorCode::invalid_argument);
+  }
 }
 
 }  // namespace
