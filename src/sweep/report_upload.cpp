@@ -1,6 +1,11 @@
 // The HTTP client side of the replications route.
 #include "sweep/report_upload.hpp"
 
+// Debian's libcpp-httplib is compiled with these; the header must see the same, or its classes'
+// layout differs from the library's.
+#define CPPHTTPLIB_OPENSSL_SUPPORT
+#define CPPHTTPLIB_ZLIB_SUPPORT
+#define CPPHTTPLIB_BROTLI_SUPPORT
 #include <httplib.h>
 
 #include <fmt/format.h>
