@@ -127,7 +127,8 @@ Result<JournalContents> read_journal(const fs::path& path) {
 }
 
 Result<JournalWriter> JournalWriter::open(const fs::path& path) {
-  const bool existed = fs::exists(path);
+  std::error_code ec;
+  const bool existed = fs::exists(path, ec);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return unexpected(ErrorCode::io, fmt::format("cannot open the journal {}: {}", path.string(), std::strerror(errno)));
   if (!existed) {
