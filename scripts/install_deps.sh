@@ -12,6 +12,7 @@ packages=(
   gnuplot-nox
   postgresql                      # a real server for the replication store's tests (scripts/start_postgres.sh)
   chromium                        # headless browser for the web UI test (driven by playwright-core from npm)
+  slurmctld slurmd slurm-client munge   # a single-node Slurm for the sweep's job-array test (scripts/slurm_test_cluster.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -62,6 +62,9 @@ struct Measurement {
 
   Telemetry at_begin;
   Telemetry at_end;
+  /// A window over several GPUs (MultiGpuMeter): each GPU's own measurement, in the meter's order;
+  /// the fields above are their sum (energy) or their combination. Empty for a one-device window.
+  std::vector<Measurement> per_device;
 
   [[nodiscard]] bool is_valid() const noexcept { return status == WindowStatus::valid; }
   /// Returns average power over the window (energy / duration), when energy is present.
