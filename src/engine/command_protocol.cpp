@@ -15,7 +15,7 @@ namespace {
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 53;
 
 // A line quoted in an error message: cut, so one bad line cannot flood the log.
-std::string quoted(std::string_view line) {
+std::string quoted_excerpt(std::string_view line) {
   constexpr std::size_t kShown = 80;
   std::string out;
   for (char c : line.substr(0, kShown)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
@@ -23,7 +23,7 @@ std::string quoted(std::string_view line) {
 }
 
 Error bad_line(std::string_view line, std::string_view why) {
-  return Error{ErrorCode::invalid_input, fmt::format("the program sent {}: {}", quoted(line), why)};
+  return Error{ErrorCode::invalid_input, fmt::format("the program sent {}: {}", quoted_excerpt(line), why)};
 }
 
 std::vector<std::string_view> split_spaces(std::string_view text) {
@@ -97,7 +97,7 @@ Result<std::int64_t> parse_count_field(const ProtocolLine& line, std::string_vie
   if (text.front() < '0' || text.front() > '9' || ec != std::errc{} || end != text.data() + text.size() ||
       value > kMaxCount) {
     return Error{ErrorCode::invalid_input,
-                 fmt::format("the program's {}={} is not a count (digits only, 0 … 2^53)", key, quoted(text))};
+                 fmt::format("the program's {}={} is not a count (digits only, 0 … 2^53)", key, quoted_excerpt(text))};
   }
   return value;
 }

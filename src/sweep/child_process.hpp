@@ -1,6 +1,6 @@
-// Child processes of the sweep: `ecocompute synth` and `ecocompute measure`, started with their own
-// environment and log file, tied to the thread that started them (they die with it, so a killed
-// coordinator leaves no measurement running unrecorded).
+// Child processes of the sweep: `ecocompute synth` and `ecocompute measure`, started (util's
+// ChildProcess) with their own environment and log file, tied to the thread that started them (they
+// die with it, so a killed coordinator leaves no measurement running unrecorded).
 #pragma once
 
 #include <atomic>
@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "util/child_process.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::sweep {
@@ -20,14 +21,15 @@ struct ChildExit {
 };
 
 /// Starts `binary args…` with the current environment plus `environment` (each NAME=VALUE replaces
-/// NAME), stdout and stderr appended to `log`. The child gets SIGKILL if the starting thread dies.
-Result<long> start_child(const std::filesystem::path& binary, const std::vector<std::string>& args,
-                         const std::vector<std::pair<std::string, std::string>>& environment,
-                         const std::filesystem::path& log);
+/// NAME), stdout and stderr appended to `log`, in the sweep's own process group (a Ctrl-C at the
+/// terminal reaches the children too). The child gets SIGKILL if the starting thread dies.
+Result<ChildProcess> start_child(const std::filesystem::path& binary, const std::vector<std::string>& args,
+                                 const std::vector<std::pair<std::string, std::string>>& environment,
+                                 const std::filesystem::path& log);
 
 /// Waits for the child; when `stop` becomes true it is sent SIGINT once (measure then writes what it
 /// finished and exits 130).
-ChildExit wait_child(long pid, const std::atomic<bool>* stop);
+ChildExit wait_child(ChildProcess& child, const std::atomic<bool>* stop);
 
 /// The running binary's own path (/proc/self/exe), for starting its subcommands.
 std::filesystem::path own_binary();

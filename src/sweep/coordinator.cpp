@@ -173,13 +173,7 @@ Result<SweepRunSummary> run_sweep(const SweepRunOptions& options, const std::ato
     queue.jobs.emplace_back(job, status);
   }
 
-  JobRunContext context;
-  context.plan = &options.plan;
-  context.sweep_dir = fs::absolute(options.dir);
-  context.binary = options.binary;
-  context.cache_dir = options.cache_dir.empty() ? context.sweep_dir / "cache" : options.cache_dir;
-  context.journal = &*journal;
-  context.stop = stop;
+  JobRunContext context = make_job_run_context(options.plan, options.dir, options.binary, options.cache_dir, *journal, stop);
 
   std::vector<std::thread> workers;
   for (const Slot& slot : options.slots) workers.emplace_back([&, slot] { work(context, slot, queue); });

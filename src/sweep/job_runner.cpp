@@ -73,17 +73,17 @@ std::string describe_exit(const ChildExit& exit, std::string_view step) {
 // Runs one child step to its end and journals its pid (the pid is what `kill` needs).
 Result<ChildExit> run_step(const JobRunContext& context, const Job& job, const Slot& slot, int attempt,
                            std::string_view step, const std::vector<std::string>& args, const fs::path& log) {
-  auto pid = start_child(context.binary, args, child_environment(slot), log);
-  if (!pid) return pid.error();
+  auto child = start_child(context.binary, args, child_environment(slot), log);
+  if (!child) return child.error();
   JournalRecord record = journal_record(JournalEvent::child, job.id, attempt);
   record.step = std::string(step);
-  record.pid = *pid;
+  record.pid = child->pid();
   if (auto appended = context.journal->append(record); !appended) {
-    ::kill(static_cast<pid_t>(*pid), SIGKILL);
-    (void)wait_child(*pid, nullptr);
+    ::kill(child->pid(), SIGKILL);
+    (void)child->wait();
     return appended.error();
   }
-  return wait_child(*pid, context.stop);
+  return wait_child(*child, context.stop);
 }
 
 Result<void> record_failure(const JobRunContext& context, const Job& job, int attempt, const fs::path& folder,
@@ -98,6 +98,18 @@ Result<void> record_failure(const JobRunContext& context, const Job& job, int at
 }
 
 }  // namespace
+
+JobRunContext make_job_run_context(const SweepPlan& plan, const fs::path& dir, const fs::path& binary, const fs::path& cache_dir,
+                                   JournalWriter& journal, const std::atomic<bool>* stop) {
+  JobRunContext context;
+  context.plan = &plan;
+  context.sweep_dir = fs::absolute(dir);
+  context.binary = binary;
+  context.cache_dir = cache_dir.empty() ? context.sweep_dir / "cache" : cache_dir;
+  context.journal = &journal;
+  context.stop = stop;
+  return context;
+}
 
 Result<std::vector<std::string>> complete_reports(const fs::path& folder) {
   auto run_json = read_json_file(folder / "run.json");

@@ -30,6 +30,11 @@ struct JobRunContext {
   const std::atomic<bool>* stop = nullptr;
 };
 
+/// The context of a sweep folder `dir`: its cache is `cache_dir`, or `dir`/cache when that is empty.
+JobRunContext make_job_run_context(const SweepPlan& plan, const std::filesystem::path& dir, const std::filesystem::path& binary,
+                                   const std::filesystem::path& cache_dir, JournalWriter& journal,
+                                   const std::atomic<bool>* stop);
+
 struct JobOutcome {
   bool done = false;
   std::vector<std::string> reports;  ///< file names in the job folder, when done

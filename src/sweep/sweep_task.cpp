@@ -52,13 +52,7 @@ Result<TaskOutcome> run_task(const TaskOptions& options, const std::atomic<bool>
     log::info("job {} is already done; nothing to run", job.id);
     return task;
   }
-  JobRunContext context;
-  context.plan = &options.plan;
-  context.sweep_dir = fs::absolute(options.dir);
-  context.binary = options.binary;
-  context.cache_dir = options.cache_dir.empty() ? context.sweep_dir / "cache" : options.cache_dir;
-  context.journal = &*journal;
-  context.stop = stop;
+  JobRunContext context = make_job_run_context(options.plan, options.dir, options.binary, options.cache_dir, *journal, stop);
   auto outcome = run_job(context, job, task_slot(options.index), previous.attempts + 1, previous);
   if (!outcome) return outcome.error();
   task.outcome = *outcome;

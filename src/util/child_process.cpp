@@ -69,12 +69,19 @@ int ExitStatus::shell_status() const {
 
 Result<ChildProcess> ChildProcess::start(const std::vector<std::string>& argv, const Options& options) {
   if (argv.empty() || argv.front().empty()) return unexpected(ErrorCode::invalid_argument, "no program to start");
+  int log_fd = -1;
+  if (!options.output_log.empty()) {
+    log_fd = ::open(options.output_log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log_fd < 0) {
+      return unexpected(ErrorCode::io, fmt::format("cannot open {}: {}", options.output_log.string(), std::strerror(errno)));
+    }
+  }
   int control[2] = {-1, -1};
   int reply[2] = {-1, -1};
   int exec_error[2] = {-1, -1};  // carries exec's errno; closed by a successful exec
   if (::pipe2(control, O_CLOEXEC) != 0 || ::pipe2(reply, O_CLOEXEC) != 0 || ::pipe2(exec_error, O_CLOEXEC) != 0) {
     const int error = errno;
-    for (int* fd : {&control[0], &control[1], &reply[0], &reply[1], &exec_error[0], &exec_error[1]}) close_fd(*fd);
+    for (int* fd : {&control[0], &control[1], &reply[0], &reply[1], &exec_error[0], &exec_error[1], &log_fd}) close_fd(*fd);
     return unexpected(ErrorCode::io, std::string("cannot create the program's pipes: ") + std::strerror(error));
   }
   // Everything the child needs is made before fork: between fork and exec only async-signal-safe calls.
@@ -100,6 +107,10 @@ Result<ChildProcess> ChildProcess::start(const std::vector<std::string>& argv, c
     ::signal(SIGQUIT, SIG_DFL);
     ::signal(SIGPIPE, SIG_DFL);
     if (dev_null >= 0) ::dup2(dev_null, STDIN_FILENO);
+    if (log_fd >= 0) {
+      ::dup2(log_fd, STDOUT_FILENO);
+      ::dup2(log_fd, STDERR_FILENO);
+    }
     ::fcntl(control[0], F_SETFD, 0);  // the two ends the program keeps across exec
     ::fcntl(reply[1], F_SETFD, 0);
     ::execvpe(arg_pointers[0], arg_pointers.data(), env_pointers.data());
@@ -109,6 +120,7 @@ Result<ChildProcess> ChildProcess::start(const std::vector<std::string>& argv, c
   }
   const int fork_error = errno;
   if (dev_null >= 0) ::close(dev_null);
+  close_fd(log_fd);
   close_fd(control[0]);
   close_fd(reply[1]);
   close_fd(exec_error[1]);

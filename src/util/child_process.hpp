@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -42,11 +43,15 @@ class ChildProcess {
     /// group. Without it the program shares the tool's group and gets the terminal's signals itself.
     bool own_process_group = true;
     bool stdin_null = true;  ///< stdin from /dev/null (else inherited)
+    /// Where stdout and stderr go, appended (created if missing); empty: inherited.
+    std::filesystem::path output_log;
   };
 
-  /// Starts `argv` (argv[0] looked up on PATH) with the two pipes; stdout and stderr are inherited.
+  /// Starts `argv` (argv[0] looked up on PATH) with the two pipes; stdout and stderr are inherited
+  /// unless Options::output_log names a file.
   /// The program is killed if the tool dies first (PR_SET_PDEATHSIG), so none outlives a run.
-  /// Errors: an empty argv (invalid_argument); a program that cannot be started (not_found).
+  /// Errors: an empty argv (invalid_argument); a program that cannot be started (not_found); an
+  /// output log that cannot be opened (io).
   [[nodiscard]] static Result<ChildProcess> start(const std::vector<std::string>& argv, const Options& options);
 
   ChildProcess(ChildProcess&& other) noexcept;

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/fixture_sweep_plan.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -68,19 +69,9 @@ class SweepCliTest : public ecocompute::testing::ScratchDirTest {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
   }
 
-  // Three jobs of the fixture (batch 1, 2, 3), each a short CPU run on one llama thread: small
-  // windows, two trials, no quality probe. The quantization cache is shared by all tests' jobs.
+  // The quantization cache is shared by all tests' jobs.
   fs::path write_plan() const {
-    const json plan{{"name", "fixture"},
-                    {"models", {std::string(ECOCOMPUTE_SOURCE_DIR) + "/data/fixture/fixture-kjv-f16.gguf"}},
-                    {"batches", {{1}, {2}, {3}}},
-                    {"precisions", {"Q8_0"}},
-                    {"trials", 2},
-                    {"warmups", 1},
-                    {"tokens", 16},
-                    {"threads", 1},
-                    {"window", {{"min_s", 1.0}, {"min_prefill_s", 0.2}, {"idle_s", 0.2}}},
-                    {"quality", false}};
+    const json plan = ecocompute::testing::fixture_sweep_plan();
     const fs::path path = dir_ / "plan.json";
     std::ofstream(path) << plan.dump(2);
     return path;

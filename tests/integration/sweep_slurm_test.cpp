@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/fixture_sweep_plan.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -98,16 +99,7 @@ class SweepSlurmTest : public ecocompute::testing::ScratchDirTest {
 };
 
 TEST_F(SweepSlurmTest, ArrayTaskKilledMidJobIsRedoneByAResubmission) {
-  const json plan{{"name", "fixture"},
-                  {"models", {std::string(ECOCOMPUTE_SOURCE_DIR) + "/data/fixture/fixture-kjv-f16.gguf"}},
-                  {"batches", {{1}, {2}, {3}}},
-                  {"precisions", {"Q8_0"}},
-                  {"trials", 2},
-                  {"warmups", 1},
-                  {"tokens", 16},
-                  {"threads", 1},
-                  {"window", {{"min_s", 1.0}, {"min_prefill_s", 0.2}, {"idle_s", 0.2}}},
-                  {"quality", false}};
+  const json plan = ecocompute::testing::fixture_sweep_plan();
   const fs::path plan_path = dir_ / "plan.json";
   std::ofstream(plan_path) << plan.dump(2);
   int code = -1;
