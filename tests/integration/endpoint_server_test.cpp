@@ -185,3 +185,37 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
 }
 
 }  // namespace
+
+namespace {
+
+class EndpointCliTest : public ecocompute::testing::ScratchDirTest {
+ protected:
+  int run(const std::string& args) const {
+    const std::string command = "'" + std::string(ECOCOMPUTE_BINARY) + "' measure-endpoint " + args + " -o '" +
+                                (dir_ / "out").string() + "' > '" + (dir_ / "stdout").string() + "' 2> '" +
+                                (dir_ / "stderr").string() + "'";
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::string err() const { return ecocompute::testing::slurp(dir_ / "stderr"); }
+};
+
+TEST_F(EndpointCliTest, BadFlagsAreUsageErrorsNamingTheInput) {
+  EXPECT_EQ(run("--endpoint nonsense --no-energy"), 2);
+  EXPECT_NE(err().find("--endpoint 'nonsense'"), std::string::npos) << err();
+  EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --concurrency 0,4 --no-energy"), 2);
+  EXPECT_NE(err().find("--concurrency: 0"), std::string::npos) << err();
+  EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --endpoint F16=http://127.0.0.1:2/v1#m --no-energy"), 2);
+  EXPECT_NE(err().find("used twice"), std::string::npos) << err();
+  EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --output-tokens 9-3 --no-energy"), 2);
+  EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --seed -1 --no-energy"), 2);
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(EndpointCliTest, AnEndpointThatDoesNotAnswerIsAnEnvironmentError) {
+  EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --no-energy"), 3);
+  EXPECT_NE(err().find("endpoint F16 is not answering"), std::string::npos) << err();
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+}  // namespace
