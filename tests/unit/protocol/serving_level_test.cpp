@@ -181,3 +181,37 @@ TEST(ServingSweep, BlocksRunEveryLevelAndTheBaselineFirstThenPairPerLevel) {
 
 }  // namespace
 }  // namespace ecocompute::protocol
+
+namespace ecocompute::protocol {
+namespace {
+
+TEST(ServingSweep, AFailedEndpointSwitchStopsTheSweepNamingTheEndpoint) {
+  FakeOpenAiServer server([](const nlohmann::json&) { return testing::good_stream(2); });
+  std::vector<engine::EndpointClient> clients{client_for(server, "F16"), client_for(server, "Q8_0")};
+  ConstantPowerMeter meter;
+  const SweepResult sweep = run_sweep(
+      clients, kRequests, SweepDesign{{1}, 1, 0, 1}, meter, *system_clock(),
+      [](const engine::EndpointSpec& spec) -> Result<void> {
+        if (spec.label == "Q8_0") return unexpected(ErrorCode::unavailable, "restart command exited with status 1");
+        return {};
+      },
+      {}, nullptr);
+  ASSERT_EQ(sweep.runs.size(), 1u);
+  EXPECT_EQ(sweep.runs[0].label, "F16");
+  EXPECT_NE(sweep.failure.find("switching to endpoint Q8_0 failed"), std::string::npos) << sweep.failure;
+}
+
+TEST(ServingSweep, ACancelStopsBeforeTheNextTrial) {
+  FakeOpenAiServer server([](const nlohmann::json&) { return testing::good_stream(2); });
+  std::vector<engine::EndpointClient> clients{client_for(server, "F16")};
+  ConstantPowerMeter meter;
+  std::atomic<bool> cancel{false};
+  const SweepResult sweep = run_sweep(
+      clients, kRequests, SweepDesign{{1, 2}, 2, 0, 1}, meter, *system_clock(), {},
+      [&](const LevelRun&, std::size_t, std::size_t) { cancel.store(true); }, &cancel);
+  EXPECT_TRUE(sweep.cancelled);
+  EXPECT_EQ(sweep.runs.size(), 1u);
+}
+
+}  // namespace
+}  // namespace ecocompute::protocol
