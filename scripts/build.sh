@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine and builds ecocompute: Debian packages, llama.cpp (pinned, CPU by default),
-# then our CMake build in build/. Flags: --cuda builds libllama and the selftest load with CUDA (sm_90).
+# llama-server (CPU, for the endpoint tests), then our CMake build in build/. Flags: --cuda builds
+# libllama and the selftest load with CUDA (sm_90).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 flavour=cpu
@@ -14,6 +15,8 @@ done
 build="${ECOCOMPUTE_BUILD_DIR:-$root/build}"
 "$root/scripts/install_deps.sh"
 "$root/scripts/build_llama.sh" "$flavour"
+# llama-server (CPU), for the integration test of `measure-endpoint` against a real server.
+"$root/scripts/build_llama_server.sh"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

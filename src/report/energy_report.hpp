@@ -77,6 +77,8 @@ struct Workload {
   std::optional<double> params_b;
   std::string precision;              ///< 1.1: FP16 / NF4 / INT8; 1.2: a GGUF type
   int batch_size = 1;
+  /// Server scenario: requests kept in flight by the closed loop (the server batches them itself).
+  std::optional<int> concurrency;
   std::optional<std::int64_t> context_length;
   std::optional<WeightsKind> weights;
   std::optional<std::string> gguf_type;
@@ -98,7 +100,7 @@ struct MeasurementSection {
   std::optional<std::int64_t> iterations;
   std::optional<std::int64_t> warmup;
   std::optional<std::string> iterations_note;
-  std::optional<std::string> window;            ///< 1.2: "decode"
+  std::optional<std::string> window;            ///< 1.2: "decode", or "steady-state" (Server)
   std::optional<std::string> baseline_precision;
   std::optional<int> trials_per_precision;
   std::optional<std::string> schedule;
@@ -250,7 +252,7 @@ struct EnergyReport {
   std::string benchmark;
   std::optional<bool> follows_mlcommons_energy_reporting_conventions;
   std::optional<bool> certified_benchmark_result;
-  std::string scenario;               ///< "SingleStream" or "Offline"
+  std::string scenario;               ///< "SingleStream", "Offline" or "Server" (an endpoint under concurrent load)
   std::optional<std::string> scenario_note;
   std::optional<std::string> timestamp_utc;
   std::optional<std::string> measurement_source;  ///< "direct-nvml", "rapl", "none", or a published source's words

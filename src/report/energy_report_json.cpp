@@ -56,6 +56,7 @@ Workload read_workload(const JsonReader& r) {
   w.params_b = r.number("params_b");
   w.precision = r.text_or("precision", "");
   w.batch_size = static_cast<int>(r.integer("batch_size").value_or(1));
+  if (auto c = r.integer("concurrency")) w.concurrency = static_cast<int>(*c);
   w.context_length = r.integer("context_length");
   if (auto weights = r.text("weights")) w.weights = r.parsed("weights", parse_weights_kind(*weights));
   w.gguf_type = r.text("gguf_type");
@@ -326,6 +327,7 @@ OrderedJson workload_json(const Workload& x, bool v12) {
   w.nullable("params_b", x.params_b);
   w.put("precision", x.precision);
   w.put("batch_size", x.batch_size);
+  w.optional("concurrency", x.concurrency);
   w.optional("context_length", x.context_length);
   if (x.weights) w.put("weights", to_string(*x.weights));
   w.optional("gguf_type", x.gguf_type);
@@ -377,7 +379,12 @@ OrderedJson results_json(const Results& x, bool v12) {
     w.nullable("idle_power_watts", x.idle_power_watts);
   }
   w.optional("energy_basis", x.energy_basis);
-  if (x.prefill) w.put("prefill", phase_json(*x.prefill));
+  // A Server report has no prefill phase of its own (prefills run inside the steady-state window): null.
+  if (x.prefill) {
+    w.put("prefill", phase_json(*x.prefill));
+  } else if (v12) {
+    w.put("prefill", nullptr);
+  }
   if (x.decode) w.put("decode", phase_json(*x.decode));
   w.optional("note", x.note);
   return w.take();

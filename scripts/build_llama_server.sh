@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds llama-server (only that target) from the pinned third_party/llama.cpp, CPU only, into its own
+# build folder third_party/build-llama-server and installs the binary as third_party/llama-server/bin/
+# llama-server. The integration test of `measure-endpoint` serves the trained fixture with it. Static
+# libraries, so the binary needs nothing from third_party/llama-cpu; no web UI (nothing is downloaded).
+# Usage: scripts/build_llama_server.sh   (ECOCOMPUTE_JOBS limits parallel jobs; default nproc)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+src="$root/third_party/llama.cpp"
+build="$root/third_party/build-llama-server"
+prefix="$root/third_party/llama-server"
+
+"$root/scripts/fetch_third_party.sh"
+
+commit=$(cat "$src/.ecocompute-fetched")
+if [ -x "$prefix/bin/llama-server" ] && [ -f "$prefix/.ecocompute-built" ] &&
+   [ "$(cat "$prefix/.ecocompute-built")" = "$commit" ]; then
+  echo "llama-server already built in $prefix"
+  exit 0
+fi
+
+flags=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=OFF
+       -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON
+       -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+       -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF
+       -DLLAMA_CURL=OFF -DGGML_OPENMP=OFF)
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+cmake -S "$src" -B "$build" "${generator[@]}" "${flags[@]}" >/dev/null
+cmake --build "$build" --target llama-server --parallel "${ECOCOMPUTE_JOBS:-$(nproc)}"
+mkdir -p "$prefix/bin"
+install -m 0755 "$build/bin/llama-server" "$prefix/bin/llama-server"
+echo "$commit" > "$prefix/.ecocompute-built"
+echo "llama-server installed in $prefix/bin"

@@ -1,0 +1,337 @@
+// `ecocompute measure-endpoint`: energy per output token of OpenAI-compatible endpoints under a closed
+// loop of concurrent requests, per concurrency level, paired against a baseline endpoint.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "cli/exit_code.hpp"
+#include "engine/endpoint_client.hpp"
+#include "experiment/serving_report.hpp"
+#include "meter/gpu_info.hpp"
+#include "meter/open_meter.hpp"
+#include "meter/rapl_meter.hpp"
+#include "protocol/serving_requests.hpp"
+#include "protocol/serving_statistics.hpp"
+#include "protocol/serving_sweep.hpp"
+#include "util/clock.hpp"
+#include "util/log.hpp"
+
+namespace ecocompute::cli {
+namespace {
+
+std::atomic<bool> stop_requested{false};
+
+// First Ctrl-C: stop sending, cut the streams, write what finished. Second: quit at once.
+extern "C" void on_endpoint_interrupt(int) {
+  if (stop_requested.exchange(true)) {
+    static constexpr char quit[] = "\necocompute: interrupted again: quitting now\n";
+    (void)!::write(STDERR_FILENO, quit, sizeof quit - 1);
+    ::_exit(exit_interrupted);
+  }
+  static constexpr char ack[] = "\necocompute: interrupted: stopping; finished trials are written\n";
+  (void)!::write(STDERR_FILENO, ack, sizeof ack - 1);
+}
+
+struct EndpointFlags {
+  std::vector<std::string> endpoints;
+  std::string concurrency = "1,2,4,8,16,32,64";
+  int trials = 3;
+  std::string requests_file;
+  int n_requests = 64;
+  std::string prompt_words = "16-128";
+  std::string output_tokens = "32-128";
+  std::string seed = "0";
+  int requests_per_stream = 4;
+  int warmup_requests = 2;
+  std::string api = "completions";
+  bool no_stream = false;
+  bool no_ignore_eos = false;
+  double timeout_s = 600.0;
+  std::string gpu;
+  bool no_energy = false;
+  bool require_energy = false;
+  double params_b = 0.0;
+  std::string restart_cmd;
+  double ready_timeout_s = 600.0;
+  std::string out = "ecocompute-serving";
+};
+
+Result<std::vector<int>> parse_levels(const std::string& text) {
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    int value = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || ec != std::errc{} || end != item.data() + item.size()) {
+      return unexpected(ErrorCode::invalid_argument, "--concurrency: '" + item + "' is not a whole number");
+    }
+    out.push_back(value);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+Result<std::pair<int, int>> parse_range(const std::string& flag, const std::string& text) {
+  const std::size_t dash = text.find('-');
+  const std::string lo_text = text.substr(0, dash);
+  const std::string hi_text = dash == std::string::npos ? lo_text : text.substr(dash + 1);
+  int lo = 0, hi = 0;
+  const auto a = std::from_chars(lo_text.data(), lo_text.data() + lo_text.size(), lo);
+  const auto b = std::from_chars(hi_text.data(), hi_text.data() + hi_text.size(), hi);
+  if (lo_text.empty() || hi_text.empty() || a.ec != std::errc{} || b.ec != std::errc{} ||
+      a.ptr != lo_text.data() + lo_text.size() || b.ptr != hi_text.data() + hi_text.size() || lo < 1 || hi < lo ||
+      hi > (1 << 20)) {
+    return unexpected(ErrorCode::invalid_argument,
+                      flag + ": '" + text + "' is not N or MIN-MAX with 1 ≤ MIN ≤ MAX ≤ 1048576");
+  }
+  return std::pair{lo, hi};
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+// --restart-cmd: runs the user's command for the endpoint, then waits until its /models answers.
+protocol::EndpointSwitch make_restart(const std::string& command, double ready_timeout_s,
+                                      const std::vector<engine::EndpointClient>& clients) {
+  if (command.empty()) return {};
+  return [command, ready_timeout_s, &clients](const engine::EndpointSpec& spec) -> Result<void> {
+    std::string line = replace_all(command, "{label}", spec.label);
+    line = replace_all(line, "{url}", spec.base_url());
+    line = replace_all(line, "{model}", spec.model);
+    log::info("restarting for {}: {}", spec.label, line);
+    const int status = std::system(line.c_str());
+    if (status != 0) return unexpected(ErrorCode::unavailable, fmt::format("--restart-cmd '{}' exited with status {}", line, status));
+    const engine::EndpointClient* client = nullptr;
+    for (const auto& c : clients) {
+      if (c.spec().label == spec.label) client = &c;
+    }
+    const auto clock = system_clock();
+    const Seconds deadline{clock->now().value + ready_timeout_s};
+    while (true) {
+      if (client->list_models()) return {};
+      if (stop_requested.load()) return unexpected(ErrorCode::cancelled, "interrupted while waiting for the server");
+      if (clock->now().value > deadline.value) {
+        return unexpected(ErrorCode::unavailable,
+                          fmt::format("{} did not answer within {} s after the restart", spec.base_url(), ready_timeout_s));
+      }
+      clock->sleep_for(Seconds{1.0});
+    }
+  };
+}
+
+int run_measure_endpoint(const EndpointFlags& flags) {
+  std::vector<engine::EndpointSpec> specs;
+  for (const std::string& text : flags.endpoints) {
+    auto spec = engine::parse_endpoint_spec(text);
+    if (!spec) return report_error(spec.error());
+    for (const auto& other : specs) {
+      if (other.label == spec->label) {
+        return report_error(Error{ErrorCode::invalid_argument, "--endpoint: the label " + spec->label + " is used twice"});
+      }
+    }
+    specs.push_back(std::move(*spec));
+  }
+  protocol::SweepDesign design;
+  auto levels = parse_levels(flags.concurrency);
+  if (!levels) return report_error(levels.error());
+  design.concurrency = *levels;
+  design.trials = flags.trials;
+  design.warmup_requests = flags.warmup_requests;
+  design.requests_per_stream = flags.requests_per_stream;
+  if (auto valid = design.validate(); !valid) return report_error(valid.error());
+
+  std::vector<engine::CompletionRequest> requests;
+  std::string request_set;
+  std::string seed_text = "0";
+  if (!flags.requests_file.empty()) {
+    auto read = protocol::read_request_set(flags.requests_file);
+    if (!read) return report_error(read.error());
+    requests = std::move(*read);
+    request_set = fmt::format("{} requests from {}", requests.size(), flags.requests_file);
+  } else {
+    auto prompt = parse_range("--prompt-words", flags.prompt_words);
+    if (!prompt) return report_error(prompt.error());
+    auto output = parse_range("--output-tokens", flags.output_tokens);
+    if (!output) return report_error(output.error());
+    protocol::RequestSetOptions options;
+    const auto [end, ec] = std::from_chars(flags.seed.data(), flags.seed.data() + flags.seed.size(), options.seed);
+    if (flags.seed.empty() || ec != std::errc{} || end != flags.seed.data() + flags.seed.size()) {
+      return report_error(Error{ErrorCode::invalid_argument,
+                                "--seed: '" + flags.seed + "' is not a whole number from 0 to 18446744073709551615"});
+    }
+    options.count = flags.n_requests;
+    std::tie(options.prompt_words_min, options.prompt_words_max) = *prompt;
+    std::tie(options.output_tokens_min, options.output_tokens_max) = *output;
+    requests = protocol::make_request_set(options);
+    seed_text = std::to_string(options.seed);
+    request_set = fmt::format("{} requests drawn with seed {}: prompts of {} words, max_tokens {}", options.count,
+                              options.seed, flags.prompt_words, flags.output_tokens);
+  }
+
+  engine::EndpointOptions endpoint_options;
+  endpoint_options.api = flags.api == "chat" ? engine::EndpointApi::chat : engine::EndpointApi::completions;
+  endpoint_options.stream = !flags.no_stream;
+  endpoint_options.ignore_eos = !flags.no_ignore_eos;
+  endpoint_options.read_timeout = Seconds{flags.timeout_s};
+  const auto clock = system_clock();
+  std::vector<engine::EndpointClient> clients;
+  for (const auto& spec : specs) clients.emplace_back(spec, endpoint_options, clock);
+  if (flags.restart_cmd.empty()) {
+    for (const auto& client : clients) {
+      if (auto models = client.list_models(); !models) {
+        return report_error(Error{ErrorCode::unavailable, "endpoint " + client.spec().label + " is not answering",
+                                  models.error()});
+      }
+    }
+  }
+
+  // The server under test is another process on the GPU: sharing it is the point, so it is allowed.
+  std::unique_ptr<meter::Meter> meter;
+  if (flags.no_energy) {
+    meter = std::make_unique<meter::NullMeter>("--no-energy");
+  } else {
+    meter::MeterOptions meter_options;
+    meter_options.gpu = flags.gpu;
+    meter_options.allow_shared = true;
+    meter_options.allow_fallback = !flags.require_energy;
+    auto opened = meter::open_meter(meter_options);
+    if (!opened) return report_error(opened.error());
+    meter = std::move(*opened);
+    if (flags.require_energy && !meter->measures_energy()) {
+      return report_error(Error{ErrorCode::unavailable, "--require-energy: no energy source is readable"});
+    }
+  }
+  log::info("energy source: {} ({})", meter->source(), meter->device());
+
+  experiment::ServingContext context;
+  context.report.run_id = clock->utc_now();
+  context.report.run_id.erase(std::remove_if(context.report.run_id.begin(), context.report.run_id.end(),
+                                             [](char c) { return c == '-' || c == ':'; }),
+                              context.report.run_id.end());
+  context.report.host = experiment::describe_host();
+  context.report.cpu = experiment::cpu_model_name();
+  if (!flags.no_energy) context.report.sources = meter::describe_energy_sources(flags.gpu);
+  context.meter_source = meter->source();
+  context.meter_measures_energy = meter->measures_energy();
+  if (flags.params_b > 0) context.params_b = flags.params_b;
+  context.request_set = request_set;
+  context.request_set_seed = seed_text;
+  context.api = engine::to_string(endpoint_options.api);
+  context.streamed = endpoint_options.stream;
+
+  struct sigaction action {};
+  struct sigaction old_int {};
+  struct sigaction old_term {};
+  action.sa_handler = on_endpoint_interrupt;
+  sigemptyset(&action.sa_mask);
+  stop_requested.store(false);
+  sigaction(SIGINT, &action, &old_int);
+  sigaction(SIGTERM, &action, &old_term);
+  const auto progress = [](const protocol::LevelRun& run, std::size_t done, std::size_t total) {
+    const std::string reason = run.reason();
+    log::info("[{}/{}] {} C={} block {}: {} requests ({} failed), {:.0f} tokens in a {:.1f} s steady window{}", done,
+              total, run.label, run.concurrency, run.block + 1, run.records.size(), run.failed_requests(),
+              run.steady.tokens, std::max(0.0, run.steady.duration().value),
+              reason.empty() ? "" : " — not used: " + reason);
+    if (const std::string failure = run.first_request_failure(); !failure.empty()) {
+      log::warn("{} C={}: a request failed: {}", run.label, run.concurrency, failure);
+    }
+  };
+  const protocol::SweepResult sweep =
+      protocol::run_sweep(clients, requests, design, *meter, *clock,
+                          make_restart(flags.restart_cmd, flags.ready_timeout_s, clients), progress, &stop_requested);
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+
+  const protocol::ServingAnalysis analysis = protocol::analyze_serving(sweep.runs, sweep.endpoints.size());
+  auto written = experiment::write_serving_reports(flags.out, sweep, analysis, context);
+  if (!written) return report_error(written.error());
+  std::cout << experiment::serving_summary_markdown(sweep, analysis, context);
+  std::cerr << "reports: " << flags.out << " (energy-<label>-c<C>.json each, sweep.json, sweep.md)\n";
+
+  if (sweep.cancelled || stop_requested.load()) return exit_interrupted;
+  if (!sweep.failure.empty()) return report_error(Error{ErrorCode::unavailable, sweep.failure});
+  std::size_t failed = 0;
+  for (const auto& run : sweep.runs) failed += run.is_ok() ? 0 : 1;
+  if (failed > 0) {
+    log::warn("{} trial(s) not usable: see sweep.json and each report's trials for the reasons", failed);
+    return exit_failed_trials;
+  }
+  return exit_ok;
+}
+
+}  // namespace
+
+Command make_measure_endpoint_command(CLI::App& root) {
+  CLI::App* app = root.add_subcommand(
+      "measure-endpoint",
+      "Measure energy per output token of OpenAI-compatible endpoints (vLLM, SGLang, TGI, llama-server …) per "
+      "concurrency level, paired against the first endpoint, and find the break-even concurrency");
+  auto flags = std::make_shared<EndpointFlags>();
+  app->add_option("--endpoint", flags->endpoints,
+                  "LABEL=http://host:port/v1#MODEL, repeated; the first is the baseline (LABEL: [A-Za-z0-9_], e.g. F16)")
+      ->required();
+  app->add_option("--concurrency", flags->concurrency, "Requests kept in flight, comma separated levels (1 … 4096)")
+      ->capture_default_str();
+  app->add_option("-k,--trials", flags->trials, "Trials per endpoint and level, interleaved in blocks")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  app->add_option("--requests", flags->requests_file, "JSONL request set: {\"prompt\": …, \"max_tokens\": N} per line")
+      ->check(CLI::ExistingFile);
+  app->add_option("--n-requests", flags->n_requests, "Requests drawn from --seed when no --requests file")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  app->add_option("--prompt-words", flags->prompt_words, "Prompt length in words, N or MIN-MAX (uniform)")
+      ->capture_default_str();
+  app->add_option("--output-tokens", flags->output_tokens, "max_tokens per request, N or MIN-MAX (uniform)")
+      ->capture_default_str();
+  app->add_option("--seed", flags->seed, "Seed of the drawn request set, 0 … 2^64 − 1")->capture_default_str();
+  app->add_option("--requests-per-stream", flags->requests_per_stream,
+                  "A trial sends max(set size, this × C) requests")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  app->add_option("--warmup-requests", flags->warmup_requests, "Unmetered requests before every trial")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000));
+  app->add_option("--api", flags->api, "completions (/v1/completions) or chat (/v1/chat/completions)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"completions", "chat"}));
+  app->add_flag("--no-stream", flags->no_stream, "Ask for whole responses (no TTFT / inter-token latency)");
+  app->add_flag("--no-ignore-eos", flags->no_ignore_eos,
+                "Do not send ignore_eos (for servers that reject it; outputs may then stop early)");
+  app->add_option("--timeout", flags->timeout_s, "Longest silence inside a response, seconds")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 86400.0));
+  app->add_option("--gpu", flags->gpu, "GPU whose energy counter is read: UUID (GPU-…), PCI bus id or cuda:N");
+  app->add_flag("--no-energy", flags->no_energy, "Read no energy source (tokens, throughput and latency only)");
+  app->add_flag("--require-energy", flags->require_energy, "Fail (exit 3) rather than run without an energy source");
+  app->add_option("--params-b", flags->params_b, "The served model's parameters in billions (lets `data import` store it)")
+      ->check(CLI::Range(0.0, 100000.0));
+  app->add_option("--restart-cmd", flags->restart_cmd,
+                  "Shell command run before switching endpoints ({label}, {url}, {model} substituted), e.g. to restart "
+                  "one server with another model; the sweep then waits for <url>/models");
+  app->add_option("--ready-timeout", flags->ready_timeout_s, "Seconds to wait for the server after --restart-cmd")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 86400.0));
+  app->add_option("-o,--out", flags->out, "Folder for the reports")->capture_default_str();
+  return {app, [flags] { return run_measure_endpoint(*flags); }};
+}
+
+}  // namespace ecocompute::cli

@@ -1,0 +1,522 @@
+// Serving reports: which figures of a sweep enter which field of a Server energy.json and the summary.
+#include "experiment/serving_report.hpp"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "report/environment_fingerprint.hpp"
+#include "experiment/report_builder.hpp"
+#include "util/file_io.hpp"
+#include "util/log.hpp"
+
+namespace ecocompute::experiment {
+namespace {
+
+using protocol::LevelRun;
+using protocol::ServingAnalysis;
+using protocol::ServingLevelSummary;
+using protocol::SweepResult;
+
+constexpr std::size_t kMaxReasonChars = 4000;
+
+// The rule, stated once: reports and the summary carry it word for word.
+constexpr std::string_view kWindowRule =
+    "steady-state window: opens the first time all C in-flight requests have produced text (a request not "
+    "streamed: has been sent) and closes when the first worker finds no request left to send; tokens inside it "
+    "are counted from chunk arrival times (a request's usage.completion_tokens spread evenly over its text "
+    "chunks; not streamed: over its span); a failed request overlapping the window makes it invalid. The whole "
+    "run (first request sent to last response) is metered too.";
+
+std::optional<double> present(const Summary& s) { return s.n > 0 ? std::optional(s.mean) : std::nullopt; }
+
+std::vector<const LevelRun*> runs_of(const SweepResult& sweep, std::size_t endpoint, int concurrency) {
+  std::vector<const LevelRun*> out;
+  for (const LevelRun& r : sweep.runs) {
+    if (r.endpoint == endpoint && r.concurrency == concurrency) out.push_back(&r);
+  }
+  return out;
+}
+
+bool measured(const ServingContext& context, const ServingLevelSummary* level) {
+  return context.meter_source != "none" && context.meter_measures_energy && level != nullptr &&
+         level->window_mj_per_token.n > 0;
+}
+
+std::string server_model_of(const SweepResult& sweep, std::size_t endpoint) {
+  for (const LevelRun& r : sweep.runs) {
+    if (r.endpoint != endpoint) continue;
+    for (const auto& record : r.records) {
+      if (record.ok && !record.server_model.empty()) return record.server_model;
+    }
+  }
+  return "";
+}
+
+std::string method_text(std::string_view source) {
+  std::string counter = source == "direct-nvml"
+                            ? "GPU energy counter (nvmlDeviceGetTotalEnergyConsumption) differenced at the window edges"
+                        : source == "rapl" ? "RAPL energy counter differenced at the window edges"
+                                           : "no energy source was readable: tokens, throughput and latency only";
+  return counter + "; closed loop against an OpenAI-compatible endpoint; " + std::string(kWindowRule);
+}
+
+report::WindowReport window_report(const protocol::ServingWindow& w) {
+  report::WindowReport out;
+  out.duration_s = std::max(0.0, w.duration().value);
+  out.tokens = std::llround(w.tokens);
+  if (w.measurement) {
+    const meter::Measurement& m = *w.measurement;
+    if (auto e = w.energy()) {
+      out.energy_j = e->value;
+      if (w.tokens > 0) out.energy_per_token_mj = e->value / w.tokens * 1000.0;
+      if (out.duration_s > 0) out.avg_power_w = e->value / out.duration_s;
+      out.edge_method = meter::to_string(m.edge_method);
+    }
+    if (m.edge_uncertainty) out.edge_uncertainty_j = m.edge_uncertainty->value;
+    if (m.trace_energy) out.trace_energy_j = m.trace_energy->value;
+    out.trace_vs_counter_pct = m.trace_vs_counter_pct;
+    std::set<std::string> names(m.at_begin.throttle_reason_names.begin(), m.at_begin.throttle_reason_names.end());
+    names.insert(m.at_end.throttle_reason_names.begin(), m.at_end.throttle_reason_names.end());
+    out.throttle_reasons.assign(names.begin(), names.end());
+    out.status = meter::to_string(m.status);
+  }
+  return out;
+}
+
+std::string trial_status(const LevelRun& r) {
+  if (r.cancelled) return "cancelled";
+  return r.is_ok() ? "ok" : "invalid_window";
+}
+
+report::Spread spread(const Summary& s) { return {s.mean, s.sd, s.cv_pct, s.ci_low, s.ci_high}; }
+
+std::string ms(const std::optional<double>& seconds) {
+  return seconds ? fmt::format("{:.1f}", *seconds * 1000.0) : std::string("–");
+}
+
+std::string percentiles_ms(const protocol::Percentiles& p) {
+  return fmt::format("{}/{}/{}", ms(p.p50), ms(p.p90), ms(p.p99));
+}
+
+std::string mean_ci(const Summary& s, int digits) {
+  if (s.n == 0) return "–";
+  if (!s.ci_half_width) return fmt::format("{:.{}f} (n={})", s.mean, digits, s.n);
+  return fmt::format("{:.{}f} ± {:.{}f}", s.mean, digits, *s.ci_half_width, digits);
+}
+
+OrderedJson summary_json(const Summary& s) {
+  return OrderedJson{{"mean", s.n > 0 ? OrderedJson(s.mean) : OrderedJson(nullptr)},
+                     {"sd", json_or_null(s.sd)},
+                     {"ci_low", json_or_null(s.ci_low)},
+                     {"ci_high", json_or_null(s.ci_high)},
+                     {"n", s.n}};
+}
+
+OrderedJson percentiles_json(const protocol::Percentiles& p) {
+  return OrderedJson{{"p50", json_or_null(p.p50)}, {"p90", json_or_null(p.p90)}, {"p99", json_or_null(p.p99)},
+                     {"n", p.n}};
+}
+
+OrderedJson request_failures_json(const ServingLevelSummary& level) {
+  OrderedJson out = OrderedJson::array();
+  for (const auto& [reason, count] : level.request_failures) out.push_back(OrderedJson{{"reason", reason}, {"count", count}});
+  return out;
+}
+
+}  // namespace
+
+std::string serving_report_file_name(const std::string& label, int concurrency) {
+  return fmt::format("energy-{}-c{}.json", label, concurrency);
+}
+
+report::EnergyReport build_serving_report(const SweepResult& sweep, const ServingAnalysis& analysis,
+                                          std::size_t endpoint, int concurrency, const ServingContext& context) {
+  const engine::EndpointSpec& spec = sweep.endpoints.at(endpoint);
+  const ServingLevelSummary* level = analysis.find(endpoint, concurrency);
+  const ServingLevelSummary* baseline = analysis.find(0, concurrency);
+  const protocol::ServingPaired* paired = analysis.find_paired(endpoint, concurrency);
+  const bool is_measured = measured(context, level);
+  const std::vector<const LevelRun*> runs = runs_of(sweep, endpoint, concurrency);
+  const std::string server_model = server_model_of(sweep, endpoint);
+  const ReportContext& rc = context.report;
+
+  report::EnergyReport r;
+  r.benchmark = "ecocompute-energy-methodology";
+  r.certified_benchmark_result = false;
+  r.scenario = "Server";
+  r.scenario_note = fmt::format(
+      "Closed loop keeping {} requests in flight against an OpenAI-compatible endpoint ({}, /{} route, {}), greedy; "
+      "the server batches them as it likes; not run under MLPerf LoadGen; not a certified benchmark result.",
+      concurrency, spec.base_url(), context.api, context.streamed ? "streamed" : "not streamed");
+  r.timestamp_utc = runs.empty() ? utc_now() : runs.front()->started_utc;
+  for (const LevelRun* run : runs) r.timestamp_utc = std::min(*r.timestamp_utc, run->started_utc);
+  r.measurement_source = std::string(measurement_source(context.meter_source));
+  r.provenance = report::Provenance{"ecocompute", rc.ecocompute_version, rc.ecocompute_commit, rc.run_id, std::nullopt};
+  const std::optional<meter::GpuInfo>& gpu = rc.sources.gpu;
+  r.system_under_test.gpu = gpu ? gpu->name : "none";
+  r.system_under_test.gpu_arch = gpu && !gpu->arch.empty() ? gpu->arch : "none";
+  r.system_under_test.accelerator_count = gpu ? 1 : 0;
+  r.system_under_test.host = rc.host;
+  if (!rc.cpu.empty()) r.system_under_test.cpu = rc.cpu;
+
+  // The client sees the server only through HTTP: what it cannot know is stated, not guessed.
+  report::EngineSection engine;
+  engine.name = "openai-endpoint";
+  engine.version = "not reported by the API";
+  engine.commit = "not reported by the API";
+  engine.backend = fmt::format("OpenAI-compatible HTTP, /{}", context.api);
+  engine.device = spec.base_url();
+  r.engine = engine;
+
+  report::Workload& w = r.workload;
+  w.model_name = server_model.empty() ? spec.model : server_model;
+  w.params_b = context.params_b;
+  w.precision = spec.label;
+  w.batch_size = 1;
+  w.concurrency = concurrency;
+  std::int64_t prompt_sum = 0, prompt_n = 0;
+  for (const LevelRun* run : runs) {
+    for (const auto& record : run->records) {
+      if (!record.ok) continue;
+      prompt_sum += record.prompt_tokens;
+      ++prompt_n;
+    }
+  }
+  w.prompt_tokens = prompt_n > 0 ? (prompt_sum + prompt_n / 2) / prompt_n : 0;
+  w.decoding = "greedy";
+
+  report::MeasurementSection& m = r.measurement;
+  double rate = 0.0;
+  int rate_n = 0;
+  for (const LevelRun* run : runs) {
+    if (run->is_ok() && run->steady.measurement) {
+      rate += run->steady.measurement->achieved_sample_rate_hz;
+      ++rate_n;
+    }
+  }
+  m.method = method_text(*r.measurement_source);
+  m.sample_rate_hz = rate_n > 0 ? std::llround(rate / rate_n) : 0;
+  const std::int64_t per_trial = sweep.design.requests_per_trial(concurrency, 0);
+  m.tokens_per_run = level != nullptr && level->n_ok > 0 ? level->window_tokens / static_cast<std::int64_t>(level->n_ok) : 0;
+  m.iterations = runs.empty() ? per_trial : static_cast<std::int64_t>(runs.front()->records.size());
+  m.warmup = sweep.design.warmup_requests;
+  m.iterations_note = fmt::format(
+      "iterations: requests per trial ({} requests: {}), {} kept in flight; tokens_per_run: mean output tokens "
+      "inside the steady-state window per trial; {} trials per endpoint and level, interleaved with the baseline "
+      "endpoint in blocks.",
+      m.iterations.value_or(0), context.request_set, concurrency, sweep.design.trials);
+  m.window = "steady-state";
+  m.baseline_precision = sweep.endpoints.front().label;
+  m.trials_per_precision = sweep.design.trials;
+  m.schedule = "blocks: each block runs every level, each level every endpoint, the baseline endpoint first";
+  m.seed = context.request_set_seed;
+
+  r.software = OrderedJson{{"ecocompute", rc.ecocompute_version},
+                           {"ecocompute_commit", rc.ecocompute_commit},
+                           {"compiler", rc.compiler},
+                           {"engine", "openai-endpoint"},
+                           {"server_model", server_model.empty() ? OrderedJson(nullptr) : OrderedJson(server_model)},
+                           {"endpoint_url", spec.base_url()},
+                           {"requested_model", spec.model},
+                           {"nvidia_driver", rc.sources.driver_version.empty() ? OrderedJson(nullptr)
+                                                                               : OrderedJson(rc.sources.driver_version)}};
+  r.environment = build_environment(rc, "endpoint " + spec.base_url() + " serving " + w.model_name);
+
+  report::Results& x = r.results;
+  report::PhaseSummary window;
+  double energy = 0.0;
+  bool all_energy = is_measured;
+  for (const LevelRun* run : runs) {
+    if (!run->is_ok()) continue;
+    window.duration_s += run->steady.duration().value;
+    window.tokens += std::llround(run->steady.tokens);
+    if (auto joules = run->steady.energy()) {
+      energy += joules->value;
+    } else {
+      all_energy = false;
+    }
+  }
+  if (level != nullptr) window.tokens_per_s = present(level->window_tokens_per_s);
+  if (is_measured) {
+    window.energy_per_token_mj = present(level->window_mj_per_token);
+    window.avg_power_w = present(level->window_avg_power_w);
+    if (all_energy) window.energy_j = energy;
+  }
+  x.decode = window;
+  x.basis = is_measured ? report::ResultBasis::measured : report::ResultBasis::unavailable;
+  x.tokens_generated = window.tokens;
+  x.throughput_tokens_per_s = window.tokens_per_s;
+  x.energy_basis = "gross";
+  if (is_measured) {
+    x.energy_per_token_mj = window.energy_per_token_mj;
+    x.total_energy_joules = window.energy_j;
+    if (window.energy_j && window.duration_s > 0) x.avg_power_watts = *window.energy_j / window.duration_s;
+    if (measured(context, baseline)) x.fp16_energy_per_token_mj = present(baseline->window_mj_per_token);
+    if (paired != nullptr && paired->delta_pct.n > 0) x.vs_fp16_energy_pct = paired->delta_pct.mean;
+  }
+  std::string note =
+      is_measured ? "energy_per_token_mj: mean over valid trials of the steady-state window's gross energy per output "
+                    "token; vs_fp16_energy_pct: mean of the paired per-block differences against the baseline "
+                    "endpoint at the same concurrency (fp16_energy_per_token_mj is the baseline endpoint's)."
+                  : "No energy source read the windows: energy figures are null; tokens, throughput and latency are "
+                    "measured.";
+  if (level != nullptr) {
+    if (is_measured) {
+      note += fmt::format(" Whole run (ramp-up and ramp-down included): {} mJ/token, {} J/request.",
+                          mean_ci(level->whole_mj_per_token, 2), mean_ci(level->joules_per_request, 3));
+    }
+    note += fmt::format(" TTFT p50/p90/p99 {} ms, inter-token p50/p90/p99 {} ms over {} ok requests ({} failed).",
+                        percentiles_ms(level->ttft_s), percentiles_ms(level->itl_s), level->requests_ok,
+                        level->requests_failed);
+  }
+  x.note = note;
+
+  report::Statistics s;
+  s.n_trials = level != nullptr ? static_cast<std::int64_t>(level->n_ok) : 0;
+  s.n_failed = 0;
+  std::int64_t cancelled = 0;
+  for (const LevelRun* run : runs) {
+    if (run->cancelled) {
+      ++cancelled;
+    } else if (!run->is_ok()) {
+      ++s.n_failed;
+    }
+  }
+  s.n_cancelled = cancelled;
+  if (level != nullptr && level->window_tokens_per_s.n > 0) s.throughput_tokens_per_s = spread(level->window_tokens_per_s);
+  if (is_measured) s.energy_per_token_mj = spread(level->window_mj_per_token);
+  if (is_measured && paired != nullptr) {
+    s.vs_fp16_energy_pct.n_pairs = static_cast<std::int64_t>(paired->delta_pct.n);
+    if (paired->delta_pct.n > 0) {
+      s.vs_fp16_energy_pct.mean = paired->delta_pct.mean;
+      s.vs_fp16_energy_pct.sd = paired->delta_pct.sd;
+      s.vs_fp16_energy_pct.ci95_low = paired->delta_pct.ci_low;
+      s.vs_fp16_energy_pct.ci95_high = paired->delta_pct.ci_high;
+    }
+  }
+  r.statistics = s;
+
+  std::vector<report::TrialReport> trials;
+  report::Uncertainty u;
+  for (const LevelRun* run : runs) {
+    trials.push_back(report::TrialReport{run->block, run->block, static_cast<std::int64_t>(run->order_index),
+                                         trial_status(*run), run->reason().substr(0, kMaxReasonChars), std::nullopt,
+                                         window_report(run->steady)});
+    if (!run->is_ok() || !run->steady.measurement || !is_measured) continue;
+    const meter::Measurement& mm = *run->steady.measurement;
+    if (mm.edge_uncertainty && mm.energy && mm.energy->value > 0) {
+      u.edge_error_pct_max = std::max(u.edge_error_pct_max.value_or(0.0), mm.edge_uncertainty->value / mm.energy->value * 100.0);
+    }
+    if (mm.trace_vs_counter_pct) {
+      u.trace_vs_counter_pct_max = std::max(u.trace_vs_counter_pct_max.value_or(0.0), std::fabs(*mm.trace_vs_counter_pct));
+    }
+    if (mm.counter_update_period && !u.counter_update_period_s) u.counter_update_period_s = mm.counter_update_period->value;
+  }
+  r.trials = std::move(trials);
+  r.uncertainty = u;
+  return r;
+}
+
+OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis& analysis,
+                                 const ServingContext& context) {
+  OrderedJson endpoints = OrderedJson::array();
+  for (std::size_t e = 0; e < sweep.endpoints.size(); ++e) {
+    const auto& spec = sweep.endpoints[e];
+    const std::string model = server_model_of(sweep, e);
+    endpoints.push_back(OrderedJson{{"label", spec.label},
+                                    {"url", spec.base_url()},
+                                    {"model", spec.model},
+                                    {"server_model", model.empty() ? OrderedJson(nullptr) : OrderedJson(model)},
+                                    {"baseline", e == 0}});
+  }
+  OrderedJson levels = OrderedJson::array();
+  for (const ServingLevelSummary& l : analysis.levels) {
+    const bool is_measured = measured(context, &l);
+    auto energy = [&](const Summary& s) { return is_measured ? summary_json(s) : OrderedJson(nullptr); };
+    levels.push_back(OrderedJson{{"label", l.label},
+                                 {"concurrency", l.concurrency},
+                                 {"trials", l.n_trials},
+                                 {"trials_ok", l.n_ok},
+                                 {"requests_ok", l.requests_ok},
+                                 {"requests_failed", l.requests_failed},
+                                 {"window_tokens", l.window_tokens},
+                                 {"whole_run_tokens", l.whole_tokens},
+                                 {"window_mj_per_token", energy(l.window_mj_per_token)},
+                                 {"whole_run_mj_per_token", energy(l.whole_mj_per_token)},
+                                 {"joules_per_request", energy(l.joules_per_request)},
+                                 {"window_avg_power_w", energy(l.window_avg_power_w)},
+                                 {"window_tokens_per_s", summary_json(l.window_tokens_per_s)},
+                                 {"ttft_s", percentiles_json(l.ttft_s)},
+                                 {"itl_s", percentiles_json(l.itl_s)},
+                                 {"failures", l.failures},
+                                 {"request_failures", request_failures_json(l)}});
+  }
+  OrderedJson paired = OrderedJson::array();
+  for (const auto& p : analysis.paired) {
+    paired.push_back(OrderedJson{{"label", sweep.endpoints.at(p.candidate).label},
+                                 {"concurrency", p.concurrency},
+                                 {"delta_pct", summary_json(p.delta_pct)},
+                                 {"pairs", p.deltas_pct}});
+  }
+  OrderedJson crossings = OrderedJson::array();
+  for (const auto& b : analysis.break_even) {
+    crossings.push_back(OrderedJson{{"label", sweep.endpoints.at(b.candidate).label},
+                                    {"crosses", b.crosses},
+                                    {"direction", b.direction.empty() ? OrderedJson(nullptr) : OrderedJson(b.direction)},
+                                    {"concurrency", json_or_null(b.concurrency)},
+                                    {"range_low", json_or_null(b.low)},
+                                    {"range_high", json_or_null(b.high)},
+                                    {"note", b.note}});
+  }
+  return OrderedJson{{"schema_version", "ecocompute-serving-sweep/1"},
+                     {"run_id", context.report.run_id},
+                     {"measurement_source", std::string(measurement_source(context.meter_source))},
+                     {"gpu", context.report.sources.gpu ? OrderedJson(context.report.sources.gpu->name) : OrderedJson(nullptr)},
+                     {"api", context.api},
+                     {"streamed", context.streamed},
+                     {"request_set", context.request_set},
+                     {"trials_per_level", sweep.design.trials},
+                     {"concurrency", sweep.design.concurrency},
+                     {"window_rule", std::string(kWindowRule)},
+                     {"confidence", analysis.confidence},
+                     {"cancelled", sweep.cancelled},
+                     {"failure", sweep.failure.empty() ? OrderedJson(nullptr) : OrderedJson(sweep.failure)},
+                     {"endpoints", endpoints},
+                     {"levels", levels},
+                     {"paired_vs_baseline", paired},
+                     {"break_even", crossings}};
+}
+
+std::string serving_summary_markdown(const SweepResult& sweep, const ServingAnalysis& analysis,
+                                     const ServingContext& context) {
+  std::ostringstream out;
+  out << fmt::format("Serving sweep {} — energy source: {}; baseline endpoint: {}; {} trials per level; "
+                     "CIs {:.0f} % Student-t over trials.\n\n",
+                     context.report.run_id, measurement_source(context.meter_source), sweep.endpoints.front().label,
+                     sweep.design.trials, analysis.confidence * 100.0);
+  out << "| endpoint | C | trials ok | mJ/token (window) | mJ/token (whole run) | J/request | W | tokens/s | "
+         "TTFT p50/p90/p99 ms | ITL p50/p90/p99 ms | ΔE vs baseline % |\n";
+  out << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const ServingLevelSummary& l : analysis.levels) {
+    const bool is_measured = measured(context, &l);
+    std::string delta = l.endpoint == 0 ? "baseline" : "–";
+    if (const auto* p = analysis.find_paired(l.endpoint, l.concurrency); p != nullptr && p->delta_pct.n > 0) {
+      delta = p->delta_pct.ci_low ? fmt::format("{:+.1f} [{:+.1f}, {:+.1f}]", p->delta_pct.mean, *p->delta_pct.ci_low,
+                                                *p->delta_pct.ci_high)
+                                  : fmt::format("{:+.1f} (n=1)", p->delta_pct.mean);
+    }
+    out << fmt::format("| {} | {} | {}/{} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.label, l.concurrency,
+                       l.n_ok, l.n_trials, is_measured ? mean_ci(l.window_mj_per_token, 2) : "–",
+                       is_measured ? mean_ci(l.whole_mj_per_token, 2) : "–",
+                       is_measured ? mean_ci(l.joules_per_request, 3) : "–",
+                       is_measured ? mean_ci(l.window_avg_power_w, 1) : "–", mean_ci(l.window_tokens_per_s, 1),
+                       percentiles_ms(l.ttft_s), percentiles_ms(l.itl_s), delta);
+  }
+  bool any_failure = false;
+  for (const ServingLevelSummary& l : analysis.levels) {
+    for (const auto& [reason, count] : l.request_failures) {
+      if (!any_failure) out << "\nFailed requests (their tokens are unknown; a window they overlap is not used):\n\n";
+      any_failure = true;
+      out << fmt::format("- {} C={}: {} × {}\n", l.label, l.concurrency, count, reason);
+    }
+  }
+  out << "\nBreak-even concurrency (where the mean paired ΔE changes sign):\n\n";
+  for (const auto& b : analysis.break_even) {
+    out << fmt::format("- {}: {}\n", sweep.endpoints.at(b.candidate).label, b.note);
+  }
+  if (analysis.break_even.empty()) out << "- no candidate endpoint\n";
+  return out.str();
+}
+
+std::string serving_plot_script(const SweepResult& sweep, const ServingAnalysis& analysis,
+                                const std::filesystem::path& svg) {
+  std::ostringstream data;
+  std::vector<std::string> plots;
+  for (std::size_t e = 0; e < sweep.endpoints.size(); ++e) {
+    std::ostringstream block;
+    int points = 0;
+    for (const ServingLevelSummary& l : analysis.levels) {
+      if (l.endpoint != e || l.window_mj_per_token.n == 0) continue;
+      const Summary& s = l.window_mj_per_token;
+      block << fmt::format("{} {:.6g} {:.6g} {:.6g}\n", l.concurrency, s.mean, s.ci_low.value_or(s.mean),
+                           s.ci_high.value_or(s.mean));
+      ++points;
+    }
+    if (points == 0) continue;
+    const std::string name = fmt::format("$E{}", e);
+    data << name << " << EOD\n" << block.str() << "EOD\n";
+    plots.push_back(fmt::format("{} using 1:2:3:4 with yerrorlines lw 2 pt 7 title \"{}\"", name,
+                                sweep.endpoints[e].label));
+  }
+  if (plots.empty()) return "";
+  std::ostringstream s;
+  s << "set terminal svg size 900,560 dynamic enhanced font \"sans,12\" background \"white\"\n";
+  s << "set output \"" << svg.string() << "\"\n";
+  s << data.str();
+  s << "set title \"Energy per output token vs concurrency (steady-state window, mean and CI over trials)\"\n";
+  s << "set xlabel \"concurrent requests\"\nset ylabel \"mJ per output token\"\n";
+  s << "set logscale x 2\nset grid\nset key top right\nset yrange [0:*]\n";
+  s << "plot ";
+  for (std::size_t i = 0; i < plots.size(); ++i) s << (i ? ", \\\n     " : "") << plots[i];
+  s << "\nunset output\n";
+  return s.str();
+}
+
+Result<std::vector<std::filesystem::path>> write_serving_reports(const std::filesystem::path& out_dir,
+                                                                 const SweepResult& sweep,
+                                                                 const ServingAnalysis& analysis,
+                                                                 const ServingContext& context) {
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) return unexpected(ErrorCode::io, "cannot create " + out_dir.string() + ": " + ec.message());
+  std::vector<std::filesystem::path> written;
+  std::set<std::pair<std::size_t, int>> done;
+  for (const LevelRun& run : sweep.runs) {
+    if (!done.insert({run.endpoint, run.concurrency}).second) continue;
+    const auto path = out_dir / serving_report_file_name(run.label, run.concurrency);
+    const report::EnergyReport r = build_serving_report(sweep, analysis, run.endpoint, run.concurrency, context);
+    if (auto wrote = report::write_energy_report(path, r); !wrote) return wrote.error();
+    written.push_back(path);
+  }
+  const auto json_path = out_dir / "sweep.json";
+  if (auto wrote = write_file_atomic(json_path, serving_summary_json(sweep, analysis, context).dump(2) + "\n"); !wrote) return wrote.error();
+  written.push_back(json_path);
+  const auto md_path = out_dir / "sweep.md";
+  if (auto wrote = write_file_atomic(md_path, serving_summary_markdown(sweep, analysis, context)); !wrote) return wrote.error();
+  written.push_back(md_path);
+
+  const auto svg = out_dir / "jtoken-vs-concurrency.svg";
+  const std::string script = serving_plot_script(sweep, analysis, svg);
+  if (script.empty()) {
+    log::info("no plot: no energy was measured");
+    return written;
+  }
+  const auto gp = out_dir / "jtoken-vs-concurrency.gp";
+  if (auto wrote = write_file_atomic(gp, script); !wrote) return wrote.error();
+  written.push_back(gp);
+  FILE* pipe = popen("gnuplot 1>&2", "w");
+  bool plotted = false;
+  if (pipe != nullptr) {
+    const bool sent = std::fwrite(script.data(), 1, script.size(), pipe) == script.size();
+    const int status = pclose(pipe);
+    plotted = sent && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+              std::filesystem::exists(svg, ec);
+  }
+  if (plotted) {
+    written.push_back(svg);
+  } else {
+    log::warn("gnuplot could not draw {} (install the Debian package gnuplot); the script is {}", svg.string(),
+              gp.string());
+  }
+  return written;
+}
+
+}  // namespace ecocompute::experiment

@@ -1,0 +1,234 @@
+#include "protocol/serving_statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace ecocompute::protocol {
+namespace {
+
+std::optional<double> ratio(std::optional<Joules> energy, double per, double scale) {
+  if (!energy || per <= 0.0) return std::nullopt;
+  return energy->value / per * scale;
+}
+
+double quantile(const std::vector<double>& sorted, double q) {
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  const double fraction = position - static_cast<double>(below);
+  return sorted[below] + (sorted[above] - sorted[below]) * fraction;
+}
+
+Summary summarize_present(const std::vector<std::optional<double>>& values, double confidence) {
+  std::vector<double> present;
+  for (const auto& v : values) {
+    if (v) present.push_back(*v);
+  }
+  return summarize(present, confidence);
+}
+
+// x where the line through (x0, y0) and (x1, y1) is 0.
+double zero_crossing(double x0, double y0, double x1, double y1) { return x0 + (0.0 - y0) / (y1 - y0) * (x1 - x0); }
+
+// The first crossing of zero (from below when `upward`) of a piecewise-linear curve in log2 levels;
+// `below_at_start` says the curve is already past zero at the first level.
+std::optional<double> first_crossing(std::span<const int> levels, const std::vector<double>& y, bool upward) {
+  for (std::size_t i = 0; i + 1 < levels.size(); ++i) {
+    const bool before = upward ? y[i] < 0.0 : y[i] >= 0.0;
+    const bool after = upward ? y[i + 1] >= 0.0 : y[i + 1] < 0.0;
+    if (before && after) {
+      return std::exp2(zero_crossing(std::log2(levels[i]), y[i], std::log2(levels[i + 1]), y[i + 1]));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ServingTrialFigures trial_figures(const LevelRun& run) {
+  ServingTrialFigures f;
+  const auto window_energy = run.steady.energy();
+  f.window_mj_per_token = ratio(window_energy, run.steady.tokens, 1000.0);
+  if (run.steady.usable() && run.steady.duration().value > 0.0) {
+    f.window_tokens_per_s = run.steady.tokens / run.steady.duration().value;
+    if (window_energy) f.window_avg_power_w = window_energy->value / run.steady.duration().value;
+  }
+  const auto whole_energy = run.whole.energy();
+  f.whole_mj_per_token = ratio(whole_energy, run.whole.tokens, 1000.0);
+  std::int64_t ok = 0;
+  for (const auto& r : run.records) ok += r.ok ? 1 : 0;
+  f.joules_per_request = ratio(whole_energy, static_cast<double>(ok), 1.0);
+  if (run.whole.usable() && run.whole.duration().value > 0.0) {
+    f.whole_tokens_per_s = run.whole.tokens / run.whole.duration().value;
+  }
+  return f;
+}
+
+Percentiles percentiles(std::vector<double> values) {
+  Percentiles p;
+  p.n = values.size();
+  if (values.empty()) return p;
+  std::sort(values.begin(), values.end());
+  p.p50 = quantile(values, 0.50);
+  p.p90 = quantile(values, 0.90);
+  p.p99 = quantile(values, 0.99);
+  return p;
+}
+
+const ServingLevelSummary* ServingAnalysis::find(std::size_t endpoint, int concurrency) const {
+  for (const auto& l : levels) {
+    if (l.endpoint == endpoint && l.concurrency == concurrency) return &l;
+  }
+  return nullptr;
+}
+
+const ServingPaired* ServingAnalysis::find_paired(std::size_t candidate, int concurrency) const {
+  for (const auto& p : paired) {
+    if (p.candidate == candidate && p.concurrency == concurrency) return &p;
+  }
+  return nullptr;
+}
+
+BreakEven find_break_even(std::span<const int> levels, std::span<const Summary> deltas) {
+  BreakEven out;
+  std::vector<double> mean, low, high;
+  for (const Summary& s : deltas) {
+    mean.push_back(s.mean);
+    low.push_back(s.ci_low.value_or(s.mean));
+    high.push_back(s.ci_high.value_or(s.mean));
+  }
+  if (levels.size() < 2) {
+    out.note = "none in the range (one level: nothing to interpolate)";
+    return out;
+  }
+  const auto up = first_crossing(levels, mean, true);
+  const auto down = first_crossing(levels, mean, false);
+  const bool upward = up && (!down || *up <= *down);
+  const auto crossing = upward ? up : down;
+  if (!crossing) {
+    out.note = fmt::format("none in the range {}…{}: the mean paired ΔE keeps its sign ({})", levels.front(),
+                           levels.back(), mean.front() < 0.0 ? "saves at every level" : "costs at every level");
+    return out;
+  }
+  out.crosses = true;
+  out.direction = upward ? "stops_saving" : "starts_saving";
+  out.concurrency = crossing;
+  // Going up, the upper CI limit reaches zero first and the lower one last; going down, the reverse.
+  const std::vector<double>& early = upward ? high : low;
+  const std::vector<double>& late = upward ? low : high;
+  const bool early_past_at_start = upward ? early.front() >= 0.0 : early.front() < 0.0;
+  out.low = early_past_at_start ? std::optional<double>(levels.front()) : first_crossing(levels, early, upward);
+  out.high = first_crossing(levels, late, upward);
+  out.note = fmt::format(
+      "ΔE {} zero at concurrency ≈ {:.3g} (linear in log2 concurrency between measured levels); range {} … {} "
+      "from where the level CIs cross zero (not a confidence interval of the crossing)",
+      upward ? "rises through" : "falls through", *crossing,
+      out.low ? fmt::format("{:.3g}{}", *out.low, early_past_at_start ? " (at or below the lowest level)" : "")
+              : std::string("?"),
+      out.high ? fmt::format("{:.3g}", *out.high) : std::string("beyond the highest level"));
+  return out;
+}
+
+ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_endpoints, double confidence) {
+  ServingAnalysis analysis;
+  analysis.confidence = confidence;
+  std::vector<int> levels;
+  for (const LevelRun& r : runs) levels.push_back(r.concurrency);
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+
+  for (std::size_t e = 0; e < n_endpoints; ++e) {
+    for (int c : levels) {
+      ServingLevelSummary s;
+      s.endpoint = e;
+      s.concurrency = c;
+      std::vector<std::optional<double>> window, whole, per_request, power, rate;
+      std::vector<double> ttft, itl;
+      std::map<std::string, std::int64_t> reasons;
+      double window_tokens = 0.0, whole_tokens = 0.0;
+      for (const LevelRun& r : runs) {
+        if (r.endpoint != e || r.concurrency != c) continue;
+        s.label = r.label;
+        ++s.n_trials;
+        for (const auto& record : r.records) {
+          if (record.ok) {
+            ++s.requests_ok;
+          } else if (!record.failure.empty()) {
+            ++s.requests_failed;
+            ++reasons[record.failure];
+          }
+        }
+        if (!r.is_ok()) {
+          s.failures.push_back(fmt::format("block {}: {}", r.block + 1, r.reason()));
+          continue;
+        }
+        ++s.n_ok;
+        const ServingTrialFigures f = trial_figures(r);
+        window.push_back(f.window_mj_per_token);
+        whole.push_back(f.whole_mj_per_token);
+        per_request.push_back(f.joules_per_request);
+        power.push_back(f.window_avg_power_w);
+        rate.push_back(f.window_tokens_per_s);
+        window_tokens += r.steady.tokens;
+        whole_tokens += r.whole.tokens;
+        for (const auto& record : r.records) {
+          if (auto t = record.time_to_first_token()) ttft.push_back(t->value);
+          for (double gap : record.inter_token_latencies_s()) itl.push_back(gap);
+        }
+      }
+      if (s.n_trials == 0) continue;
+      s.request_failures.assign(reasons.begin(), reasons.end());
+      std::stable_sort(s.request_failures.begin(), s.request_failures.end(),
+                       [](const auto& a, const auto& b) { return a.second > b.second; });
+      if (s.request_failures.size() > 5) s.request_failures.resize(5);
+      s.window_tokens = std::llround(window_tokens);
+      s.whole_tokens = std::llround(whole_tokens);
+      s.window_mj_per_token = summarize_present(window, confidence);
+      s.whole_mj_per_token = summarize_present(whole, confidence);
+      s.joules_per_request = summarize_present(per_request, confidence);
+      s.window_avg_power_w = summarize_present(power, confidence);
+      s.window_tokens_per_s = summarize_present(rate, confidence);
+      s.ttft_s = percentiles(std::move(ttft));
+      s.itl_s = percentiles(std::move(itl));
+      analysis.levels.push_back(std::move(s));
+    }
+  }
+
+  for (std::size_t e = 1; e < n_endpoints; ++e) {
+    std::vector<int> crossing_levels;
+    std::vector<Summary> crossing_deltas;
+    for (int c : levels) {
+      ServingPaired p;
+      p.candidate = e;
+      p.concurrency = c;
+      std::map<int, double> baseline;
+      for (const LevelRun& r : runs) {
+        if (r.endpoint == 0 && r.concurrency == c && r.is_ok()) {
+          if (auto v = trial_figures(r).window_mj_per_token) baseline[r.block] = *v;
+        }
+      }
+      for (const LevelRun& r : runs) {
+        if (r.endpoint != e || r.concurrency != c || !r.is_ok()) continue;
+        const auto v = trial_figures(r).window_mj_per_token;
+        const auto b = baseline.find(r.block);
+        if (v && b != baseline.end() && b->second > 0.0) p.deltas_pct.push_back(delta_pct(*v, b->second));
+      }
+      p.delta_pct = summarize(p.deltas_pct, confidence);
+      if (p.delta_pct.n > 0) {
+        crossing_levels.push_back(c);
+        crossing_deltas.push_back(p.delta_pct);
+      }
+      analysis.paired.push_back(std::move(p));
+    }
+    BreakEven b = find_break_even(crossing_levels, crossing_deltas);
+    b.candidate = e;
+    if (crossing_levels.empty()) b.note = "no paired ΔE at any level (no energy measured, or no ok trial pairs)";
+    analysis.break_even.push_back(std::move(b));
+  }
+  return analysis;
+}
+
+}  // namespace ecocompute::protocol

@@ -1,0 +1,98 @@
+// Serving statistics: per endpoint and concurrency level, the trials' energy, power, throughput and
+// latency; the paired ΔE of each candidate endpoint against the baseline at the same level; and the
+// break-even concurrency where a candidate's saving ends.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "protocol/serving_level.hpp"
+#include "util/defaults.hpp"
+#include "util/statistics.hpp"
+
+namespace ecocompute::protocol {
+
+/// Per-trial figures of one LevelRun; energy figures are absent when the meter read none.
+struct ServingTrialFigures {
+  std::optional<double> window_mj_per_token;   ///< steady-state window energy / window tokens
+  std::optional<double> whole_mj_per_token;    ///< whole-run energy / every ok request's tokens
+  std::optional<double> joules_per_request;    ///< whole-run energy / ok requests
+  std::optional<double> window_avg_power_w;
+  std::optional<double> window_tokens_per_s;   ///< window tokens / window duration
+  std::optional<double> whole_tokens_per_s;
+};
+[[nodiscard]] ServingTrialFigures trial_figures(const LevelRun& run);
+
+/// p50 / p90 / p99 of a sample (linear interpolation between order statistics); absent when empty.
+struct Percentiles {
+  std::optional<double> p50, p90, p99;
+  std::size_t n = 0;
+};
+[[nodiscard]] Percentiles percentiles(std::vector<double> values);
+
+/// One endpoint at one level, over its ok trials (latencies pooled over their ok requests).
+struct ServingLevelSummary {
+  std::size_t endpoint = 0;
+  std::string label;
+  int concurrency = 1;
+  std::size_t n_trials = 0;        ///< trials run
+  std::size_t n_ok = 0;            ///< trials in the statistics
+  std::int64_t requests_ok = 0;
+  std::int64_t requests_failed = 0;
+  std::int64_t window_tokens = 0;  ///< summed over ok trials (rounded)
+  std::int64_t whole_tokens = 0;
+  Summary window_mj_per_token;
+  Summary whole_mj_per_token;
+  Summary joules_per_request;
+  Summary window_avg_power_w;
+  Summary window_tokens_per_s;
+  Percentiles ttft_s;
+  Percentiles itl_s;
+  std::vector<std::string> failures;  ///< one line per trial not ok
+  /// Why requests failed: each distinct reason with its count, most frequent first (at most 5).
+  std::vector<std::pair<std::string, std::int64_t>> request_failures;
+};
+
+/// A candidate against the baseline at one level: ΔE % of window J/token, paired by block.
+struct ServingPaired {
+  std::size_t candidate = 0;
+  int concurrency = 1;
+  std::vector<double> deltas_pct;  ///< one per block where both trials are ok and measured
+  Summary delta_pct;
+};
+
+/// Where the candidate's mean paired ΔE first changes sign between adjacent levels (in ascending
+/// concurrency), interpolated linearly in log2(concurrency). The bounds are where the CI limits of
+/// the level ΔE cross zero, interpolated the same way: a range from the level CIs, not a confidence
+/// interval of the crossing itself.
+struct BreakEven {
+  std::size_t candidate = 0;
+  bool crosses = false;
+  std::string direction;                    ///< "stops_saving" (ΔE goes from < 0 to ≥ 0) or "starts_saving"
+  std::optional<double> concurrency;        ///< the interpolated crossing
+  std::optional<double> low, high;          ///< the range from the level CIs (absent: beyond the levels)
+  std::string note;                         ///< in words, incl. "none in the range"
+};
+
+struct ServingAnalysis {
+  std::vector<ServingLevelSummary> levels;  ///< endpoint-major, levels ascending
+  std::vector<ServingPaired> paired;        ///< candidates only
+  std::vector<BreakEven> break_even;        ///< one per candidate
+  double confidence = defaults::ci_confidence;
+
+  [[nodiscard]] const ServingLevelSummary* find(std::size_t endpoint, int concurrency) const;
+  [[nodiscard]] const ServingPaired* find_paired(std::size_t candidate, int concurrency) const;
+};
+
+/// Summarizes `runs` of `n_endpoints` endpoints (0 is the baseline).
+[[nodiscard]] ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_endpoints,
+                                              double confidence = defaults::ci_confidence);
+
+/// Finds the break-even concurrency from per-level paired ΔE (levels ascending, each with a mean
+/// and, when n ≥ 2, a CI). Exposed for tests.
+[[nodiscard]] BreakEven find_break_even(std::span<const int> levels, std::span<const Summary> deltas);
+
+}  // namespace ecocompute::protocol

@@ -1,0 +1,221 @@
+// Integration test of `measure-endpoint` against a real llama-server (built from the pinned llama.cpp
+// by scripts/build_llama_server.sh) serving the trained fixture on the CPU: a 2-endpoint sweep over
+// concurrency 1, 2, 4 with k = 2 and no energy source — tokens, latencies, protocol and report shape.
+// The server is killed on every exit path: by the guard's destructor, and by the kernel
+// (PR_SET_PDEATHSIG) if this test process dies first.
+#define CPPHTTPLIB_OPENSSL_SUPPORT
+#define CPPHTTPLIB_ZLIB_SUPPORT
+#define CPPHTTPLIB_BROTLI_SUPPORT
+#include <httplib.h>
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "report/energy_schema.hpp"
+#include "support/scratch_dir.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+using ecocompute::testing::slurp;
+
+fs::path llama_server_binary() {
+  if (const char* path = std::getenv("ECOCOMPUTE_LLAMA_SERVER"); path != nullptr && *path != '\0') return path;
+  return fs::path(ECOCOMPUTE_SOURCE_DIR) / "third_party/llama-server/bin/llama-server";
+}
+
+// A free TCP port on 127.0.0.1 (bound, read, released: the server binds it next).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof address;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+// llama-server as a child process; the destructor stops it (TERM, then KILL) and reaps it.
+class ServerProcess {
+ public:
+  ServerProcess(const fs::path& binary, const fs::path& model, int port, const fs::path& log) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the test process, whatever ends it
+      const std::string port_text = std::to_string(port);
+      const std::string log_text = log.string();
+      if (std::freopen(log_text.c_str(), "w", stdout) == nullptr || std::freopen(log_text.c_str(), "a", stderr) == nullptr) {
+        ::_exit(126);
+      }
+      ::execl(binary.c_str(), binary.c_str(), "-m", model.c_str(), "--host", "127.0.0.1", "--port", port_text.c_str(),
+              "-t", "1", "-tb", "1", "-c", "1024", "--parallel", "4", "-ngl", "0", "--no-webui", "-a", "fixture-kjv",
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  ~ServerProcess() { stop(); }
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  [[nodiscard]] bool started() const { return pid_ > 0; }
+  // Returns whether the child has exited (reaping it).
+  bool exited() {
+    if (pid_ <= 0) return true;
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return true;
+    }
+    return false;
+  }
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    for (int i = 0; i < 100; ++i) {
+      if (exited()) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+class EndpointServerTest : public ecocompute::testing::ScratchDirTest {};
+
+TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWritesServerReports) {
+  const fs::path binary = llama_server_binary();
+  // scripts/build.sh builds it, so a missing binary is a broken build, not a reason to skip.
+  ASSERT_TRUE(fs::exists(binary)) << binary << " is missing: run scripts/build_llama_server.sh";
+  const fs::path fixture = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data/fixture/fixture-kjv-f16.gguf";
+  const int port = free_port();
+  ASSERT_GT(port, 0);
+  ServerProcess server(binary, fixture, port, dir_ / "llama-server.log");
+  ASSERT_TRUE(server.started());
+
+  httplib::Client health("127.0.0.1", port);
+  health.set_connection_timeout(1, 0);
+  bool ready = false;
+  for (int i = 0; i < 600 && !ready; ++i) {
+    ASSERT_FALSE(server.exited()) << "llama-server exited:\n" << slurp(dir_ / "llama-server.log");
+    const auto response = health.Get("/health");
+    ready = response && response->status == 200;
+    if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_TRUE(ready) << "llama-server never became healthy:\n" << slurp(dir_ / "llama-server.log");
+
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1#fixture-kjv";
+  const fs::path out = dir_ / "out";
+  const std::string command = "'" + std::string(ECOCOMPUTE_BINARY) + "' measure-endpoint --endpoint F16=" + url +
+                              " --endpoint F16B=" + url +
+                              " --concurrency 1,2,4 -k 2 --n-requests 8 --prompt-words 3-6 --output-tokens 6-12"
+                              " --seed 11 --requests-per-stream 2 --warmup-requests 1 --no-energy --timeout 120 -o '" +
+                              out.string() + "' > '" + (dir_ / "stdout").string() + "' 2> '" +
+                              (dir_ / "stderr").string() + "'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << slurp(dir_ / "stderr") << "\nserver log:\n" << slurp(dir_ / "llama-server.log");
+  const std::string table = slurp(dir_ / "stdout");
+  EXPECT_NE(table.find("| F16B | 4 | 2/2 |"), std::string::npos) << table;
+
+  for (const char* label : {"F16", "F16B"}) {
+    for (int c : {1, 2, 4}) {
+      const fs::path path = out / ("energy-" + std::string(label) + "-c" + std::to_string(c) + ".json");
+      ASSERT_TRUE(fs::exists(path)) << path;
+      auto problems = ecocompute::report::validate_energy_file(path);
+      ASSERT_TRUE(problems.has_value());
+      EXPECT_TRUE(problems->empty()) << path << ": " << ecocompute::report::describe(*problems);
+      const nlohmann::json report = nlohmann::json::parse(slurp(path));
+      EXPECT_EQ(report["scenario"], "Server");
+      EXPECT_EQ(report["workload"]["concurrency"], c);
+      EXPECT_EQ(report["engine"]["name"], "openai-endpoint");
+      EXPECT_EQ(report["results"]["basis"], "unavailable");
+      EXPECT_TRUE(report["results"]["energy_per_token_mj"].is_null());
+      EXPECT_EQ(report["statistics"]["n_trials"], 2);
+      EXPECT_GT(report["results"]["tokens_generated"].get<long long>(), 0);
+      EXPECT_GT(report["workload"]["prompt_tokens"].get<long long>(), 0);
+      EXPECT_FALSE(report["workload"]["model_name"].get<std::string>().empty());
+    }
+  }
+
+  const nlohmann::json sweep = nlohmann::json::parse(slurp(out / "sweep.json"));
+  ASSERT_EQ(sweep["levels"].size(), 6u);
+  for (const auto& level : sweep["levels"]) {
+    EXPECT_EQ(level["trials_ok"], 2) << level.dump();
+    // Each trial sends max(8 requests, 2 × C): 8 at every level here, all of them answered.
+    EXPECT_EQ(level["requests_ok"], 2 * 8) << level.dump();
+    EXPECT_EQ(level["requests_failed"], 0) << level.dump();
+    EXPECT_TRUE(level["failures"].empty()) << level.dump();
+    EXPECT_GT(level["window_tokens"].get<long long>(), 0);
+    // The whole run holds every token of every request (6 … 12 each); the window only part of them.
+    EXPECT_GE(level["whole_run_tokens"].get<long long>(), 2 * 8 * 6);
+    EXPECT_LE(level["whole_run_tokens"].get<long long>(), 2 * 8 * 12);
+    EXPECT_LE(level["window_tokens"].get<long long>(), level["whole_run_tokens"].get<long long>());
+    EXPECT_FALSE(level["ttft_s"]["p50"].is_null());
+    EXPECT_FALSE(level["itl_s"]["p99"].is_null());
+    EXPECT_TRUE(level["window_mj_per_token"].is_null());
+  }
+  EXPECT_EQ(sweep["endpoints"][0]["baseline"], true);
+  EXPECT_EQ(sweep["measurement_source"], "none");
+  ASSERT_EQ(sweep["break_even"].size(), 1u);
+  EXPECT_EQ(sweep["break_even"][0]["crosses"], false);
+
+  server.stop();
+}
+
+}  // namespace
+
+namespace {
+
+class EndpointCliTest : public ecocompute::testing::ScratchDirTest {
+ protected:
+  int run(const std::string& args) const {
+    const std::string command = "'" + std::string(ECOCOMPUTE_BINARY) + "' measure-endpoint " + args + " -o '" +
+                                (dir_ / "out").string() + "' > '" + (dir_ / "stdout").string() + "' 2> '" +
+                                (dir_ / "stderr").string() + "'";
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::string err() const { return ecocompute::testing::slurp(dir_ / "stderr"); }
+};
+
+TEST_F(EndpointCliTest, BadFlagsAreUsageErrorsNamingTheInput) {
+  EXPECT_EQ(run("--endpoint nonsense --no-energy"), 2);
+  EXPECT_NE(err().find("--endpoint 'nonsense'"), std::string::npos) << err();
+  EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --concurrency 0,4 --no-energy"), 2);
+  EXPECT_NE(err().find("--concurrency: 0"), std::string::npos) << err();
+  EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --endpoint F16=http://127.0.0.1:2/v1#m --no-energy"), 2);
+  EXPECT_NE(err().find("used twice"), std::string::npos) << err();
+  EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --output-tokens 9-3 --no-energy"), 2);
+  EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --seed -1 --no-energy"), 2);
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(EndpointCliTest, AnEndpointThatDoesNotAnswerIsAnEnvironmentError) {
+  EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --no-energy"), 3);
+  EXPECT_NE(err().find("endpoint F16 is not answering"), std::string::npos) << err();
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+}  // namespace

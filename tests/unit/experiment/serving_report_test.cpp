@@ -1,0 +1,209 @@
+// Serving reports from a hand-made sweep: the Server energy.json (golden, schema-valid), the summary
+// and its break-even, and the plot script.
+#include "experiment/serving_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include "report/energy_schema.hpp"
+#include "support/golden.hpp"
+#include "support/scratch_dir.hpp"
+
+namespace ecocompute::experiment {
+namespace {
+
+using protocol::LevelRun;
+using protocol::SweepResult;
+
+// One trial: C streams of 10 tokens each, `requests` requests, a steady window of `window_j` joules over
+// 2 s holding `window_tokens` tokens, inside a 3 s whole run of `whole_j` joules.
+LevelRun trial(std::size_t endpoint, const std::string& label, int c, int block, double window_j, double window_tokens,
+               double whole_j, bool with_energy) {
+  LevelRun r;
+  r.endpoint = endpoint;
+  r.label = label;
+  r.concurrency = c;
+  r.block = block;
+  r.started_utc = "2026-11-30T12:00:00Z";
+  for (int i = 0; i < 2 * c; ++i) {
+    engine::RequestRecord record;
+    record.ok = true;
+    record.streamed = true;
+    record.http_status = 200;
+    record.prompt_tokens = 12;
+    record.output_tokens = 10;
+    record.max_tokens = 10;
+    record.server_model = "fixture-model";
+    record.sent = Seconds{0.1 * i};
+    for (int t = 0; t < 10; ++t) record.chunk_times.push_back(Seconds{0.1 * i + 0.05 + 0.02 * t});
+    record.finished = Seconds{0.1 * i + 0.3};
+    r.records.push_back(record);
+  }
+  auto window = [&](double joules, double seconds, const char* label_text) {
+    meter::Measurement m;
+    m.label = label_text;
+    m.source = with_energy ? "nvml-energy-counter" : "none";
+    m.status = with_energy ? meter::WindowStatus::valid : meter::WindowStatus::unavailable;
+    m.duration = Seconds{seconds};
+    if (with_energy) {
+      m.energy = Joules{joules};
+      m.edge_uncertainty = Joules{joules * 0.002};
+    }
+    return m;
+  };
+  r.steady.measurement = window(window_j, 2.0, "serving-steady");
+  r.steady.begin = Seconds{0.5};
+  r.steady.end = Seconds{2.5};
+  r.steady.tokens = window_tokens;
+  r.steady.requests = c;
+  r.whole.measurement = window(whole_j, 3.0, "serving-whole");
+  r.whole.begin = Seconds{0.0};
+  r.whole.end = Seconds{3.0};
+  r.whole.tokens = 20.0 * c;
+  r.whole.requests = 2 * c;
+  return r;
+}
+
+SweepResult sample_sweep(bool with_energy) {
+  SweepResult s;
+  s.design.concurrency = {1, 4};
+  s.design.trials = 2;
+  s.design.warmup_requests = 1;
+  s.design.requests_per_stream = 2;
+  s.endpoints = {*engine::parse_endpoint_spec("F16=http://127.0.0.1:8080/v1#fixture"),
+                 *engine::parse_endpoint_spec("Q8_0=http://127.0.0.1:8081/v1#fixture")};
+  std::size_t order = 0;
+  for (int block = 0; block < 2; ++block) {
+    const double drift = block == 0 ? 1.0 : 1.1;
+    // C=1: Q8_0 saves about 20 %; C=4: it costs about 20 %.
+    s.runs.push_back(trial(0, "F16", 1, block, 1.0 * drift, 10.0, 1.6 * drift, with_energy));
+    s.runs.push_back(trial(1, "Q8_0", 1, block, (block == 0 ? 0.80 : 0.86) * drift, 10.0, 1.3 * drift, with_energy));
+    s.runs.push_back(trial(0, "F16", 4, block, 2.0 * drift, 40.0, 3.2 * drift, with_energy));
+    s.runs.push_back(trial(1, "Q8_0", 4, block, (block == 0 ? 2.40 : 2.46) * drift, 40.0, 3.8 * drift, with_energy));
+  }
+  for (LevelRun& r : s.runs) r.order_index = order++;
+  return s;
+}
+
+ServingContext sample_context(bool with_energy) {
+  ServingContext c;
+  c.report.run_id = "20261130T120000Z";
+  c.report.host = "Linux-test-x86_64";
+  c.report.ecocompute_version = "0.0.0-test";
+  c.report.ecocompute_commit = "0000000";
+  c.report.compiler = "test-compiler";
+  if (with_energy) {
+    meter::GpuInfo gpu;
+    gpu.name = "NVIDIA H200";
+    gpu.arch = "hopper";
+    gpu.uuid = "GPU-00000000-0000-0000-0000-000000000000";
+    c.report.sources.gpu = gpu;
+    c.report.sources.driver_version = "580.00";
+  }
+  c.meter_source = with_energy ? "nvml-energy-counter" : "none";
+  c.meter_measures_energy = with_energy;
+  c.params_b = 0.01;
+  c.request_set = "4 requests drawn with seed 7: prompts of 8 words, max_tokens 10";
+  c.request_set_seed = "7";
+  c.api = "completions";
+  return c;
+}
+
+TEST(ServingReport, ServerReportIsSchemaValidAndMatchesTheGoldenFile) {
+  const SweepResult sweep = sample_sweep(true);
+  const auto analysis = protocol::analyze_serving(sweep.runs, 2);
+  const report::EnergyReport r = build_serving_report(sweep, analysis, 1, 4, sample_context(true));
+  const OrderedJson json = report::to_json(r);
+  const auto problems = report::validate_energy_json(json);
+  EXPECT_TRUE(problems.empty()) << report::describe(problems);
+  EXPECT_EQ(r.scenario, "Server");
+  EXPECT_EQ(r.workload.concurrency, 4);
+  EXPECT_EQ(r.engine->name, "openai-endpoint");
+  EXPECT_EQ(r.workload.model_name, "fixture-model");
+  EXPECT_EQ(r.results.basis, report::ResultBasis::measured);
+  // Block 1: 2.40 J / 40 tokens = 60 mJ vs 50 mJ; block 2: 2.706 / 40 = 67.65 vs 55: +20 % and +23 %.
+  ASSERT_TRUE(r.results.vs_fp16_energy_pct.has_value());
+  EXPECT_NEAR(*r.results.vs_fp16_energy_pct, (20.0 + 23.0) / 2.0, 1e-9);
+  ASSERT_TRUE(r.results.energy_per_token_mj.has_value());
+  EXPECT_NEAR(*r.results.energy_per_token_mj, (60.0 + 67.65) / 2.0, 1e-9);
+  ecocompute::testing::expect_golden("energy/energy-Q8_0-c4-server.json", json.dump(2) + "\n");
+
+  // Read back and written again: the same bytes.
+  auto back = report::energy_report_from_json(json, "server report");
+  ASSERT_TRUE(back.has_value()) << back.error().message();
+  EXPECT_EQ(report::to_json(*back).dump(2), json.dump(2));
+}
+
+TEST(ServingReport, TheSchemaAsksServerReportsForConcurrencyAndOthersForTheirModelFile) {
+  const SweepResult sweep = sample_sweep(true);
+  const auto analysis = protocol::analyze_serving(sweep.runs, 2);
+  OrderedJson server = report::to_json(build_serving_report(sweep, analysis, 1, 4, sample_context(true)));
+  server["workload"].erase("concurrency");
+  EXPECT_FALSE(report::validate_energy_json(server).empty());
+  server = report::to_json(build_serving_report(sweep, analysis, 1, 4, sample_context(true)));
+  server["measurement"]["window"] = "decode";
+  EXPECT_FALSE(report::validate_energy_json(server).empty());
+
+  auto single = report::read_energy_report(ecocompute::testing::golden_path("energy/energy-Q8_0.json"));
+  ASSERT_TRUE(single.has_value());
+  OrderedJson file_report = report::to_json(*single);
+  EXPECT_TRUE(report::validate_energy_json(file_report).empty());
+  file_report["workload"].erase("model_sha256");
+  EXPECT_FALSE(report::validate_energy_json(file_report).empty());
+  file_report = report::to_json(*single);
+  file_report["results"]["prefill"] = nullptr;
+  EXPECT_FALSE(report::validate_energy_json(file_report).empty());
+}
+
+TEST(ServingReport, WithoutAnEnergySourceEveryEnergyFigureIsNull) {
+  const SweepResult sweep = sample_sweep(false);
+  const auto analysis = protocol::analyze_serving(sweep.runs, 2);
+  const ServingContext context = sample_context(false);
+  const report::EnergyReport r = build_serving_report(sweep, analysis, 1, 1, context);
+  EXPECT_TRUE(report::validate_energy_json(report::to_json(r)).empty())
+      << report::describe(report::validate_energy_json(report::to_json(r)));
+  EXPECT_EQ(r.results.basis, report::ResultBasis::unavailable);
+  EXPECT_FALSE(r.results.energy_per_token_mj.has_value());
+  EXPECT_FALSE(r.results.vs_fp16_energy_pct.has_value());
+  EXPECT_TRUE(r.results.throughput_tokens_per_s.has_value());
+  EXPECT_EQ(serving_plot_script(sweep, analysis, "x.svg"), "");
+  const OrderedJson summary = serving_summary_json(sweep, analysis, context);
+  EXPECT_TRUE(summary["levels"][0]["window_mj_per_token"].is_null());
+  EXPECT_NE(summary["break_even"][0]["note"].get<std::string>().find("no paired"), std::string::npos);
+}
+
+TEST(ServingReport, SummaryStatesTheBreakEvenAndTheWindowRule) {
+  const SweepResult sweep = sample_sweep(true);
+  const auto analysis = protocol::analyze_serving(sweep.runs, 2);
+  const ServingContext context = sample_context(true);
+  const OrderedJson summary = serving_summary_json(sweep, analysis, context);
+  const OrderedJson& b = summary["break_even"][0];
+  EXPECT_EQ(b["label"], "Q8_0");
+  EXPECT_EQ(b["crosses"], true);
+  EXPECT_EQ(b["direction"], "stops_saving");
+  EXPECT_GT(b["concurrency"].get<double>(), 1.0);
+  EXPECT_LT(b["concurrency"].get<double>(), 4.0);
+  EXPECT_NE(summary["window_rule"].get<std::string>().find("steady-state window"), std::string::npos);
+  ecocompute::testing::expect_golden("serving/sweep.md", serving_summary_markdown(sweep, analysis, context));
+  const std::string script = serving_plot_script(sweep, analysis, "out.svg");
+  EXPECT_NE(script.find("yerrorlines"), std::string::npos);
+  EXPECT_NE(script.find("title \"Q8_0\""), std::string::npos);
+}
+
+class ServingReportFiles : public ecocompute::testing::ScratchDirTest {};
+
+TEST_F(ServingReportFiles, WritesEveryReportAndTheSummaries) {
+  const SweepResult sweep = sample_sweep(true);
+  const auto analysis = protocol::analyze_serving(sweep.runs, 2);
+  auto written = write_serving_reports(dir_, sweep, analysis, sample_context(true));
+  ASSERT_TRUE(written.has_value()) << written.error().message();
+  for (const char* name : {"energy-F16-c1.json", "energy-Q8_0-c1.json", "energy-F16-c4.json", "energy-Q8_0-c4.json",
+                           "sweep.json", "sweep.md", "jtoken-vs-concurrency.gp"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir_ / name)) << name;
+  }
+  auto problems = report::validate_energy_file(dir_ / "energy-F16-c1.json");
+  ASSERT_TRUE(problems.has_value());
+  EXPECT_TRUE(problems->empty()) << report::describe(*problems);
+}
+
+}  // namespace
+}  // namespace ecocompute::experiment

@@ -1,0 +1,87 @@
+// Serving statistics: percentiles, and the break-even concurrency interpolated in log2 concurrency.
+#include "protocol/serving_statistics.hpp"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace ecocompute::protocol {
+namespace {
+
+Summary level(double mean, double half_width) {
+  Summary s;
+  s.n = 3;
+  s.mean = mean;
+  s.ci_low = mean - half_width;
+  s.ci_high = mean + half_width;
+  s.ci_half_width = half_width;
+  return s;
+}
+
+TEST(ServingStatistics, PercentilesInterpolateBetweenOrderStatistics) {
+  const Percentiles p = percentiles({4.0, 1.0, 3.0, 2.0, 5.0});
+  ASSERT_TRUE(p.p50 && p.p90 && p.p99);
+  EXPECT_DOUBLE_EQ(*p.p50, 3.0);
+  EXPECT_DOUBLE_EQ(*p.p90, 4.6);
+  EXPECT_NEAR(*p.p99, 4.96, 1e-12);
+  EXPECT_EQ(p.n, 5u);
+  EXPECT_FALSE(percentiles({}).p50.has_value());
+}
+
+TEST(ServingStatistics, BreakEvenIsInterpolatedInLogConcurrency) {
+  const std::vector<int> levels{1, 4, 16};
+  // −20 % at 4, +20 % at 16: the mean crosses zero halfway in log2, at 8.
+  const std::vector<Summary> deltas{level(-30.0, 2.0), level(-20.0, 5.0), level(20.0, 5.0)};
+  const BreakEven b = find_break_even(levels, deltas);
+  ASSERT_TRUE(b.crosses) << b.note;
+  EXPECT_EQ(b.direction, "stops_saving");
+  ASSERT_TRUE(b.concurrency.has_value());
+  EXPECT_NEAR(*b.concurrency, 8.0, 1e-9);
+  // The upper CI limit (−15 → +25) crosses first, the lower one (−25 → +15) last.
+  ASSERT_TRUE(b.low && b.high);
+  EXPECT_NEAR(*b.low, std::exp2(2.0 + 15.0 / 40.0 * 2.0), 1e-9);
+  EXPECT_NEAR(*b.high, std::exp2(2.0 + 25.0 / 40.0 * 2.0), 1e-9);
+  EXPECT_LT(*b.low, *b.concurrency);
+  EXPECT_GT(*b.high, *b.concurrency);
+  EXPECT_NE(b.note.find("not a confidence interval"), std::string::npos);
+}
+
+TEST(ServingStatistics, NoSignChangeIsNoneInTheRange) {
+  const std::vector<int> levels{1, 2, 4};
+  const std::vector<Summary> deltas{level(-30.0, 2.0), level(-20.0, 2.0), level(-10.0, 2.0)};
+  const BreakEven b = find_break_even(levels, deltas);
+  EXPECT_FALSE(b.crosses);
+  EXPECT_FALSE(b.concurrency.has_value());
+  EXPECT_NE(b.note.find("none in the range"), std::string::npos) << b.note;
+}
+
+TEST(ServingStatistics, AStartingSavingIsReportedWithItsDirection) {
+  const std::vector<int> levels{2, 8};
+  const std::vector<Summary> deltas{level(10.0, 1.0), level(-10.0, 1.0)};
+  const BreakEven b = find_break_even(levels, deltas);
+  ASSERT_TRUE(b.crosses);
+  EXPECT_EQ(b.direction, "starts_saving");
+  EXPECT_NEAR(*b.concurrency, 4.0, 1e-9);
+}
+
+TEST(ServingStatistics, ACiAlreadyAcrossZeroAtTheFirstLevelBoundsAtThatLevel) {
+  const std::vector<int> levels{1, 2};
+  const std::vector<Summary> deltas{level(-1.0, 5.0), level(10.0, 5.0)};
+  const BreakEven b = find_break_even(levels, deltas);
+  ASSERT_TRUE(b.crosses);
+  ASSERT_TRUE(b.low.has_value());
+  EXPECT_DOUBLE_EQ(*b.low, 1.0);
+  EXPECT_NE(b.note.find("at or below the lowest level"), std::string::npos) << b.note;
+}
+
+TEST(ServingStatistics, AnUpperBoundBeyondTheLevelsIsLeftOpen) {
+  const std::vector<int> levels{1, 2};
+  const std::vector<Summary> deltas{level(-10.0, 1.0), level(1.0, 5.0)};
+  const BreakEven b = find_break_even(levels, deltas);
+  ASSERT_TRUE(b.crosses);
+  EXPECT_FALSE(b.high.has_value());
+  EXPECT_NE(b.note.find("beyond the highest level"), std::string::npos) << b.note;
+}
+
+}  // namespace
+}  // namespace ecocompute::protocol
