@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/fixture_sweep_plan.hpp"
+#include "support/sweep_folder.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -80,15 +80,7 @@ class SweepCliTest : public ecocompute::testing::ScratchDirTest {
   fs::path sweep_dir() const { return dir_ / "sweep"; }
   std::string cache_flag() const { return " --cache-dir '" + (dir_ / "cache").string() + "'"; }
 
-  std::vector<json> journal() const {
-    std::vector<json> records;
-    std::ifstream in(sweep_dir() / "journal.jsonl");
-    std::string line;
-    while (std::getline(in, line)) {
-      if (!line.empty()) records.push_back(json::parse(line));
-    }
-    return records;
-  }
+  std::vector<json> journal() const { return ecocompute::testing::read_journal(sweep_dir()); }
 
   // Waits (bounded) until `ready` holds for the journal; the bound only keeps a broken build from hanging.
   template <typename Predicate>
@@ -121,18 +113,7 @@ class SweepCliTest : public ecocompute::testing::ScratchDirTest {
     for (const auto& [job, count] : done) EXPECT_EQ(count, 1) << job;
   }
 
-  // The reports of every done job, by path, with their bytes.
-  std::map<std::string, std::string> done_reports() const {
-    std::map<std::string, std::string> reports;
-    for (const json& r : journal()) {
-      if (r["event"] != "done") continue;
-      for (const auto& name : r["reports"]) {
-        const fs::path path = sweep_dir() / "jobs" / r["job"].get<std::string>() / name.get<std::string>();
-        reports[path.string()] = slurp(path);
-      }
-    }
-    return reports;
-  }
+  std::map<std::string, std::string> done_reports() const { return ecocompute::testing::done_reports(sweep_dir()); }
 };
 
 TEST_F(SweepCliTest, TwoSlotSweepRunsEveryJobOnceThenStatusAndCollect) {

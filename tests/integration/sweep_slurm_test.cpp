@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/fixture_sweep_plan.hpp"
+#include "support/sweep_folder.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -73,27 +73,9 @@ class SweepSlurmTest : public ecocompute::testing::ScratchDirTest {
     return false;
   }
 
-  std::vector<json> journal() const {
-    std::vector<json> records;
-    std::ifstream in(sweep_dir() / "journal.jsonl");
-    std::string line;
-    while (std::getline(in, line)) {
-      if (!line.empty()) records.push_back(json::parse(line));
-    }
-    return records;
-  }
+  std::vector<json> journal() const { return ecocompute::testing::read_journal(sweep_dir()); }
 
-  std::map<std::string, std::string> done_reports() const {
-    std::map<std::string, std::string> reports;
-    for (const json& r : journal()) {
-      if (r["event"] != "done") continue;
-      for (const auto& name : r["reports"]) {
-        const fs::path path = sweep_dir() / "jobs" / r["job"].get<std::string>() / name.get<std::string>();
-        reports[path.string()] = slurp(path);
-      }
-    }
-    return reports;
-  }
+  std::map<std::string, std::string> done_reports() const { return ecocompute::testing::done_reports(sweep_dir()); }
 
   bool started_ = false;
 };
