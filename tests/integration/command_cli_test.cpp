@@ -13,17 +13,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/cli_run.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
 namespace fs = std::filesystem;
 using ecocompute::testing::slurp;
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using Outcome = ecocompute::testing::CliOutcome;
 
 constexpr double kFakeWatts = 100.0;
 constexpr const char* kFakeUuid = "GPU-2f6d5b7e-1c3a-4e8b-9d0f-a1b2c3d4e5f6";
@@ -41,15 +38,8 @@ class CommandCliTest : public ecocompute::testing::ScratchDirTest {
       env = std::string("ECOCOMPUTE_NVML_LIBRARY='") + FAKE_NVML_PATH + "' FAKE_NVML_SCRIPT='" + script.string() + "'";
     }
     // No __pycache__ in the source tree.
-    const std::string command = env + " PYTHONDONTWRITEBYTECODE=1 PYTHONPATH='" + std::string(ECOCOMPUTE_SOURCE_DIR) + "/contrib' '" +
-                                ECOCOMPUTE_BINARY + "' " + args + " > '" + (dir_ / "stdout").string() + "' 2> '" +
-                                (dir_ / "stderr").string() + "'";
-    Outcome outcome;
-    const int status = std::system(command.c_str());
-    outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    outcome.out = slurp(dir_ / "stdout");
-    outcome.err = slurp(dir_ / "stderr");
-    return outcome;
+    return ecocompute::testing::run_ecocompute(
+        env + " PYTHONDONTWRITEBYTECODE=1 PYTHONPATH='" + std::string(ECOCOMPUTE_SOURCE_DIR) + "/contrib'", args, dir_);
   }
 
   static std::string worker(const std::string& arguments) {

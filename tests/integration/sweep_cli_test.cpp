@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/sweep_folder.hpp"
+#include "support/cli_run.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -26,11 +27,7 @@ namespace fs = std::filesystem;
 using ecocompute::testing::slurp;
 using nlohmann::json;
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using Outcome = ecocompute::testing::CliOutcome;
 
 class SweepCliTest : public ecocompute::testing::ScratchDirTest {
  protected:
@@ -40,16 +37,7 @@ class SweepCliTest : public ecocompute::testing::ScratchDirTest {
            std::string(ECOCOMPUTE_SOURCE_DIR) + "/data'";
   }
 
-  Outcome ecocompute(const std::string& args) const {
-    const std::string command = environment() + " '" + ECOCOMPUTE_BINARY + "' " + args + " > '" +
-                                (dir_ / "stdout").string() + "' 2> '" + (dir_ / "stderr").string() + "'";
-    Outcome outcome;
-    const int status = std::system(command.c_str());
-    outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    outcome.out = slurp(dir_ / "stdout");
-    outcome.err = slurp(dir_ / "stderr");
-    return outcome;
-  }
+  Outcome ecocompute(const std::string& args) const { return ecocompute::testing::run_ecocompute(environment(), args, dir_); }
 
   // Starts the binary in the background (exec'd by the shell, so the pid is the binary's own).
   pid_t start(const std::string& args) const {
