@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/split_mode.hpp"
 #include "util/result.hpp"
 #include "util/units.hpp"
 
@@ -55,7 +56,10 @@ struct LoadOptions {
   std::uint32_t n_sequences = 1;
   std::uint32_t n_batch = 2048;  ///< logical batch for prefill / evaluation
   int n_threads = 0;             ///< 0: hardware concurrency
-  std::string device_uuid;       ///< the GPU to use, as "GPU-xxxxxxxx-…" or a PCI bus id (empty: the first visible)
+  /// The GPUs to use, each a "GPU-xxxxxxxx-…" UUID or a PCI bus id: none = the first visible, one = that
+  /// GPU, several = the model split over exactly those (split_mode), the first holding the output.
+  std::vector<std::string> device_uuids;
+  SplitMode split_mode = SplitMode::layer;  ///< with several GPUs
   bool flash_attention = true;   ///< use llama.cpp's fused flash-attention kernels
 };
 

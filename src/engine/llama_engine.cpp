@@ -44,6 +44,37 @@ Error decode_error(int rc, std::int64_t position, const std::filesystem::path& m
 
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// "CUDA0 (NVIDIA H200)", or "CUDA0 (NVIDIA H200) + CUDA1 (NVIDIA H200)" for a split.
+std::string gpu_names(const std::vector<GpuDevice>& gpus) {
+  std::string out;
+  for (const GpuDevice& gpu : gpus) out += (out.empty() ? "" : " + ") + gpu.name + " (" + gpu.description + ")";
+  return out;
+}
+
+// Every GPU named, each once, or the first visible GPU when none is named (none at all on a CPU-only
+// build). A name no device has is an error: never silently another GPU, since the meter reads that one.
+Result<std::vector<GpuDevice>> select_gpus(const std::vector<std::string>& wanted) {
+  std::vector<GpuDevice> out;
+  if (wanted.empty()) {
+    auto first = select_gpu("");
+    if (!first) return first.error();
+    if (*first) out.push_back(**first);
+    return out;
+  }
+  for (const std::string& name : wanted) {
+    auto gpu = select_gpu(name);
+    if (!gpu) return gpu.error();
+    if (!*gpu) return unexpected(ErrorCode::not_found, "GPU '" + name + "' is not there");
+    for (const GpuDevice& chosen : out) {
+      if (chosen.handle == (*gpu)->handle) {
+        return unexpected(ErrorCode::invalid_argument, "GPU '" + name + "' is named twice");
+      }
+    }
+    out.push_back(**gpu);
+  }
+  return out;
+}
+
 }  // namespace
 
 Token greedy_token(std::span<const float> logits) {
@@ -74,36 +105,43 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::open(const LoadOptions& option
   if (options.n_ctx == 0 || options.n_batch == 0 || options.n_sequences == 0) {
     return unexpected(ErrorCode::invalid_argument, "n_ctx, n_batch and n_sequences must be positive");
   }
-  auto gpu = select_gpu(options.device_uuid);
-  if (!gpu) return gpu.error();
+  auto gpus = select_gpus(options.device_uuids);
+  if (!gpus) return gpus.error();
   ensure_llama_backend();
 
   std::unique_ptr<LlamaEngine> engine(new LlamaEngine());
   engine->options_ = options;
   engine->inspection_ = std::move(*inspection);
-  engine->gpu_ = options.n_gpu_layers == 0 ? std::nullopt : *gpu;
+  if (options.n_gpu_layers != 0) engine->gpus_ = std::move(*gpus);
   const ModelInfo& info = engine->inspection_.model;
 
-  // With every layer offloaded the weights alone must fit; the KV cache and compute buffers come on
-  // top and are checked by llama.cpp when the context is created.
-  const bool all_layers = options.n_gpu_layers < 0;
-  if (engine->gpu_ && all_layers && engine->gpu_->memory_free_bytes > 0 && info.size_bytes > engine->gpu_->memory_free_bytes) {
+  // With every layer offloaded the weights alone must fit (over all the GPUs of a split); the KV cache
+  // and compute buffers come on top and are checked by llama.cpp when the context is created.
+  std::size_t free_bytes = 0;
+  bool free_known = !engine->gpus_.empty();
+  for (const GpuDevice& gpu : engine->gpus_) {
+    free_bytes += gpu.memory_free_bytes;
+    free_known = free_known && gpu.memory_free_bytes > 0;
+  }
+  if (free_known && options.n_gpu_layers < 0 && info.size_bytes > free_bytes) {
     return unexpected(ErrorCode::unavailable,
                       fmt::format("not enough GPU memory for {}: its weights need {:.2f} GiB, {} has {:.2f} GiB free",
                                   options.model.string(), static_cast<double>(info.size_bytes) / kGiB,
-                                  engine->gpu_->name, static_cast<double>(engine->gpu_->memory_free_bytes) / kGiB));
+                                  gpu_names(engine->gpus_), static_cast<double>(free_bytes) / kGiB));
   }
 
-  // An explicit, NULL-terminated device list: the chosen GPU only, or none for a CPU run, so llama.cpp
+  // An explicit, NULL-terminated device list: the chosen GPUs only, or none for a CPU run, so llama.cpp
   // never spreads layers over a GPU the meter is not reading.
   std::vector<ggml_backend_dev_t> devices;
-  if (engine->gpu_) devices.push_back(engine->gpu_->handle);
+  for (const GpuDevice& gpu : engine->gpus_) devices.push_back(gpu.handle);
   devices.push_back(nullptr);
   llama_model_params mparams = llama_model_default_params();
   mparams.devices = devices.data();
-  mparams.split_mode = LLAMA_SPLIT_MODE_NONE;
+  mparams.split_mode = engine->gpus_.size() < 2                     ? LLAMA_SPLIT_MODE_NONE
+                       : options.split_mode == SplitMode::row ? LLAMA_SPLIT_MODE_ROW
+                                                              : LLAMA_SPLIT_MODE_LAYER;
   mparams.main_gpu = 0;
-  mparams.n_gpu_layers = engine->gpu_ ? options.n_gpu_layers : 0;
+  mparams.n_gpu_layers = engine->gpus_.empty() ? 0 : options.n_gpu_layers;
   take_last_llama_error();
   engine->model_ = llama_model_load_from_file(options.model.c_str(), mparams);
   if (engine->model_ == nullptr) {
@@ -113,7 +151,7 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::open(const LoadOptions& option
   engine->vocab_ = llama_model_get_vocab(engine->model_);
   engine->n_vocab_ = llama_vocab_n_tokens(engine->vocab_);
   const int layers = llama_model_n_layer(engine->model_) + 1;  // repeating layers + the output layer
-  engine->n_gpu_layers_ = !engine->gpu_ ? 0 : options.n_gpu_layers < 0 ? layers : std::min(options.n_gpu_layers, layers);
+  engine->n_gpu_layers_ = engine->gpus_.empty() ? 0 : options.n_gpu_layers < 0 ? layers : std::min(options.n_gpu_layers, layers);
 
   const unsigned hardware = std::max(1U, std::thread::hardware_concurrency());
   engine->n_threads_ = options.n_threads > 0 ? options.n_threads : static_cast<int>(hardware);
@@ -161,9 +199,10 @@ EngineDescription LlamaEngine::describe() const {
   d.name = build.engine;
   d.version = build.version;
   d.commit = build.commit;
-  const bool on_gpu = gpu_.has_value() && n_gpu_layers_ > 0;
-  d.backend = on_gpu ? gpu_->backend : "CPU";
-  d.device = on_gpu ? gpu_->name + " (" + gpu_->description + ")" : "CPU";
+  const bool on_gpu = !gpus_.empty() && n_gpu_layers_ > 0;
+  d.backend = on_gpu ? gpus_.front().backend : "CPU";
+  d.device = on_gpu ? gpu_names(gpus_) : "CPU";
+  if (on_gpu && gpus_.size() > 1) d.device += fmt::format(", {} split", to_string(options_.split_mode));
   d.n_gpu_layers = n_gpu_layers_;
   d.n_ctx = n_ctx_;
   d.n_batch = n_batch_;

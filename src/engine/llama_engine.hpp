@@ -60,7 +60,7 @@ class LlamaEngine final : public Engine {
 
   LoadOptions options_;
   GgufInspection inspection_;
-  std::optional<GpuDevice> gpu_;
+  std::vector<GpuDevice> gpus_;  // empty: CPU; several: the model split over them
   llama_model* model_ = nullptr;
   llama_context* ctx_ = nullptr;
   const llama_vocab* vocab_ = nullptr;

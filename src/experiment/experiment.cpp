@@ -87,15 +87,31 @@ Result<void> check_commands(const protocol::ValidatedDesign& design, const std::
   return {};
 }
 
+// The UUIDs of the GPUs the run uses and the meter reads: every GPU of a split, else the one GPU.
+std::vector<std::string> run_gpu_uuids(const ReportContext& context) {
+  std::vector<std::string> out;
+  for (const meter::GpuInfo& gpu : context.sources.split_gpus) out.push_back(gpu.uuid);
+  if (out.empty() && context.sources.gpu && !context.sources.gpu->uuid.empty()) out.push_back(context.sources.gpu->uuid);
+  return out;
+}
+
+std::string join_uuids(const std::vector<std::string>& uuids) {
+  std::string out;
+  for (const std::string& uuid : uuids) out += (out.empty() ? "" : ",") + uuid;
+  return out;
+}
+
 // Loads each precision by starting its program; the program runs on the GPU the meter reads.
 LoadedEngines command_engines(const ExperimentOptions& options, const ReportContext& context,
                               const std::atomic<bool>* cancel) {
   std::map<std::string, engine::CommandSpec, std::less<>> specs;
   for (engine::CommandSpec spec : options.commands) {
     spec.cancel = cancel;
-    if (options.commands_on_gpu && context.sources.gpu && !context.sources.gpu->uuid.empty()) {
-      spec.environment.emplace_back("ECOCOMPUTE_GPU_UUID", context.sources.gpu->uuid);
-      spec.environment.emplace_back("CUDA_VISIBLE_DEVICES", context.sources.gpu->uuid);
+    const std::vector<std::string> gpus = run_gpu_uuids(context);
+    if (options.commands_on_gpu && !gpus.empty()) {
+      const std::string visible = join_uuids(gpus);
+      spec.environment.emplace_back("ECOCOMPUTE_GPU_UUID", visible);
+      spec.environment.emplace_back("CUDA_VISIBLE_DEVICES", visible);
     }
     specs.emplace(spec.label, std::move(spec));
   }
@@ -144,6 +160,9 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   // Found now, not after the last window: a run whose reports cannot be written loses everything.
   if (auto out = prepare_out_dir(options.out_dir); !out) return out.error();
 
+  if (!options.gpus.empty() && !options.gpu.empty()) {
+    return unexpected(ErrorCode::invalid_argument, "--gpu and --gpus name the GPUs twice: give one of them");
+  }
   const bool commands = !options.commands.empty();
   if (commands) {
     if (auto matched = check_commands(*design, options.commands); !matched) return matched.error();
@@ -166,7 +185,8 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
                                       : engine::llama_build_info().gpu_offload && options.n_gpu_layers != 0;
   meter::MeterOptions meter_options;
   meter_options.use_gpu = engine_on_gpu;
-  meter_options.gpu = options.gpu;
+  meter_options.gpu = options.gpus.size() == 1 ? options.gpus.front() : options.gpu;
+  if (options.gpus.size() > 1) meter_options.gpus = options.gpus;
   meter_options.allow_shared = options.allow_shared;
   meter_options.allow_fallback = !options.require_energy;
   meter_options.nvml.correct_edges = design->design().correct_edges;
@@ -181,7 +201,8 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   context.run_id = utc_run_id();
   context.host = describe_host();
   context.cpu = cpu_model_name();
-  context.sources = meter::describe_energy_sources(options.gpu);
+  context.sources = options.gpus.empty() ? meter::describe_energy_sources(options.gpu)
+                                         : meter::describe_energy_sources(options.gpus);
   if (inspection) context.weights = weights_kind(*inspection);
 
   std::map<std::string, std::filesystem::path, std::less<>> file_map;
@@ -196,8 +217,9 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   load.n_ctx = context_size(options);  // per sequence
   load.n_sequences = static_cast<std::uint32_t>(design->design().max_batch());
   load.n_threads = options.n_threads;
-  // The engine runs on the GPU the meter reads: the same UUID, never "device 0".
-  if (engine_on_gpu && context.sources.gpu) load.device_uuid = context.sources.gpu->uuid;
+  // The engine runs on the GPUs the meter reads: the same UUIDs, never "device 0".
+  if (engine_on_gpu) load.device_uuids = run_gpu_uuids(context);
+  load.split_mode = options.split_mode;
   std::optional<LoadedEngines> loaded;
   if (commands) {
     loaded.emplace(command_engines(options, context, cancel));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/command_engine.hpp"
+#include "engine/split_mode.hpp"
 #include "experiment/run_writer.hpp"
 #include "protocol/design.hpp"
 #include "protocol/run_result.hpp"
@@ -23,6 +24,9 @@ namespace ecocompute::experiment {
 struct ExperimentOptions {
   protocol::Design design;                  ///< model, baseline, candidates, trials, windows … (validated here)
   std::string gpu;                          ///< `--gpu` (UUID, PCI bus id, cuda:N); empty: first visible
+  /// `--gpus`: two or more GPU UUIDs the model is split over (every one metered); excludes `gpu`.
+  std::vector<std::string> gpus;
+  engine::SplitMode split_mode = engine::SplitMode::layer;  ///< with `gpus`
   bool allow_shared = false;                ///< measure although other processes use the GPU
   bool require_energy = false;              ///< fail (exit 3) instead of running without an energy source
   int n_gpu_layers = -1;                    ///< -1: every layer on the GPU

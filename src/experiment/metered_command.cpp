@@ -87,10 +87,16 @@ Result<MeteredRun> run_metered_command(const std::vector<std::string>& argv, con
   child_options.own_process_group = false;
   child_options.stdin_null = false;  // the program is run as the user's command: it keeps the terminal
   if (options.use_gpu) {
-    const meter::EnergySources sources = meter::describe_energy_sources(options.gpu, options.nvml_library);
-    if (sources.gpu && !sources.gpu->uuid.empty()) {
-      child_options.environment.emplace_back("ECOCOMPUTE_GPU_UUID", sources.gpu->uuid);
-      child_options.environment.emplace_back("CUDA_VISIBLE_DEVICES", sources.gpu->uuid);
+    std::string visible;  // every GPU the meter reads, so the program works on those and no other
+    if (!options.gpus.empty()) {
+      for (const std::string& uuid : options.gpus) visible += (visible.empty() ? "" : ",") + uuid;
+    } else {
+      const meter::EnergySources sources = meter::describe_energy_sources(options.gpu, options.nvml_library);
+      if (sources.gpu) visible = sources.gpu->uuid;
+    }
+    if (!visible.empty()) {
+      child_options.environment.emplace_back("ECOCOMPUTE_GPU_UUID", visible);
+      child_options.environment.emplace_back("CUDA_VISIBLE_DEVICES", visible);
     }
   }
 
@@ -173,6 +179,16 @@ nlohmann::ordered_json to_json(const MeteredRun& run) {
                                                  : nlohmann::ordered_json("no energy source read the window"))
                                      : nlohmann::ordered_json(w.failure)},
     });
+    if (m != nullptr && !m->per_device.empty()) {
+      nlohmann::ordered_json shares = nlohmann::ordered_json::array();
+      for (const meter::Measurement& part : m->per_device) {
+        const std::optional<Watts> power = part.average_power();
+        shares.push_back({{"device", part.device},
+                          {"energy_j", part.energy ? nlohmann::ordered_json(part.energy->value) : nlohmann::ordered_json(nullptr)},
+                          {"avg_power_w", power ? nlohmann::ordered_json(power->value) : nlohmann::ordered_json(nullptr)}});
+      }
+      windows.back()["per_gpu"] = std::move(shares);
+    }
   }
   return {{"source", run.source},
           {"device", run.device},
@@ -199,6 +215,11 @@ std::string format_metered_run(const MeteredRun& run) {
                        w.tokens ? std::to_string(*w.tokens) : std::string("—"), cell(w.joules_per_token(), "{:.6f}"),
                        cell(measured && m->average_power() ? std::optional(m->average_power()->value) : std::nullopt, "{:.1f}"));
     out += w.failure.empty() ? "\n" : "  failed: " + w.failure + "\n";
+    for (const meter::Measurement& part : m != nullptr ? m->per_device : std::vector<meter::Measurement>{}) {
+      out += fmt::format("  {:<22} {:>10} {:>12} {:>10} {:>10} {:>12} {:>9}\n", part.device.substr(part.device.size() > 22 ? part.device.size() - 22 : 0),
+                         "", cell(part.energy ? std::optional(part.energy->value) : std::nullopt, "{:.3f}"), "", "", "",
+                         cell(part.average_power() ? std::optional(part.average_power()->value) : std::nullopt, "{:.1f}"));
+    }
   }
   out += fmt::format("energy source: {} ({}){}\n", run.source, run.device,
                      run.measures_energy ? "" : "; no energy was measured, only durations and tokens");

@@ -97,6 +97,10 @@ std::optional<report::WindowReport> window_report(const std::optional<WindowResu
   if (!w.measurement.edge_correction_skipped.empty()) out.edge_correction_skipped = w.measurement.edge_correction_skipped;
   out.throttle_reasons = throttle_reasons(w.measurement);
   out.status = meter::to_string(w.measurement.status);
+  for (const meter::Measurement& part : w.measurement.per_device) {
+    out.per_gpu.push_back(report::GpuWindowShare{part.device, value_of(part.energy), value_of(part.average_power()),
+                                                 value_of(part.edge_uncertainty), meter::to_string(part.status)});
+  }
   return out;
 }
 
@@ -144,7 +148,7 @@ report::SystemUnderTest system_under_test(const ReportContext& context) {
   report::SystemUnderTest s;
   s.gpu = gpu ? gpu->name : "none";
   s.gpu_arch = gpu && !gpu->arch.empty() ? gpu->arch : "none";
-  s.accelerator_count = gpu ? 1 : 0;
+  s.accelerator_count = gpu ? std::max(1, static_cast<int>(context.sources.split_gpus.size())) : 0;
   s.host = context.host;
   s.cpu = text_or_absent(context.cpu);
   return s;
@@ -414,6 +418,9 @@ report::Environment build_environment(const ReportContext& context, const std::s
   e.engine_commit = engine_commit;
   e.ecocompute_commit = context.ecocompute_commit;
   e.host = context.host;
+  for (const meter::GpuInfo& g : context.sources.split_gpus) {
+    e.gpus.push_back(report::SplitGpu{g.name, g.uuid, text_or_absent(g.vbios), value_of(g.power_limit)});
+  }
   e.fingerprint = report::environment_fingerprint(e);
   return e;
 }

@@ -57,6 +57,27 @@ EnergySources describe_energy_sources(const std::string& gpu_spec, const std::st
   return sources;
 }
 
+EnergySources describe_energy_sources(const std::vector<std::string>& gpu_specs, const std::string& nvml_library,
+                                      const std::filesystem::path& rapl_root) {
+  EnergySources sources = describe_energy_sources(gpu_specs.empty() ? std::string() : gpu_specs.front(), nvml_library, rapl_root);
+  if (gpu_specs.size() < 2 || !sources.gpu) return sources;
+  sources.split_gpus.push_back(*sources.gpu);
+  for (std::size_t i = 1; i < gpu_specs.size(); ++i) {
+    EnergySources other = describe_energy_sources(gpu_specs[i], nvml_library, rapl_root);
+    if (!other.gpu) {
+      sources.nvml_available = false;
+      sources.nvml_status = other.nvml_status;
+      continue;
+    }
+    if (!other.nvml_available && sources.nvml_available) {
+      sources.nvml_available = false;
+      sources.nvml_status = other.nvml_status;
+    }
+    sources.split_gpus.push_back(std::move(*other.gpu));
+  }
+  return sources;
+}
+
 OrderedJson to_json(const EnergySources& sources) {
   OrderedJson out;
   out["nvml_available"] = sources.nvml_available;

@@ -38,7 +38,8 @@ struct EnergySources {
   std::string nvml_status;                  ///< "ok" or "no GPU energy source: <reason>"
   std::string driver_version;
   std::string cuda_driver_version;          ///< "13.0"
-  std::optional<GpuInfo> gpu;
+  std::optional<GpuInfo> gpu;              ///< the GPU read (the first, for a split over several)
+  std::vector<GpuInfo> split_gpus;          ///< every GPU of a run split over several, in order; else empty
   bool rapl_available = false;
   std::string rapl_status;                  ///< "ok: <zones>" or the reason
 };
@@ -49,6 +50,11 @@ GpuInfo describe_gpu(const NvmlLibrary& nvml, const GpuDevice& gpu);
 /// Finds the energy sources: NVML (library path as NvmlLibrary::open), the GPU named by `gpu_spec`
 /// (as `--gpu`), and RAPL under `rapl_root`. Never fails: what is missing is said in the statuses.
 EnergySources describe_energy_sources(const std::string& gpu_spec, const std::string& nvml_library = "",
+                                      const std::filesystem::path& rapl_root = "/sys/class/powercap");
+
+/// The same for a run split over several GPUs (`--gpus`): `gpu` is the first, `split_gpus` all of them,
+/// and NVML counts as available only when every GPU has an energy counter. One spec: as above.
+EnergySources describe_energy_sources(const std::vector<std::string>& gpu_specs, const std::string& nvml_library = "",
                                       const std::filesystem::path& rapl_root = "/sys/class/powercap");
 
 /// Returns the sources as JSON (keys with unit suffixes: power_limit_w, sm_clock_mhz …).

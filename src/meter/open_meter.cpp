@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "meter/multi_gpu_meter.hpp"
 #include "meter/rapl_meter.hpp"
 #include "util/log.hpp"
 
@@ -21,7 +22,46 @@ Result<std::vector<GpuProcess>> other_compute_processes(const NvmlLibrary& nvml,
   return others;
 }
 
+namespace {
+
+// Refuses a GPU that other compute processes use, unless allowed: their energy would be counted as ours.
+Result<void> check_not_shared(const NvmlLibrary& nvml, const GpuDevice& gpu, bool allow_shared) {
+  auto others = other_compute_processes(nvml, gpu);
+  if (!others) {
+    log::warn("cannot list compute processes on {}: {}", gpu.uuid, others.error().describe());
+  } else if (!others->empty() && !allow_shared) {
+    std::string pids;
+    for (const GpuProcess& p : *others) pids += (pids.empty() ? "" : ", ") + std::to_string(p.pid);
+    return unexpected(ErrorCode::unavailable,
+                      fmt::format("GPU {} ({}) is used by other compute processes (pid {}); their energy would "
+                                  "be counted as ours. Stop them or pass --allow-shared",
+                                  gpu.name, gpu.uuid, pids));
+  } else if (!others->empty()) {
+    log::warn("GPU {} is shared with {} other compute process(es) (--allow-shared)", gpu.uuid, others->size());
+  }
+  return {};
+}
+
+Result<std::unique_ptr<Meter>> open_split_meter(const MeterOptions& options) {
+  if (!options.use_gpu) {
+    return unexpected(ErrorCode::unavailable, "--gpus: the measured work runs on the CPU, not on the GPUs named");
+  }
+  auto nvml = NvmlLibrary::open(options.nvml_library);
+  if (!nvml) return unexpected(Error{ErrorCode::unavailable, "--gpus cannot be measured", nvml.error()});
+  auto meter = open_gpus_meter(*nvml, options.gpus, options.clock, options.nvml);
+  if (!meter) return meter.error();
+  for (const std::string& uuid : options.gpus) {
+    auto gpu = select_gpu(**nvml, GpuSpec{GpuSpec::Kind::uuid, uuid, {}, 0});
+    if (!gpu) return gpu.error();
+    if (auto shared = check_not_shared(**nvml, *gpu, options.allow_shared); !shared) return shared.error();
+  }
+  return meter;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Meter>> open_meter(const MeterOptions& options) {
+  if (!options.gpus.empty()) return open_split_meter(options);
   auto spec = parse_gpu_spec(options.gpu);
   if (!spec) return spec.error();
   std::vector<std::string> reasons;
@@ -32,19 +72,7 @@ Result<std::unique_ptr<Meter>> open_meter(const MeterOptions& options) {
   if (nvml) {
     auto gpu = select_gpu(**nvml, *spec);
     if (gpu) {
-      auto others = other_compute_processes(**nvml, *gpu);
-      if (!others) {
-        log::warn("cannot list compute processes on {}: {}", gpu->uuid, others.error().describe());
-      } else if (!others->empty() && !options.allow_shared) {
-        std::string pids;
-        for (const GpuProcess& p : *others) pids += (pids.empty() ? "" : ", ") + std::to_string(p.pid);
-        return unexpected(ErrorCode::unavailable,
-                          fmt::format("GPU {} ({}) is used by other compute processes (pid {}); their energy would "
-                                      "be counted as ours. Stop them or pass --allow-shared",
-                                      gpu->name, gpu->uuid, pids));
-      } else if (!others->empty()) {
-        log::warn("GPU {} is shared with {} other compute process(es) (--allow-shared)", gpu->uuid, others->size());
-      }
+      if (auto shared = check_not_shared(**nvml, *gpu, options.allow_shared); !shared) return shared.error();
       return std::unique_ptr<Meter>(std::make_unique<NvmlMeter>(*nvml, *gpu, options.clock, options.nvml));
     }
     if (spec->kind != GpuSpec::Kind::default_cuda) {

@@ -14,6 +14,8 @@ namespace ecocompute::meter {
 /// What open_meter() tries and how.
 struct MeterOptions {
   std::string gpu;                       ///< `--gpu` value; empty = the first visible CUDA device
+  /// `--gpus`: two or more GPU UUIDs, read together (their energy summed, each kept); replaces `gpu`.
+  std::vector<std::string> gpus;
   bool allow_shared = false;             ///< measure even when other processes use the GPU
   bool allow_fallback = true;            ///< fall back to RAPL, then to the null meter
   /// False when the measured work runs on the CPU: a GPU counter would read a device doing none of it.
@@ -27,7 +29,8 @@ struct MeterOptions {
 /// Returns the best meter available: NVML on the selected GPU, else RAPL, else the null meter whose
 /// reason lists why each source was not used (each fallback is also logged as a warning).
 /// Errors: a malformed `gpu` (invalid_argument); a `gpu` named explicitly but not usable, or a GPU
-/// used by other compute processes without allow_shared (unavailable, listing the pids).
+/// used by other compute processes without allow_shared (unavailable, listing the pids). With `gpus`
+/// there is no fallback: every GPU named must be read, or it is an error naming the one that cannot.
 Result<std::unique_ptr<Meter>> open_meter(const MeterOptions& options);
 
 /// Returns the compute processes on `gpu` other than this process.

@@ -112,6 +112,14 @@ struct MeasurementSection {
   std::optional<std::string> stopping_rule;     ///< what the sequential rule did, in words
 };
 
+/// One GPU of a run split over several (`measure --gpus`).
+struct SplitGpu {
+  std::string name;
+  std::string uuid;
+  std::optional<std::string> vbios;
+  std::optional<double> power_limit_w;
+};
+
 /// The environment fingerprint and what it hashes (1.2).
 struct Environment {
   std::string fingerprint;            ///< environment_fingerprint() of the other fields
@@ -125,6 +133,8 @@ struct Environment {
   std::string engine_commit;
   std::string ecocompute_commit;
   std::string host;
+  /// Every GPU of a run split over several, in order (gpu_* above describe the first); empty for one GPU.
+  std::vector<SplitGpu> gpus;
 };
 
 /// One phase (prefill or decode) over the valid trials (1.2).
@@ -175,6 +185,15 @@ struct Statistics {
   PairedDelta vs_fp16_energy_pct;
 };
 
+/// One GPU's share of a window over several GPUs: what its own counter read.
+struct GpuWindowShare {
+  std::string device;                   ///< GPU name and UUID, as the meter names it
+  std::optional<double> energy_j;
+  std::optional<double> avg_power_w;
+  std::optional<double> edge_uncertainty_j;
+  std::optional<std::string> status;
+};
+
 /// One measured window of one trial (1.2). Energy fields are absent when no energy source read it.
 struct WindowReport {
   std::optional<double> energy_j;
@@ -191,6 +210,7 @@ struct WindowReport {
   std::optional<std::string> edge_correction_skipped;  ///< why a window meant to be corrected was not
   std::vector<std::string> throttle_reasons;
   std::optional<std::string> status;
+  std::vector<GpuWindowShare> per_gpu;  ///< a window over several GPUs: each GPU's own reading; else empty
 };
 
 struct TrialReport {

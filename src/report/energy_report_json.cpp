@@ -106,6 +106,11 @@ Environment read_environment(const JsonReader& r) {
   e.engine_commit = r.text_or("engine_commit", "");
   e.ecocompute_commit = r.text_or("ecocompute_commit", "");
   e.host = r.text_or("host", "");
+  if (auto gpus = r.objects("gpus")) {
+    for (const JsonReader& g : *gpus) {
+      e.gpus.push_back(SplitGpu{g.text_or("name", ""), g.text_or("uuid", ""), g.text("vbios"), g.number("power_limit_w")});
+    }
+  }
   return e;
 }
 
@@ -171,6 +176,12 @@ WindowReport read_window(const JsonReader& r) {
   w.edge_correction_skipped = r.text("edge_correction_skipped");
   w.throttle_reasons = r.texts("throttle_reasons");
   w.status = r.text("status");
+  if (auto shares = r.objects("per_gpu")) {
+    for (const JsonReader& g : *shares) {
+      w.per_gpu.push_back(GpuWindowShare{g.text_or("device", ""), g.number("energy_j"), g.number("avg_power_w"),
+                                         g.number("edge_uncertainty_j"), g.text("status")});
+    }
+  }
   return w;
 }
 
@@ -283,6 +294,19 @@ OrderedJson window_json(const std::optional<WindowReport>& window) {
   w.optional("edge_correction_skipped", x.edge_correction_skipped);
   w.put("throttle_reasons", x.throttle_reasons);
   w.optional("status", x.status);
+  if (!x.per_gpu.empty()) {
+    OrderedJson shares = OrderedJson::array();
+    for (const GpuWindowShare& g : x.per_gpu) {
+      JsonWriter share(true);
+      share.put("device", g.device);
+      share.nullable("energy_j", g.energy_j);
+      share.nullable("avg_power_w", g.avg_power_w);
+      share.nullable("edge_uncertainty_j", g.edge_uncertainty_j);
+      share.optional("status", g.status);
+      shares.push_back(share.take());
+    }
+    w.put("per_gpu", std::move(shares));
+  }
   return w.take();
 }
 

@@ -168,6 +168,18 @@ OrderedJson environment_json(const Environment& e) {
   w.put("engine_commit", e.engine_commit);
   w.put("ecocompute_commit", e.ecocompute_commit);
   w.put("host", e.host);
+  if (!e.gpus.empty()) {
+    OrderedJson gpus = OrderedJson::array();
+    for (const SplitGpu& g : e.gpus) {
+      JsonWriter gpu(true);
+      gpu.put("name", g.name);
+      gpu.put("uuid", g.uuid);
+      gpu.nullable("vbios", g.vbios);
+      gpu.nullable("power_limit_w", g.power_limit_w);
+      gpus.push_back(gpu.take());
+    }
+    w.put("gpus", std::move(gpus));
+  }
   return w.take();
 }
 

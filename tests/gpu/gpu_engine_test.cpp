@@ -57,7 +57,7 @@ TEST_F(GpuEngineTest, SelectsTheGpuByItsCudaUuid) {
   LoadOptions o;
   o.model = path_;
   o.n_ctx = 256;
-  o.device_uuid = wanted.uuid;
+  o.device_uuids = {wanted.uuid};
   auto engine = LlamaEngine::open(o);
   ASSERT_TRUE(engine) << engine.error().describe();
   EXPECT_EQ((*engine)->describe().device, (*chosen)->name + " (" + (*chosen)->description + ")");

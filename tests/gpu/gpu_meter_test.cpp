@@ -33,7 +33,7 @@ TEST(GpuMeter, WindowAroundDecodeWorkReadsTheCounter) {
   engine::LoadOptions load;
   load.model = model;
   load.n_ctx = 512;
-  load.device_uuid = sources.gpu->uuid;
+  load.device_uuids = {sources.gpu->uuid};
   auto engine = engine::LlamaEngine::open(load);
   ASSERT_TRUE(engine) << engine.error().describe();
   std::vector<engine::Token> prompt(32, 600);

@@ -163,6 +163,8 @@ struct MeasureFlags {
   std::vector<std::string> candidate_commands;
   double command_timeout_s = 600.0;
   bool command_cpu = false;
+  std::string gpus_text;
+  std::string split_mode;
   // Options whose presence run_measure checks against the engine chosen.
   CLI::Option* model_option = nullptr;
   CLI::Option* baseline_option = nullptr;
@@ -256,6 +258,15 @@ int run_measure(MeasureFlags& flags) {
   if (!flags.seed.empty()) design.seed = std::strtoull(flags.seed.c_str(), nullptr, 10);  // checked by kSeed
   options.quality = !flags.no_quality;
   options.progress_bar = !flags.no_progress;
+  options.gpus = split_commas(flags.gpus_text);
+  if (!flags.split_mode.empty()) {
+    if (options.gpus.size() < 2) {
+      return report_error(Error{ErrorCode::invalid_argument, "--split-mode needs --gpus with two or more GPUs"});
+    }
+    auto mode = engine::parse_split_mode(flags.split_mode);
+    if (!mode) return report_error(Error{ErrorCode::invalid_argument, "--split-mode", mode.error()});
+    options.split_mode = *mode;
+  }
 
   if (flags.engine == "command") {
     if (auto commands = set_up_commands(flags); !commands) return report_error(commands.error());
@@ -402,6 +413,12 @@ Command make_measure_command(CLI::App& root) {
       ->check(kSeed);
   app->add_flag("--accept-throttled", d.accept_throttled, "Count trials the GPU throttled in (flagged) in the statistics");
   app->add_option("--gpu", o.gpu, "GPU to use and read: UUID (GPU-…), PCI bus id, or cuda:N (default: first visible)");
+  auto* gpus = app->add_option("--gpus", flags->gpus_text,
+                               "Split the model over these GPUs and read every one: UUIDs (GPU-…), comma-separated")
+                   ->check(kCommaList);
+  gpus->excludes(app->get_option("--gpu"));
+  app->add_option("--split-mode", flags->split_mode, "With --gpus: layer (whole layers per GPU, default) or row")
+      ->check(CLI::IsMember({"layer", "row"}));
   app->add_flag("--allow-shared", o.allow_shared, "Measure even when other processes use the GPU");
   app->add_flag("--require-energy", o.require_energy, "Fail (exit 3) rather than run without an energy source");
   app->add_option("--n-gpu-layers", o.n_gpu_layers, "Layers on the GPU (-1: all)")->capture_default_str();

@@ -1,4 +1,4 @@
-// `ecocompute meter [--json] [--gpu UUID] -- CMD ARGS…`: energy of any program's own marked windows.
+// `ecocompute meter [--json] [--gpu UUID | --gpus UUID,UUID] -- CMD ARGS…`: energy of any program's own marked windows.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -13,6 +13,7 @@ namespace {
 struct MeterArgs {
   std::vector<std::string> command;
   std::string gpu;
+  std::vector<std::string> gpus;
   bool json = false;
   bool cpu = false;
   bool allow_shared = false;
@@ -27,12 +28,17 @@ Command make_meter_command(CLI::App& root) {
                "without markers, its whole run. Exit: the program's status, else 4 when a window failed");
   app->add_option("command", args->command, "The program and its arguments, after --")->required();
   app->add_option("--gpu", args->gpu, "GPU to read: UUID (GPU-…), PCI bus id, or cuda:N (default: first visible)");
+  app->add_option("--gpus", args->gpus, "Read these GPUs together (UUIDs, comma-separated): energy summed, each shown")
+      ->delimiter(',')
+      ->excludes("--gpu");
   app->add_flag("--cpu", args->cpu, "The program works on the CPU: read RAPL, not a GPU");
   app->add_flag("--allow-shared", args->allow_shared, "Measure even when other processes use the GPU");
   app->add_flag("--json", args->json, "Print JSON instead of a table");
   return {app, [args] {
             meter::MeterOptions options;
             options.gpu = args->gpu;
+            if (args->gpus.size() > 1) options.gpus = args->gpus;
+            if (args->gpus.size() == 1) options.gpu = args->gpus.front();
             options.use_gpu = !args->cpu;
             options.allow_shared = args->allow_shared;
             auto run = experiment::run_metered_command(args->command, options);

@@ -105,6 +105,14 @@ State& state() {
   return s;
 }
 
+// Real NVML counts nvmlInit_v2 / nvmlShutdown pairs and keeps its device handles valid while any
+// init is open; a second library handle in one process (a meter and a fingerprint, say) must not
+// re-read the script, which would move the devices and leave the first handle's devices stale.
+unsigned& open_inits() {
+  static unsigned n = 0;
+  return n;
+}
+
 std::mutex& fake_mutex() {
   static std::mutex m;
   return m;
@@ -269,16 +277,19 @@ unsigned fake_nvml_call_count(const char* function) {
 nvml::Return nvmlInit_v2() {
   State& s = state();
   std::lock_guard lock(fake_mutex());
-  load(s);
+  if (open_inits() == 0) load(s);
   if (!s.load_error.empty()) {
     std::fprintf(stderr, "%s\n", s.load_error.c_str());
     s.loaded = false;
     return 999;
   }
-  return enter(s, "nvmlInit_v2");
+  const nvml::Return rc = enter(s, "nvmlInit_v2");
+  if (rc == 0) ++open_inits();
+  return rc;
 }
 nvml::Return nvmlShutdown() {
   FAKE_ENTER("nvmlShutdown");
+  if (open_inits() > 0) --open_inits();
   return 0;
 }
 const char* nvmlErrorString(nvml::Return code) {

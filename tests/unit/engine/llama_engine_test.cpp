@@ -242,7 +242,7 @@ TEST(LlamaEngineLoad, UnknownDeviceIsAnErrorNotAnotherDevice) {
   testing::write_bare_gguf(path, 1);
   LoadOptions o;
   o.model = path;
-  o.device_uuid = "0000:99:00.0";  // a PCI bus id no device here has
+  o.device_uuids = {"0000:99:00.0"};  // a PCI bus id no device here has
   auto engine = open_llama_engine(o);
   ASSERT_FALSE(engine);
   EXPECT_EQ(engine.error().code(), ErrorCode::not_found);

@@ -44,7 +44,10 @@ class FakeNvmlTest : public ::testing::Test {
   }
 
   /// Writes `json` as the script and opens the fake; fails the test if it does not open.
+  /// The fake, like NVML, reads its script at the first of nested inits: every handle of an earlier
+  /// script must be closed first (the fixture's here; a test's own meters by the test).
   void load(const std::string& json) {
+    nvml_.reset();
     script_path_ = std::filesystem::temp_directory_path() /
                    ("fake_nvml_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".json");
     std::ofstream(script_path_) << json;

@@ -40,12 +40,14 @@ TEST_F(OpenMeterTest, RefusesGpuUsedByAnotherProcess) {
 
 TEST_F(OpenMeterTest, AllowSharedAndOwnProcessAreAccepted) {
   load(script(R"([{"pid": 4242}])"));
-  MeterOptions shared = options();
-  shared.allow_shared = true;
-  auto meter = open_meter(shared);
-  ASSERT_TRUE(meter.has_value()) << meter.error().describe();
-  EXPECT_EQ((*meter)->source(), "nvml-energy-counter");
-  EXPECT_EQ((*meter)->device(), std::string("NVIDIA H200 ") + testing::h200_uuid);
+  {
+    MeterOptions shared = options();
+    shared.allow_shared = true;
+    auto meter = open_meter(shared);
+    ASSERT_TRUE(meter.has_value()) << meter.error().describe();
+    EXPECT_EQ((*meter)->source(), "nvml-energy-counter");
+    EXPECT_EQ((*meter)->device(), std::string("NVIDIA H200 ") + testing::h200_uuid);
+  }
 
   load(script(R"([{"pid": "self"}])"));
   auto own = open_meter(options());
