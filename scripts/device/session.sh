@@ -18,6 +18,13 @@
 #              (1,4,16,64), k = 3, corrected edges, 3-s decode windows; packed as batch-<arch>.tar.gz
 #   fixture    the trained fixture (data/fixture/) on the GPU with its quality probe: F16 vs
 #              $FIXTURE_FORMATS (Q8_0,Q4_K_M,Q4_0), k = 3, corrected edges, 3-s decode windows; fixture.tar.gz
+#   pair       needs two GPUs (A, B as nvidia-smi lists them): one sweep plan ($PAIR_JOBS synthetic
+#              $PAIR_ARCH jobs, F16 vs Q8_0,Q4_0, k = 2) run on A alone, on B alone, then on both; each
+#              run inside `meter --gpus A,B`, after an idle window on both: the attribution check (the
+#              idle GPU's energy above its idle power while the other works) and the wall times; pair.tar.gz
+#   split:<arch>  one model on one GPU and split over two: F16 vs $SPLIT_FORMATS (Q4_K_M), k = 3,
+#              corrected edges, 3-s decode windows, for each of $SPLIT_MODES (single,layer,row);
+#              split-<arch>.tar.gz
 #   edges:<arch>  the fast protocol's check: F16 vs $EDGES_FORMATS (Q8_0,Q4_0), k = 3, measured twice in
 #              one session, counter edges with 20-s decode windows, then corrected edges with 3-s
 #              windows; reports packed as edges-<arch>.tar.gz (long/ and fast/)
@@ -36,6 +43,7 @@ cache="$models/cache"
 mkdir -p "$models" "$cache"
 status=0
 stamp() { date -u +%H:%M:%S; }
+gpu_uuid() { nvidia-smi --query-gpu=uuid --format=csv,noheader | sed -n "$1p" | tr -d ' '; }
 pack() { tar -czf "$out/$1.tar.gz" -C "$2" . ; }
 # synth_f16 ARCH: the synthetic F16 GGUF of ARCH, written once per machine.
 synth_f16() {
@@ -103,6 +111,56 @@ for step in "$@"; do
       measure_into /tmp/eco/fixture "${MEASURE_TIMEOUT:-480}" -m "$root/data/fixture/fixture-kjv-f16.gguf" \
         -p "${FIXTURE_FORMATS:-Q8_0,Q4_K_M,Q4_0}" -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
       pack fixture /tmp/eco/fixture ;;
+    pair)
+      a=$(gpu_uuid 1); b=$(gpu_uuid 2); dir=/tmp/eco/pair
+      [ -n "$b" ] || { echo "pair: needs two GPUs"; status=2; continue; }
+      rm -rf "$dir"; mkdir -p "$dir"
+      plan() {  # plan GPUS…: the same jobs, on the GPUs named
+        local models="" gpus="" i
+        for i in $(seq 1 "${PAIR_JOBS:-4}"); do models+="${models:+, }{\"synth\": \"${PAIR_ARCH:-qwen2-0.5b}\", \"seed\": $i}"; done
+        for i in "$@"; do gpus+="${gpus:+, }\"$i\""; done
+        printf '{"name": "pair", "models": [%s], "precisions": ["Q8_0", "Q4_0"], "trials": 2, "warmups": 1, "quality": false,
+  "window": {"min_s": 3, "min_prefill_s": 1, "idle_s": 5, "edges": "corrected"}, "gpus": [%s]}\n' "$models" "$gpus"
+      }
+      plan "$a" > "$dir/plan-a.json"; plan "$b" > "$dir/plan-b.json"; plan "$a" "$b" > "$dir/plan-ab.json"
+      nvidia-smi -L > "$dir/gpus.txt"
+      "$eco" meter --gpus "$a,$b" --json -- sleep "${PAIR_IDLE:-20}" > "$dir/idle.json"; echo "idle exit $? $(stamp)"
+      for run in a b ab; do
+        start=$(date +%s%N)
+        timeout -s TERM "${PAIR_TIMEOUT:-240}" "$eco" meter --gpus "$a,$b" --json -- \
+          "$eco" sweep run "$dir/plan-$run.json" --out "$dir/sweep-$run" > "$dir/meter-$run.json" 2> "$dir/sweep-$run.log"
+        rc=$?; end=$(date +%s%N)
+        echo "sweep $run exit $rc wall $(( (end - start) / 1000000 )) ms $(stamp)" | tee -a "$dir/wall.txt"
+        "$eco" sweep status "$dir/sweep-$run" | tail -4
+      done
+      python3 - "$dir" <<'PY' | tee "$dir/attribution.md"
+import json, sys
+d = sys.argv[1]
+def gpus(name):
+    w = json.load(open(f"{d}/{name}.json"))["windows"][0]
+    return w["duration_s"], [(g["device"], g["energy_j"]) for g in w["per_gpu"]]
+t0, idle = gpus("idle")
+p_idle = [e / t0 for _, e in idle]
+print("| run | s | GPU | energy J | idle-power J | above idle J | share of the loaded GPU's energy |")
+print("|---|---|---|---|---|---|---|")
+for run, loaded in (("a", 0), ("b", 1), ("ab", None)):
+    t, parts = gpus(f"meter-{run}")
+    for i, (dev, e) in enumerate(parts):
+        share = "" if loaded is None or i == loaded else f"{100 * (e - p_idle[i] * t) / parts[loaded][1]:+.3f} %"
+        print(f"| {run} | {t:.1f} | {dev[dev.find('GPU-'):][:12]} | {e:.1f} | {p_idle[i] * t:.1f} | {e - p_idle[i] * t:.1f} | {share} |")
+PY
+      pack pair "$dir" ;;
+    split:*)
+      arch=${step#split:}
+      f16=$(synth_f16 "$arch")
+      a=$(gpu_uuid 1); b=$(gpu_uuid 2)
+      [ -n "$b" ] || { echo "split: needs two GPUs"; status=2; continue; }
+      for mode in $(echo "${SPLIT_MODES:-single,layer,row}" | tr , ' '); do
+        if [ "$mode" = single ]; then where=(--gpu "$a"); else where=(--gpus "$a,$b" --split-mode "$mode"); fi
+        measure_into "/tmp/eco/split-$arch/$mode" "${MEASURE_TIMEOUT:-200}" -m "$f16" -p "${SPLIT_FORMATS:-Q4_K_M}" \
+          "${where[@]}" -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
+      done
+      pack "split-$arch" "/tmp/eco/split-$arch" ;;
     edges:*)
       arch=${step#edges:}
       f16=$(synth_f16 "$arch")

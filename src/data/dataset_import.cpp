@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "data/csv_table.hpp"
 #include "data/gpu_spec.hpp"
 #include "data/model_size.hpp"
@@ -311,6 +313,13 @@ Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::str
                  "per GPU architecture); `ecocompute compare` compares CPU reports");
     }
     return bad("system_under_test.gpu_arch: " + arch.error().message());
+  }
+  // The curves are per GPU: a model split over several GPUs (its energy their sum, plus the traffic
+  // between them) is another quantity, which would bend a one-GPU curve if pooled with it.
+  if (r.system_under_test.accelerator_count > 1) {
+    return bad(fmt::format("a run split over {} GPUs (system_under_test.accelerator_count): the dataset's curves are "
+                           "per GPU; `ecocompute compare` compares split reports",
+                           r.system_under_test.accelerator_count));
   }
   const std::optional<double> params_b = r.workload.params_b;
   if (!params_b) return bad("workload.params_b is missing");

@@ -75,6 +75,31 @@ Result<std::vector<GpuDevice>> select_gpus(const std::vector<std::string>& wante
   return out;
 }
 
+llama_split_mode to_llama_split_mode(std::size_t n_gpus, SplitMode mode) {
+  if (n_gpus < 2) return LLAMA_SPLIT_MODE_NONE;
+  switch (mode) {
+    case SplitMode::row: return LLAMA_SPLIT_MODE_ROW;
+    case SplitMode::tensor: return LLAMA_SPLIT_MODE_TENSOR;
+    case SplitMode::layer: break;
+  }
+  return LLAMA_SPLIT_MODE_LAYER;
+}
+
+// llama.cpp's row split needs its backend's split buffers; a backend without them makes the load fail
+// deep inside llama.cpp, so it is refused here with what to use instead.
+Result<void> check_row_split(const std::vector<GpuDevice>& gpus) {
+  for (const GpuDevice& gpu : gpus) {
+    ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(gpu.handle);
+    if (reg == nullptr || ggml_backend_reg_get_proc_address(reg, "ggml_backend_split_buffer_type") == nullptr) {
+      return unexpected(ErrorCode::unavailable,
+                        fmt::format("--split-mode row: the {} backend of this llama.cpp build has no row split ({}); "
+                                    "use layer or tensor",
+                                    gpu.backend, gpu.name));
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Token greedy_token(std::span<const float> logits) {
@@ -137,9 +162,13 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::open(const LoadOptions& option
   devices.push_back(nullptr);
   llama_model_params mparams = llama_model_default_params();
   mparams.devices = devices.data();
-  mparams.split_mode = engine->gpus_.size() < 2                     ? LLAMA_SPLIT_MODE_NONE
-                       : options.split_mode == SplitMode::row ? LLAMA_SPLIT_MODE_ROW
-                                                              : LLAMA_SPLIT_MODE_LAYER;
+  mparams.split_mode = to_llama_split_mode(engine->gpus_.size(), options.split_mode);
+  if (mparams.split_mode == LLAMA_SPLIT_MODE_ROW) {
+    if (auto row = check_row_split(engine->gpus_); !row) return row.error();
+  }
+  if (mparams.split_mode == LLAMA_SPLIT_MODE_TENSOR && !options.flash_attention) {
+    return unexpected(ErrorCode::invalid_argument, "the tensor split needs flash attention, which is switched off");
+  }
   mparams.main_gpu = 0;
   mparams.n_gpu_layers = engine->gpus_.empty() ? 0 : options.n_gpu_layers;
   take_last_llama_error();

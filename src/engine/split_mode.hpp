@@ -7,13 +7,15 @@
 
 namespace ecocompute::engine {
 
-/// Whole layers per GPU (llama.cpp's layer split: the GPUs take turns, one busy at a time at batch 1),
-/// or each weight matrix's rows spread over the GPUs (row split: all busy, partial results exchanged).
-enum class SplitMode { layer, row };
+/// llama.cpp's three ways: whole layers per GPU (layer: the GPUs take turns, one busy at a time at
+/// batch 1); each weight matrix's rows spread over the GPUs (row: a backend's split buffers, which not
+/// every backend has); or weights and KV cache divided for tensor parallelism (tensor: all GPUs busy,
+/// partial results exchanged; experimental in llama.cpp, and it needs flash attention).
+enum class SplitMode { layer, row, tensor };
 
-/// Returns "layer" or "row".
+/// Returns "layer", "row" or "tensor".
 [[nodiscard]] std::string_view to_string(SplitMode mode) noexcept;
-/// Parses "layer" or "row"; any other text is an invalid_argument error naming it.
+/// Parses "layer", "row" or "tensor"; any other text is an invalid_argument error naming it.
 [[nodiscard]] Result<SplitMode> parse_split_mode(std::string_view text);
 
 }  // namespace ecocompute::engine

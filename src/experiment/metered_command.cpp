@@ -216,7 +216,9 @@ std::string format_metered_run(const MeteredRun& run) {
                        cell(measured && m->average_power() ? std::optional(m->average_power()->value) : std::nullopt, "{:.1f}"));
     out += w.failure.empty() ? "\n" : "  failed: " + w.failure + "\n";
     for (const meter::Measurement& part : m != nullptr ? m->per_device : std::vector<meter::Measurement>{}) {
-      out += fmt::format("  {:<22} {:>10} {:>12} {:>10} {:>10} {:>12} {:>9}\n", part.device.substr(part.device.size() > 22 ? part.device.size() - 22 : 0),
+      const std::size_t uuid = part.device.find("GPU-");  // "GPU-1a2b3c4d", enough to tell the cards apart
+      out += fmt::format("  {:<22} {:>10} {:>12} {:>10} {:>10} {:>12} {:>9}\n",
+                         uuid == std::string::npos ? part.device.substr(0, 22) : part.device.substr(uuid, 12),
                          "", cell(part.energy ? std::optional(part.energy->value) : std::nullopt, "{:.3f}"), "", "", "",
                          cell(part.average_power() ? std::optional(part.average_power()->value) : std::nullopt, "{:.1f}"));
     }

@@ -417,8 +417,10 @@ Command make_measure_command(CLI::App& root) {
                                "Split the model over these GPUs and read every one: UUIDs (GPU-…), comma-separated")
                    ->check(kCommaList);
   gpus->excludes(app->get_option("--gpu"));
-  app->add_option("--split-mode", flags->split_mode, "With --gpus: layer (whole layers per GPU, default) or row")
-      ->check(CLI::IsMember({"layer", "row"}));
+  app->add_option("--split-mode", flags->split_mode,
+                  "With --gpus: layer (whole layers per GPU, the default), row (rows of each matrix) or tensor "
+                  "(tensor parallelism)")
+      ->check(CLI::IsMember({"layer", "row", "tensor"}));
   app->add_flag("--allow-shared", o.allow_shared, "Measure even when other processes use the GPU");
   app->add_flag("--require-energy", o.require_energy, "Fail (exit 3) rather than run without an energy source");
   app->add_option("--n-gpu-layers", o.n_gpu_layers, "Layers on the GPU (-1: all)")->capture_default_str();

@@ -308,6 +308,7 @@ TEST(ReportImport, NeverStoresANonMeasurement) {
       {[](Json& j) { j["results"]["basis"] = "interpolated"; }, "results.basis is \"interpolated\""},
       {[](Json& j) { j["results"]["note"] = "ILLUSTRATIVE synthetic values"; }, "results.note says"},
       {[](Json& j) { j["system_under_test"]["gpu_arch"] = "none"; }, "a CPU run"},
+      {[](Json& j) { j["system_under_test"]["accelerator_count"] = 2; }, "a run split over 2 GPUs"},
   };
   for (const auto& [change, expected] : cases) {
     Json j = energy_report();

@@ -1,0 +1,153 @@
+// Runs over several GPUs end to end (`measure --gpus`, `meter --gpus`) against the fake NVML with two
+// GPUs at different constant powers: every window's energy is the sum of both counters, each GPU's
+// share is its own power × the window's duration, the reports name both GPUs, and the program is
+// given exactly those GPUs. Bad combinations of flags are refused with the flag named.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_run.hpp"
+#include "support/scratch_dir.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+using ecocompute::testing::slurp;
+using Outcome = ecocompute::testing::CliOutcome;
+
+constexpr const char* kFirst = "GPU-11111111-1111-1111-1111-111111111111";
+constexpr const char* kSecond = "GPU-22222222-2222-2222-2222-222222222222";
+constexpr double kFirstWatts = 100.0;
+constexpr double kSecondWatts = 300.0;
+
+class SplitGpusCliTest : public ecocompute::testing::ScratchDirTest {
+ protected:
+  Outcome ecocompute(const std::string& args) const {
+    const fs::path script = dir_ / "fake_nvml.json";
+    std::ofstream(script) << R"({"clock": "real", "devices": [
+      {"name": "NVIDIA H200", "uuid": ")" << kFirst << R"(", "pci_bus_id": "00000000:19:00.0", "architecture": 9,
+       "power_limit_mw": 700000, "power": {"kind": "constant", "watts": 100}, "counter_update_period_s": 0.001,
+       "sample_period_s": 0.01},
+      {"name": "NVIDIA H200", "uuid": ")" << kSecond << R"(", "pci_bus_id": "00000000:3b:00.0", "architecture": 9,
+       "power_limit_mw": 700000, "power": {"kind": "constant", "watts": 300}, "counter_update_period_s": 0.001,
+       "sample_period_s": 0.01}]})";
+    const std::string env = std::string("ECOCOMPUTE_NVML_LIBRARY='") + FAKE_NVML_PATH + "' FAKE_NVML_SCRIPT='" +
+                            script.string() + "' PYTHONDONTWRITEBYTECODE=1 PYTHONPATH='" + ECOCOMPUTE_SOURCE_DIR + "/contrib'";
+    return ecocompute::testing::run_ecocompute(env, args, dir_);
+  }
+
+  static std::string worker(const std::string& arguments) {
+    return "python3 " + std::string(ECOCOMPUTE_SOURCE_DIR) + "/tests/programs/command_worker.py " + arguments;
+  }
+
+  static std::string both() { return std::string(kFirst) + "," + kSecond; }
+
+  // A window's energy against constant powers: the edges' bound plus the few milliseconds by which
+  // the meter's clock and the fake's can differ.
+  static void expect_power(double energy, double duration, double watts, double edge_bound, const std::string& where) {
+    EXPECT_NEAR(energy, watts * duration, edge_bound + 0.02 * watts * duration + 0.05) << where;
+  }
+};
+
+TEST_F(SplitGpusCliTest, MeasureOverTwoGpusSumsBothCountersAndKeepsEachShare) {
+  const std::string out = (dir_ / "out").string();
+  const Outcome run = ecocompute("measure --engine command --baseline-command 'FP32=" + worker("driven --cost 200") +
+                                 "' --candidate-command 'HALF=" + worker("driven --cost 100") + "' --gpus " + both() +
+                                 " --edges counter -k 2 --warmups 1 --tokens 20 --iterations 1 --min-window 0.3"
+                                 " --min-prefill-window 0.1 --idle-window 0.2 --no-progress --out '" + out + "'");
+  ASSERT_EQ(run.status, 0) << run.err;
+  for (const char* name : {"energy-FP32.json", "energy-HALF.json"}) {
+    const auto r = nlohmann::json::parse(slurp(dir_ / "out" / name));
+    EXPECT_EQ(r["results"]["basis"], "measured") << name;
+    EXPECT_EQ(r["system_under_test"]["accelerator_count"], 2) << name;
+    const auto& gpus = r["environment"]["gpus"];
+    ASSERT_EQ(gpus.size(), 2u) << r["environment"].dump();
+    EXPECT_EQ(gpus[0]["uuid"], kFirst);
+    EXPECT_EQ(gpus[1]["uuid"], kSecond);
+    EXPECT_EQ(r["environment"]["gpu_uuid"], kFirst);
+    for (const auto& t : r["trials"]) {
+      ASSERT_EQ(t["status"], "ok") << t.dump();
+      for (const char* kind : {"prefill", "decode"}) {
+        const auto& w = t[kind];
+        const double duration = w["duration_s"].get<double>();
+        const auto& shares = w["per_gpu"];
+        ASSERT_EQ(shares.size(), 2u) << w.dump();
+        EXPECT_NE(shares[0]["device"].get<std::string>().find(kFirst), std::string::npos);
+        EXPECT_NE(shares[1]["device"].get<std::string>().find(kSecond), std::string::npos);
+        const double first = shares[0]["energy_j"].get<double>();
+        const double second = shares[1]["energy_j"].get<double>();
+        expect_power(first, duration, kFirstWatts, shares[0]["edge_uncertainty_j"].get<double>(), std::string(name) + " first");
+        expect_power(second, duration, kSecondWatts, shares[1]["edge_uncertainty_j"].get<double>(), std::string(name) + " second");
+        EXPECT_NEAR(w["energy_j"].get<double>(), first + second, 1e-9 * (first + second)) << name << " " << kind;
+      }
+    }
+  }
+  const Outcome valid = ecocompute("validate '" + out + "/energy-FP32.json' '" + out + "/energy-HALF.json'");
+  EXPECT_EQ(valid.status, 0) << valid.out << valid.err;
+}
+
+TEST_F(SplitGpusCliTest, MeterOverTwoGpusShowsEachGpuAndGivesTheProgramBoth) {
+  const fs::path seen = dir_ / "visible.txt";
+  const Outcome run = ecocompute("meter --json --gpus " + both() + " -- sh -c 'echo \"$CUDA_VISIBLE_DEVICES\" > \"" +
+                                 seen.string() + "\"; sleep 0.4'");
+  ASSERT_EQ(run.status, 0) << run.err << run.out;
+  EXPECT_EQ(slurp(seen), both() + "\n");
+  const auto json = nlohmann::json::parse(run.out);
+  ASSERT_EQ(json["windows"].size(), 1u);
+  const auto& w = json["windows"][0];
+  ASSERT_EQ(w["status"], "measured") << w.dump();
+  const double duration = w["duration_s"].get<double>();
+  ASSERT_EQ(w["per_gpu"].size(), 2u);
+  const double first = w["per_gpu"][0]["energy_j"].get<double>();
+  const double second = w["per_gpu"][1]["energy_j"].get<double>();
+  // The whole window's bound covers both GPUs' edges.
+  const double bound = w["edge_uncertainty_j"].get<double>();
+  expect_power(first, duration, kFirstWatts, bound, "first");
+  expect_power(second, duration, kSecondWatts, bound, "second");
+  EXPECT_NEAR(w["energy_j"].get<double>(), first + second, 1e-9 * (first + second));
+}
+
+TEST_F(SplitGpusCliTest, BadGpuListsAreRefusedNamingTheFlag) {
+  const std::string program = " -- sleep 0";
+  Outcome twice = ecocompute(std::string("meter --gpus ") + kFirst + "," + kFirst + program);
+  EXPECT_EQ(twice.status, 2) << twice.err;
+  EXPECT_NE(twice.err.find("listed twice"), std::string::npos) << twice.err;
+
+  Outcome unknown = ecocompute(std::string("meter --gpus ") + kFirst + ",GPU-99999999-9999-9999-9999-999999999999" + program);
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.err.find("GPU-99999999"), std::string::npos) << unknown.err;
+
+  Outcome not_uuid = ecocompute(std::string("meter --gpus ") + kFirst + ",cuda:1" + program);
+  EXPECT_EQ(not_uuid.status, 2) << not_uuid.err;
+  EXPECT_NE(not_uuid.err.find("not a GPU UUID"), std::string::npos) << not_uuid.err;
+
+  Outcome both_flags = ecocompute(std::string("meter --gpu ") + kFirst + " --gpus " + both() + program);
+  EXPECT_EQ(both_flags.status, 2) << both_flags.err;
+  EXPECT_NE(both_flags.err.find("--gpu"), std::string::npos) << both_flags.err;
+}
+
+TEST_F(SplitGpusCliTest, MeasureRefusesSplitFlagsThatDoNotFit) {
+  const std::string model = " -m '" + std::string(ECOCOMPUTE_SOURCE_DIR) + "/data/fixture/fixture-kjv-f16.gguf' -p Q8_0 --no-progress --out '" +
+                            (dir_ / "out").string() + "'";
+  Outcome lone_mode = ecocompute("measure --split-mode row" + model);
+  EXPECT_EQ(lone_mode.status, 2) << lone_mode.err;
+  EXPECT_NE(lone_mode.err.find("--split-mode needs --gpus"), std::string::npos) << lone_mode.err;
+
+  Outcome bad_mode = ecocompute("measure --gpus " + both() + " --split-mode diagonal" + model);
+  EXPECT_EQ(bad_mode.status, 2) << bad_mode.err;
+  EXPECT_NE(bad_mode.err.find("--split-mode"), std::string::npos) << bad_mode.err;
+
+  Outcome both_flags = ecocompute(std::string("measure --gpu ") + kFirst + " --gpus " + both() + model);
+  EXPECT_EQ(both_flags.status, 2) << both_flags.err;
+
+  // This build's llama.cpp runs on the CPU: two GPUs' counters would measure devices doing none of the work.
+  Outcome cpu_engine = ecocompute("measure --gpus " + both() + model);
+  EXPECT_EQ(cpu_engine.status, 3) << cpu_engine.err;
+  EXPECT_NE(cpu_engine.err.find("--gpus"), std::string::npos) << cpu_engine.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "energy-F16.json"));
+}
+
+}  // namespace
