@@ -164,7 +164,7 @@ Result<std::unique_ptr<Meter>> open_gpus_meter(std::shared_ptr<NvmlLibrary> nvml
       return unexpected(ErrorCode::invalid_argument, "--gpus: '" + uuid + "' is not a GPU UUID (GPU-…)");
     }
     auto gpu = select_gpu(*nvml, *spec);
-    if (!gpu) return gpu.error();
+    if (!gpu) return unexpected(Error{gpu.error().code(), "--gpus: " + uuid + " cannot be measured", gpu.error()});
     meters.push_back(std::make_unique<NvmlMeter>(nvml, *gpu, clock, options));
   }
   if (meters.size() == 1) return std::move(meters.front());

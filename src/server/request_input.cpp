@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "util/text_list.hpp"
+
 namespace ecocompute::server {
 namespace {
 
@@ -71,13 +73,8 @@ Result<Json> request_input(const HttpRequest& request, const std::set<std::strin
   for (const auto& [key, value] : request.query) {
     if (list_fields.contains(key)) {
       Json list = Json::array();
-      std::size_t start = 0;
-      while (start <= value.size()) {
-        const std::size_t comma = value.find(',', start);
-        const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      for (const std::string& item : split_commas(value)) {
         if (!item.empty()) list.push_back(scalar_from_text(item));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
       }
       input[key] = std::move(list);
     } else {

@@ -20,6 +20,7 @@
 #include "report/verdict_table.hpp"
 #include "util/defaults.hpp"
 #include "util/log.hpp"
+#include "util/text_list.hpp"
 
 namespace ecocompute::cli {
 namespace {
@@ -83,18 +84,6 @@ class InterruptHandler {
   struct sigaction previous_int_ {};
   struct sigaction previous_term_ {};
 };
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  if (text.empty()) return out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
-  }
-}
 
 std::string join_with_commas(const std::vector<std::string>& items) {
   std::string out;

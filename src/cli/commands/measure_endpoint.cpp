@@ -25,6 +25,7 @@
 #include "protocol/serving_sweep.hpp"
 #include "util/clock.hpp"
 #include "util/log.hpp"
+#include "util/text_list.hpp"
 
 namespace ecocompute::cli {
 namespace {
@@ -68,18 +69,14 @@ struct EndpointFlags {
 
 Result<std::vector<int>> parse_levels(const std::string& text) {
   std::vector<int> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  const std::vector<std::string> items = text.empty() ? std::vector<std::string>{""} : split_commas(text);
+  for (const std::string& item : items) {
     int value = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
     if (item.empty() || ec != std::errc{} || end != item.data() + item.size()) {
       return unexpected(ErrorCode::invalid_argument, "--concurrency: '" + item + "' is not a whole number");
     }
     out.push_back(value);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
 #include "experiment/metered_command.hpp"
+#include "util/text_list.hpp"
 
 namespace ecocompute::cli {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 struct MeterArgs {
   std::vector<std::string> command;
   std::string gpu;
-  std::vector<std::string> gpus;
+  std::string gpus;
   bool json = false;
   bool cpu = false;
   bool allow_shared = false;
@@ -29,7 +30,6 @@ Command make_meter_command(CLI::App& root) {
   app->add_option("command", args->command, "The program and its arguments, after --")->required();
   app->add_option("--gpu", args->gpu, "GPU to read: UUID (GPU-…), PCI bus id, or cuda:N (default: first visible)");
   app->add_option("--gpus", args->gpus, "Read these GPUs together (UUIDs, comma-separated): energy summed, each shown")
-      ->delimiter(',')
       ->excludes("--gpu");
   app->add_flag("--cpu", args->cpu, "The program works on the CPU: read RAPL, not a GPU");
   app->add_flag("--allow-shared", args->allow_shared, "Measure even when other processes use the GPU");
@@ -37,8 +37,9 @@ Command make_meter_command(CLI::App& root) {
   return {app, [args] {
             meter::MeterOptions options;
             options.gpu = args->gpu;
-            if (args->gpus.size() > 1) options.gpus = args->gpus;
-            if (args->gpus.size() == 1) options.gpu = args->gpus.front();
+            const std::vector<std::string> gpus = split_commas(args->gpus);
+            if (gpus.size() > 1) options.gpus = gpus;
+            if (gpus.size() == 1) options.gpu = gpus.front();
             options.use_gpu = !args->cpu;
             options.allow_shared = args->allow_shared;
             auto run = experiment::run_metered_command(args->command, options);

@@ -17,6 +17,7 @@ EnergyReport split_report() {
   EnergyReport report = testing::read_golden_report("energy/energy-Q8_0.json");
   report.environment->gpus = {SplitGpu{"NVIDIA H200", kFirst, "96.00.99.00.01", 700.0},
                               SplitGpu{"NVIDIA H200", kSecond, std::nullopt, 700.0}};
+  report.environment->fingerprint = environment_fingerprint(*report.environment);
   for (TrialReport& trial : *report.trials) {
     if (!trial.decode || !trial.decode->energy_j) continue;
     const double total = *trial.decode->energy_j;
