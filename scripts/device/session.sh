@@ -23,8 +23,8 @@
 #              run inside `meter --gpus A,B`, after an idle window on both: the attribution check (the
 #              idle GPU's energy above its idle power while the other works) and the wall times; pair.tar.gz
 #   split:<arch>  one model on one GPU and split over two: F16 vs $SPLIT_FORMATS (Q4_K_M), k = 3,
-#              corrected edges, 3-s decode windows, for each of $SPLIT_MODES (single,layer,row);
-#              split-<arch>.tar.gz
+#              corrected edges, 3-s decode windows, 1-s prefill and 5-s idle windows, for each of
+#              $SPLIT_MODES (single,layer,tensor,row: single is GPU A alone); split-<arch>.tar.gz
 #   edges:<arch>  the fast protocol's check: F16 vs $EDGES_FORMATS (Q8_0,Q4_0), k = 3, measured twice in
 #              one session, counter edges with 20-s decode windows, then corrected edges with 3-s
 #              windows; reports packed as edges-<arch>.tar.gz (long/ and fast/)
@@ -149,16 +149,17 @@ for run, loaded in (("a", 0), ("b", 1), ("ab", None)):
         share = "" if loaded is None or i == loaded else f"{100 * (e - p_idle[i] * t) / parts[loaded][1]:+.3f} %"
         print(f"| {run} | {t:.1f} | {dev[dev.find('GPU-'):][:12]} | {e:.1f} | {p_idle[i] * t:.1f} | {e - p_idle[i] * t:.1f} | {share} |")
 PY
-      pack pair "$dir" ;;
+      # The sweeps' quantization caches are gigabytes: the reports, journals and logs travel.
+      tar -czf "$out/pair.tar.gz" -C "$dir" --exclude='*/cache' --exclude='*/models' --exclude='*.gguf' . ;;
     split:*)
       arch=${step#split:}
       f16=$(synth_f16 "$arch")
       a=$(gpu_uuid 1); b=$(gpu_uuid 2)
       [ -n "$b" ] || { echo "split: needs two GPUs"; status=2; continue; }
-      for mode in $(echo "${SPLIT_MODES:-single,layer,row}" | tr , ' '); do
+      for mode in $(echo "${SPLIT_MODES:-single,layer,tensor,row}" | tr , ' '); do
         if [ "$mode" = single ]; then where=(--gpu "$a"); else where=(--gpus "$a,$b" --split-mode "$mode"); fi
         measure_into "/tmp/eco/split-$arch/$mode" "${MEASURE_TIMEOUT:-200}" -m "$f16" -p "${SPLIT_FORMATS:-Q4_K_M}" \
-          "${where[@]}" -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
+          "${where[@]}" -k 3 --edges corrected --min-window 3 --min-prefill-window 1 --idle-window 5
       done
       pack "split-$arch" "/tmp/eco/split-$arch" ;;
     edges:*)
