@@ -14,7 +14,7 @@ TEST(SplitMode, SpellingsRoundTrip) {
 }
 
 TEST(SplitMode, OtherTextIsAnErrorNamingIt) {
-  for (const char* text : {"", "Layer", "none", "tensor"}) {
+  for (const char* text : {"", "Layer", "none", "rows"}) {
     auto parsed = parse_split_mode(text);
     ASSERT_FALSE(parsed.has_value()) << text;
     EXPECT_EQ(parsed.error().code(), ErrorCode::invalid_argument);
