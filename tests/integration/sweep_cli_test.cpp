@@ -20,6 +20,7 @@
 
 #include "support/sweep_folder.hpp"
 #include "support/cli_run.hpp"
+#include "support/postgres_schema.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -38,6 +39,8 @@ class SweepCliTest : public ecocompute::testing::ScratchDirTest {
   }
 
   Outcome ecocompute(const std::string& args) const { return ecocompute::testing::run_ecocompute(environment(), args, dir_); }
+
+  void expect_task_posts_to_serve(const std::string& db);
 
   // Starts the binary in the background (exec'd by the shell, so the pid is the binary's own).
   pid_t start(const std::string& args) const {
@@ -276,10 +279,11 @@ TEST_F(SweepCliTest, TaskRunsOneJobByIndexOnce) {
       << out_of_range.err;
 }
 
-TEST_F(SweepCliTest, TaskPostsItsReportsToAServeStore) {
+// Runs job 0 with `--post` to an `ecocompute serve` whose replication store is `db`, and checks what the
+// journal recorded of each upload.
+void SweepCliTest::expect_task_posts_to_serve(const std::string& db) {
   const fs::path port_file = dir_ / "port";
-  const pid_t server = start("serve --port 0 --port-file '" + port_file.string() + "' --db '" +
-                             (dir_ / "replications.sqlite").string() + "'");
+  const pid_t server = start("serve --port 0 --port-file '" + port_file.string() + "' --db '" + db + "'");
   std::string port;
   for (int i = 0; i < 600 && port.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -309,6 +313,17 @@ TEST_F(SweepCliTest, TaskPostsItsReportsToAServeStore) {
   }
   EXPECT_EQ(offered, (std::set<std::string>{"energy-F16.json", "energy-Q8_0.json"}));
   EXPECT_NE(task.err.find("HTTP"), std::string::npos) << task.err;
+}
+
+TEST_F(SweepCliTest, TaskPostsItsReportsToAServeStore) { expect_task_posts_to_serve((dir_ / "replications.sqlite").string()); }
+
+// The shared store of a cluster: the same upload to a serve backed by PostgreSQL (skipped without
+// ECOCOMPUTE_TEST_PG_URL; scripts/test.sh starts a server).
+TEST_F(SweepCliTest, TaskPostsItsReportsToAServeStoreOnPostgres) {
+  ecocompute::testing::PostgresSchema schema;
+  schema.create("sweep_post_");
+  if (::testing::Test::IsSkipped()) return;
+  expect_task_posts_to_serve(schema.url());
 }
 
 TEST_F(SweepCliTest, SlurmWritesAnArrayScriptForThePlan) {
