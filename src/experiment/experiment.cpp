@@ -23,6 +23,7 @@
 #include "util/clock.hpp"
 #include "util/file_io.hpp"
 #include "util/log.hpp"
+#include "util/text_list.hpp"
 
 namespace ecocompute::experiment {
 namespace {
@@ -95,21 +96,14 @@ std::vector<std::string> run_gpu_uuids(const ReportContext& context) {
   return out;
 }
 
-std::string join_uuids(const std::vector<std::string>& uuids) {
-  std::string out;
-  for (const std::string& uuid : uuids) out += (out.empty() ? "" : ",") + uuid;
-  return out;
-}
-
 // Loads each precision by starting its program; the program runs on the GPU the meter reads.
 LoadedEngines command_engines(const ExperimentOptions& options, const ReportContext& context,
                               const std::atomic<bool>* cancel) {
   std::map<std::string, engine::CommandSpec, std::less<>> specs;
+  const std::string visible = join_commas(run_gpu_uuids(context));
   for (engine::CommandSpec spec : options.commands) {
     spec.cancel = cancel;
-    const std::vector<std::string> gpus = run_gpu_uuids(context);
-    if (options.commands_on_gpu && !gpus.empty()) {
-      const std::string visible = join_uuids(gpus);
+    if (options.commands_on_gpu && !visible.empty()) {
       spec.environment.emplace_back("ECOCOMPUTE_GPU_UUID", visible);
       spec.environment.emplace_back("CUDA_VISIBLE_DEVICES", visible);
     }

@@ -8,6 +8,7 @@
 #include "engine/command_protocol.hpp"
 #include "meter/gpu_info.hpp"
 #include "util/log.hpp"
+#include "util/text_list.hpp"
 
 namespace ecocompute::experiment {
 namespace {
@@ -89,7 +90,7 @@ Result<MeteredRun> run_metered_command(const std::vector<std::string>& argv, con
   if (options.use_gpu) {
     std::string visible;  // every GPU the meter reads, so the program works on those and no other
     if (!options.gpus.empty()) {
-      for (const std::string& uuid : options.gpus) visible += (visible.empty() ? "" : ",") + uuid;
+      visible = join_commas(options.gpus);
     } else {
       const meter::EnergySources sources = meter::describe_energy_sources(options.gpu, options.nvml_library);
       if (sources.gpu) visible = sources.gpu->uuid;

@@ -14,4 +14,10 @@ std::vector<std::string> split_commas(std::string_view text) {
   }
 }
 
+std::string join_commas(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
 }  // namespace ecocompute

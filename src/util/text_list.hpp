@@ -11,4 +11,7 @@ namespace ecocompute {
 /// "" gives no items.
 [[nodiscard]] std::vector<std::string> split_commas(std::string_view text);
 
+/// Joins items with commas, the inverse of split_commas: {"a", "b"} → "a,b".
+[[nodiscard]] std::string join_commas(const std::vector<std::string>& items);
+
 }  // namespace ecocompute

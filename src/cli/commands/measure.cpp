@@ -85,12 +85,6 @@ class InterruptHandler {
   struct sigaction previous_term_ {};
 };
 
-std::string join_with_commas(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
-  return out;
-}
-
 std::string join_numbers(const std::vector<int>& items) {
   std::string out;
   for (int item : items) out += (out.empty() ? "" : ",") + std::to_string(item);
@@ -132,7 +126,7 @@ const CLI::Validator kSeed(
 // The flags' defaults are the Design's (util/defaults.hpp), read through a default Design.
 struct MeasureFlags {
   experiment::ExperimentOptions options;
-  std::string precisions_text = join_with_commas(options.design.candidates);
+  std::string precisions_text = join_commas(options.design.candidates);
   std::string prompt_lengths_text;
   std::string batches_text = join_numbers(options.design.batches);
   double min_window_s = options.design.min_window.value;
