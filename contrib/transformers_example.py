@@ -8,8 +8,12 @@ Driven, precisions compared with the full design (k interleaved trials, paired C
     --candidate-command 'NF4=python3 contrib/transformers_example.py --model MODEL --precision nf4'
 One run, its own windows (a prefill and a generate):
   ecocompute meter -- python3 contrib/transformers_example.py --model MODEL --precision fp16 --marked
+Without weights: --config CONFIG.json (e.g. from `ecocompute synth --arch llama3-8b --hf-config CONFIG.json`)
+builds the shape with random weights on the GPU and feeds fixed token ids (no tokenizer): energy and speed
+are the shape's, outputs are meaningless, as with the synthetic GGUF files llama.cpp is measured on.
 """
 import argparse
+import json
 import os
 import sys
 
@@ -21,6 +25,47 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ecocompute_marker as eco  # noqa: E402
 
 TEXT = "Explain in simple terms how a language model works. "
+
+
+DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def load_synthetic(config_path, precision):
+    """The config's shape with transformers' own random initialisation, built directly on the GPU."""
+    if precision not in DTYPES:
+        raise SystemExit("--config builds fp16 or bf16 weights only, not " + precision)
+    with open(config_path) as f:
+        fields = json.load(f)
+    name = fields.pop("_name_or_path", config_path)
+    fields["torch_dtype"] = str(DTYPES[precision]).replace("torch.", "")  # from_config builds in this dtype
+    config = transformers.AutoConfig.for_model(fields.pop("model_type"), **fields)
+    config._attn_implementation = "eager"
+    torch.manual_seed(0)
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(DTYPES[precision])
+    try:
+        with torch.device("cuda"):
+            model = AutoModelForCausalLM.from_config(config)
+    finally:
+        torch.set_default_dtype(default)
+    built = next(model.parameters()).dtype
+    if built != DTYPES[precision]:
+        raise SystemExit("asked for %s weights, transformers built %s" % (DTYPES[precision], built))
+    model.eval()
+    return model, name
+
+
+class FixedIds:
+    """Stands in for a tokenizer on a synthetic model: the same token ids every run."""
+
+    bos_token_id = None
+
+    def __init__(self, vocab_size):
+        self.vocab_size = vocab_size
+
+    def __call__(self, text, add_special_tokens=False):
+        ids = [(1000 + 7919 * i) % self.vocab_size for i in range(97)]
+        return argparse.Namespace(input_ids=ids)
 
 
 def load(name, precision):
@@ -74,17 +119,24 @@ class Session:
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--model", required=True)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--model", help="a Hugging Face model name or folder")
+    source.add_argument("--config", help="a config.json: that shape with random weights (no download)")
     parser.add_argument("--precision", default="fp16", choices=["fp16", "bf16", "nf4", "int8"])
     parser.add_argument("--marked", action="store_true", help="mark windows for `ecocompute meter`")
     parser.add_argument("--tokens", type=int, default=256)
     args = parser.parse_args()
-    tokenizer = AutoTokenizer.from_pretrained(args.model)
-    model = load(args.model, args.precision)
+    if args.config:
+        model, name = load_synthetic(args.config, args.precision)
+        tokenizer = FixedIds(model.config.vocab_size)
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(args.model)
+        model = load(args.model, args.precision)
+        name = args.model
     params = sum(p.numel() for p in model.parameters())
     if not args.marked:
         eco.driven(Session(model, tokenizer), engine="transformers", version=transformers.__version__,
-                   precision=args.precision.upper(), model=args.model, params=params,
+                   precision=args.precision.upper(), model=name, params=params,
                    device="cuda:0_" + torch.cuda.get_device_name(0), backend="CUDA_eager")
         return
     ids = prompt_ids(tokenizer, 64)

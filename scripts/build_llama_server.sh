@@ -3,12 +3,19 @@
 # build folder third_party/build-llama-server and installs the binary as third_party/llama-server/bin/
 # llama-server. The integration test of `measure-endpoint` serves the trained fixture with it. Static
 # libraries, so the binary needs nothing from third_party/llama-cpu; no web UI (nothing is downloaded).
-# Usage: scripts/build_llama_server.sh   (ECOCOMPUTE_JOBS limits parallel jobs; default nproc)
+# `shared` builds it against shared libllama/libggml instead (third_party/llama-server-shared, with its
+# own libraries in lib/): the GPU bundle carries that binary and runs it on the CUDA libllama of the same commit, since
+# the server's own code is the same with or without CUDA (backends are found through ggml's registry).
+# Usage: scripts/build_llama_server.sh [static|shared]   (ECOCOMPUTE_JOBS limits parallel jobs; default nproc)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 src="$root/third_party/llama.cpp"
-build="$root/third_party/build-llama-server"
-prefix="$root/third_party/llama-server"
+linkage=${1:-static}
+case "$linkage" in
+  static) build="$root/third_party/build-llama-server"; prefix="$root/third_party/llama-server"; shared=OFF ;;
+  shared) build="$root/third_party/build-llama-server-shared"; prefix="$root/third_party/llama-server-shared"; shared=ON ;;
+  *) echo "build_llama_server: unknown linkage '$linkage' (expected static or shared)" >&2; exit 2 ;;
+esac
 
 "$root/scripts/fetch_third_party.sh"
 
@@ -19,7 +26,7 @@ if [ -x "$prefix/bin/llama-server" ] && [ -f "$prefix/.ecocompute-built" ] &&
   exit 0
 fi
 
-flags=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_NATIVE=OFF
+flags=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=$shared -DGGML_NATIVE=OFF
        -DLLAMA_BUILD_COMMON=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON
        -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
        -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF
@@ -30,5 +37,12 @@ cmake -S "$src" -B "$build" "${generator[@]}" "${flags[@]}" >/dev/null
 cmake --build "$build" --target llama-server --parallel "${ECOCOMPUTE_JOBS:-$(nproc)}"
 mkdir -p "$prefix/bin"
 install -m 0755 "$build/bin/llama-server" "$prefix/bin/llama-server"
+if [ "$shared" = ON ]; then
+  # The server's own libraries; libllama and libggml come from the build it runs on.
+  rm -rf "$prefix/lib"; mkdir -p "$prefix/lib"
+  for lib in "$build"/bin/lib*.so*; do
+    case "$(basename "$lib")" in libllama.so*|libggml*) ;; *) cp -a "$lib" "$prefix/lib/" ;; esac
+  done
+fi
 echo "$commit" > "$prefix/.ecocompute-built"
 echo "llama-server installed in $prefix/bin"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Here: builds ecocompute, its GPU tests (tests/gpu, GoogleTest linked statically) and the decode-loop
-# benchmark for the GPU machine, and packs what must travel into .device/bundle.tar.xz.
+# benchmark for the GPU machine, with llama-server (scripts/build_llama_server.sh shared: it runs on the
+# CUDA libllama carried here), and packs what must travel into .device/bundle.tar.xz.
 #
 # The GPU machine has CUDA, cmake and gcc but none of our Debian libraries and no package registry, so
 # we build here (nvcc 13.0 matches its driver) against the CUDA libllama that was built there
@@ -20,12 +21,14 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLA
   -DECOCOMPUTE_BUILD_TESTS=ON -DECOCOMPUTE_BUILD_BENCH=ON \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,--allow-shlib-undefined -Wl,-rpath-link,/usr/local/cuda/lib64/stubs" >/dev/null
 cmake --build "$build" --target ecocompute decode_loop_bench gpu_tests -j "$(nproc)"
+"$root/scripts/build_llama_server.sh" shared
 
 stage=$(mktemp -d)
 mkdir -p "$stage/bundle/bin" "$stage/bundle/lib"
 cp "$build/bin/ecocompute" "$build/bench/decode_loop_bench" "$build/tests/gpu_tests" "$stage/bundle/bin/"
+cp "$root/third_party/llama-server-shared/bin/llama-server" "$stage/bundle/bin/"
 strip "$stage/bundle/bin/"*
-cp -a "$root/third_party/llama-cuda/lib/"*.so* "$stage/bundle/lib/"
+cp -a "$root/third_party/llama-cuda/lib/"*.so* "$root/third_party/llama-server-shared/lib/"*.so* "$stage/bundle/lib/"
 # Shared libraries from Debian that the GPU machine's image may lack; the C/C++ runtime, CUDA and
 # libllama's own come from there.
 skip='^(linux-vdso|libc\.|libm\.|libstdc\+\+|libgcc_s|ld-linux|libdl\.|libpthread\.|librt\.|libcuda|libcudart|libcublas|libllama|libggml)'

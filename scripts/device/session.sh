@@ -25,6 +25,14 @@
 #   split:<arch>  one model on one GPU and split over two: F16 vs $SPLIT_FORMATS (Q4_K_M), k = 3,
 #              corrected edges, 3-s decode windows, 1-s prefill and 5-s idle windows, for each of
 #              $SPLIT_MODES (single,layer,tensor,row: single is GPU A alone); split-<arch>.tar.gz
+#   serve:<arch>  llama-server (CUDA) serving synthetic <arch> at F16 and $SERVE_FORMAT (Q4_K_M), both on
+#              GPU A with $SERVE_SLOTS (64) slots; `measure-endpoint` over concurrency $SERVE_LEVELS
+#              (1,2,4,8,16,32,64), k = 3, $SERVE_REQUESTS (24) requests of $SERVE_OUTPUT (64-128) tokens;
+#              sweep and server logs packed as serve-<arch>.tar.gz
+#   engines:<arch>  the engine effect on one shape: transformers FP16 vs BF16 (eager, random weights from
+#              the shape's config, contrib/transformers_example.py through the command engine) and
+#              llama.cpp F16 vs Q4_K_M, k = 3, corrected 3-s decode windows each; engines-<arch>.tar.gz
+#   bandwidth  the GPU's measured copy and read bandwidth (scripts/device/copy_bandwidth.py): bandwidth.json
 #   edges:<arch>  the fast protocol's check: F16 vs $EDGES_FORMATS (Q8_0,Q4_0), k = 3, measured twice in
 #              one session, counter edges with 20-s decode windows, then corrected edges with 3-s
 #              windows; reports packed as edges-<arch>.tar.gz (long/ and fast/)
@@ -45,6 +53,15 @@ status=0
 stamp() { date -u +%H:%M:%S; }
 gpu_uuid() { nvidia-smi --query-gpu=uuid --format=csv,noheader | sed -n "$1p" | tr -d ' '; }
 pack() { tar -czf "$out/$1.tar.gz" -C "$2" . ; }
+# wait_ready PORT: until a server answers /v1/models (it answers 503 while loading), at most 300 s.
+wait_ready() {
+  local i
+  for i in $(seq 1 300); do
+    python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$1/v1/models', timeout=2)" 2>/dev/null && return 0
+    sleep 1
+  done
+  return 1
+}
 # synth_f16 ARCH: the synthetic F16 GGUF of ARCH, written once per machine.
 synth_f16() {
   local f16="$models/$1-f16.gguf"
@@ -162,6 +179,51 @@ PY
           "${where[@]}" -k 3 --edges corrected --min-window 3 --min-prefill-window 1 --idle-window 5
       done
       pack "split-$arch" "/tmp/eco/split-$arch" ;;
+    serve:*)
+      arch=${step#serve:}
+      f16=$(synth_f16 "$arch")
+      q=${SERVE_FORMAT:-Q4_K_M}
+      { time "$eco" quantize -m "$f16" --type "$q" --cache-dir "$cache"; } 2>&1 | tail -4
+      qf=$(ls "$cache"/*/"$q".gguf | head -1)
+      a=$(gpu_uuid 1); dir=/tmp/eco/serve-$arch; slots=${SERVE_SLOTS:-64}
+      rm -rf "$dir"; mkdir -p "$dir"
+      params=$("$eco" synth --list | awk -v a="$arch" '$1 == a {printf "%.3f", $NF / 1e9}')
+      pids=()
+      for spec in "F16 $f16 8081" "$q $qf 8082"; do
+        read -r label file port <<< "$spec"
+        CUDA_VISIBLE_DEVICES=$a /tmp/eco/bundle/bin/llama-server -m "$file" --alias "$label" --host 127.0.0.1 \
+          --port "$port" -ngl 999 --parallel "$slots" -c $((slots * 512)) > "$dir/server-$label.log" 2>&1 &
+        pids+=($!)
+      done
+      if wait_ready 8081 && wait_ready 8082; then
+        echo "servers ready $(stamp)"
+        timeout -s TERM "${MEASURE_TIMEOUT:-420}" "$eco" measure-endpoint --gpu "$a" \
+          --endpoint "F16=http://127.0.0.1:8081/v1#F16" --endpoint "$q=http://127.0.0.1:8082/v1#$q" \
+          --concurrency "${SERVE_LEVELS:-1,2,4,8,16,32,64}" -k 3 --n-requests "${SERVE_REQUESTS:-24}" \
+          --output-tokens "${SERVE_OUTPUT:-64-128}" --params-b "$params" -o "$dir/sweep" > "$dir/stdout.md" 2> "$dir/stderr.log"
+        echo "measure-endpoint exit $? $(stamp)"; grep -E "warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
+      else
+        echo "serve: a server did not answer"; tail -20 "$dir"/server-*.log; status=1
+      fi
+      kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
+      nvidia-smi --query-gpu=uuid,name,power.limit,clocks.max.sm --format=csv > "$dir/gpu.csv"
+      pack "serve-$arch" "$dir" ;;
+    engines:*)
+      arch=${step#engines:}
+      f16=$(synth_f16 "$arch")
+      cfg="$models/$arch-config.json"
+      "$eco" synth --arch "$arch" --hf-config "$cfg"
+      python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)"
+      py="python3 $root/contrib/transformers_example.py --config $cfg"
+      measure_into "/tmp/eco/engines-$arch/transformers" "${HF_TIMEOUT:-300}" --engine command \
+        --baseline-command "FP16=$py --precision fp16" --candidate-command "BF16=$py --precision bf16" \
+        -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
+      measure_into "/tmp/eco/engines-$arch/llama.cpp" "${MEASURE_TIMEOUT:-240}" -m "$f16" -p "${ENGINES_FORMATS:-Q4_K_M}" \
+        -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
+      cp "$cfg" "/tmp/eco/engines-$arch/"
+      pack "engines-$arch" "/tmp/eco/engines-$arch" ;;
+    bandwidth)
+      python3 "$root/scripts/device/copy_bandwidth.py" | tee "$out/bandwidth.json" || status=1 ;;
     edges:*)
       arch=${step#edges:}
       f16=$(synth_f16 "$arch")

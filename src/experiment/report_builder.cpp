@@ -97,10 +97,7 @@ std::optional<report::WindowReport> window_report(const std::optional<WindowResu
   if (!w.measurement.edge_correction_skipped.empty()) out.edge_correction_skipped = w.measurement.edge_correction_skipped;
   out.throttle_reasons = throttle_reasons(w.measurement);
   out.status = meter::to_string(w.measurement.status);
-  for (const meter::Measurement& part : w.measurement.per_device) {
-    out.per_gpu.push_back(report::GpuWindowShare{part.device, value_of(part.energy), value_of(part.average_power()),
-                                                 value_of(part.edge_uncertainty), meter::to_string(part.status)});
-  }
+  out.per_gpu = gpu_shares(w.measurement);
   return out;
 }
 
@@ -141,17 +138,6 @@ std::string measurement_method(std::string_view source) {
   }
   if (source == "rapl") return "RAPL energy counter differenced at window edges after the engine synchronized";
   return "no energy source was readable: throughput and quality only";
-}
-
-report::SystemUnderTest system_under_test(const ReportContext& context) {
-  const std::optional<meter::GpuInfo>& gpu = context.sources.gpu;
-  report::SystemUnderTest s;
-  s.gpu = gpu ? gpu->name : "none";
-  s.gpu_arch = gpu && !gpu->arch.empty() ? gpu->arch : "none";
-  s.accelerator_count = gpu ? std::max(1, static_cast<int>(context.sources.split_gpus.size())) : 0;
-  s.host = context.host;
-  s.cpu = text_or_absent(context.cpu);
-  return s;
 }
 
 report::EngineSection engine_section(const engine::EngineDescription& engine) {
@@ -394,6 +380,26 @@ Result<std::string> model_sha256(const ReportContext& context, const Condition& 
 }
 
 }  // namespace
+
+std::vector<report::GpuWindowShare> gpu_shares(const meter::Measurement& measurement) {
+  std::vector<report::GpuWindowShare> out;
+  for (const meter::Measurement& part : measurement.per_device) {
+    out.push_back(report::GpuWindowShare{part.device, value_of(part.energy), value_of(part.average_power()),
+                                         value_of(part.edge_uncertainty), meter::to_string(part.status)});
+  }
+  return out;
+}
+
+report::SystemUnderTest system_under_test(const ReportContext& context) {
+  const std::optional<meter::GpuInfo>& gpu = context.sources.gpu;
+  report::SystemUnderTest s;
+  s.gpu = gpu ? gpu->name : "none";
+  s.gpu_arch = gpu && !gpu->arch.empty() ? gpu->arch : "none";
+  s.accelerator_count = gpu ? std::max(1, static_cast<int>(context.sources.split_gpus.size())) : 0;
+  s.host = context.host;
+  s.cpu = text_or_absent(context.cpu);
+  return s;
+}
 
 std::string report_file_name(const Condition& condition) {
   // Batch 1 keeps the name it had before batch was a factor; a batch above 1 adds "-b<B>".

@@ -3,8 +3,10 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "experiment/report_context.hpp"
+#include "meter/measurement.hpp"
 #include "protocol/run_result.hpp"
 #include "report/energy_report.hpp"
 #include "util/result.hpp"
@@ -23,6 +25,12 @@ namespace ecocompute::experiment {
 /// with the hashing error when a model file cannot be read. Does not validate.
 [[nodiscard]] Result<report::EnergyReport> build_energy_report(const protocol::RunResult& run, std::size_t condition,
                                                                const ReportContext& context);
+
+/// Returns each GPU's own reading of a window read over several GPUs (`--gpus`); empty for one GPU.
+[[nodiscard]] std::vector<report::GpuWindowShare> gpu_shares(const meter::Measurement& measurement);
+
+/// Returns the system-under-test section: the GPU read (the first of several) and how many were read.
+[[nodiscard]] report::SystemUnderTest system_under_test(const ReportContext& context);
 
 /// Returns the environment section of the run's reports (fingerprint computed).
 [[nodiscard]] report::Environment build_environment(const ReportContext& context, const std::string& engine_commit);

@@ -87,6 +87,7 @@ report::WindowReport window_report(const protocol::ServingWindow& w) {
     names.insert(m.at_end.throttle_reason_names.begin(), m.at_end.throttle_reason_names.end());
     out.throttle_reasons.assign(names.begin(), names.end());
     out.status = meter::to_string(m.status);
+    out.per_gpu = gpu_shares(m);
   }
   return out;
 }
@@ -160,12 +161,7 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
   for (const LevelRun* run : runs) r.timestamp_utc = std::min(*r.timestamp_utc, run->started_utc);
   r.measurement_source = std::string(measurement_source(context.meter_source));
   r.provenance = report::Provenance{"ecocompute", rc.ecocompute_version, rc.ecocompute_commit, rc.run_id, std::nullopt};
-  const std::optional<meter::GpuInfo>& gpu = rc.sources.gpu;
-  r.system_under_test.gpu = gpu ? gpu->name : "none";
-  r.system_under_test.gpu_arch = gpu && !gpu->arch.empty() ? gpu->arch : "none";
-  r.system_under_test.accelerator_count = gpu ? 1 : 0;
-  r.system_under_test.host = rc.host;
-  if (!rc.cpu.empty()) r.system_under_test.cpu = rc.cpu;
+  r.system_under_test = system_under_test(rc);
 
   // The client sees the server only through HTTP: what it cannot know is stated, not guessed.
   report::EngineSection engine;
@@ -306,12 +302,15 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
 
   std::vector<report::TrialReport> trials;
   report::Uncertainty u;
+  std::int64_t corrections_skipped = 0;
+  if (is_measured) u.edges = context.edges;
   for (const LevelRun* run : runs) {
     trials.push_back(report::TrialReport{run->block, run->block, static_cast<std::int64_t>(run->order_index),
                                          trial_status(*run), run->reason().substr(0, kMaxReasonChars), std::nullopt,
                                          window_report(run->steady)});
     if (!run->is_ok() || !run->steady.measurement || !is_measured) continue;
     const meter::Measurement& mm = *run->steady.measurement;
+    if (!mm.edge_correction_skipped.empty()) ++corrections_skipped;
     if (mm.edge_uncertainty && mm.energy && mm.energy->value > 0) {
       u.edge_error_pct_max = std::max(u.edge_error_pct_max.value_or(0.0), mm.edge_uncertainty->value / mm.energy->value * 100.0);
     }
@@ -320,6 +319,7 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
     }
     if (mm.counter_update_period && !u.counter_update_period_s) u.counter_update_period_s = mm.counter_update_period->value;
   }
+  if (is_measured && context.edges == "corrected") u.edge_corrections_skipped = corrections_skipped;
   r.trials = std::move(trials);
   r.uncertainty = u;
   return r;
@@ -376,10 +376,14 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                                     {"range_high", json_or_null(b.high)},
                                     {"note", b.note}});
   }
+  OrderedJson gpu_uuids = OrderedJson::array();
+  for (const meter::GpuInfo& g : context.report.sources.split_gpus) gpu_uuids.push_back(g.uuid);
+  if (gpu_uuids.empty() && context.report.sources.gpu) gpu_uuids.push_back(context.report.sources.gpu->uuid);
   return OrderedJson{{"schema_version", "ecocompute-serving-sweep/1"},
                      {"run_id", context.report.run_id},
                      {"measurement_source", std::string(measurement_source(context.meter_source))},
                      {"gpu", context.report.sources.gpu ? OrderedJson(context.report.sources.gpu->name) : OrderedJson(nullptr)},
+                     {"gpu_uuids", gpu_uuids},
                      {"api", context.api},
                      {"streamed", context.streamed},
                      {"request_set", context.request_set},

@@ -23,6 +23,7 @@ struct ServingContext {
   ReportContext report;               ///< run id, host, GPU, tool identity
   std::string meter_source;           ///< Meter::source()
   bool meter_measures_energy = false;
+  std::string edges = "counter";      ///< the edge method asked for: "counter" or "corrected"
   std::optional<double> params_b;     ///< the served model's size, as the user gave it (for `data import`)
   std::string request_set;            ///< how the requests were made, in words ("seed 7: 64 requests …" or the file)
   std::string request_set_seed;       ///< decimal seed, or "0" for a file

@@ -31,6 +31,18 @@ inline constexpr double idle_window_s = 10.0;
 inline constexpr std::string_view schedule_order = "alternating";
 inline constexpr std::string_view out_dir = "ecocompute-out";
 
+// Serving (`ecocompute measure-endpoint`): a closed loop of C requests against an OpenAI-compatible server.
+inline constexpr std::array<int, 7> serving_concurrency{1, 2, 4, 8, 16, 32, 64};  ///< `--concurrency` levels
+inline constexpr int serving_requests = 64;             ///< `--n-requests`: the drawn request set
+inline constexpr std::string_view serving_prompt_words = "16-128";    ///< `--prompt-words`, uniform
+inline constexpr std::string_view serving_output_tokens = "32-128";   ///< `--output-tokens` (max_tokens), uniform
+inline constexpr int serving_requests_per_stream = 4;   ///< a trial sends max(set size, this × C) requests
+inline constexpr int serving_warmup_requests = 2;       ///< unmetered requests before every trial
+/// A steady-state window lasts as long as the load holds, seconds at high concurrency: too short for
+/// plain counter edges (0.1-s updates), so each edge is corrected from the power trace.
+inline constexpr std::string_view serving_edges = "corrected";
+inline constexpr std::string_view serving_out_dir = "ecocompute-serving";
+
 // The decision layer (`estimate`, `optimize`, `check`; GET|POST /v1/estimate, /v1/optimize; MCP).
 inline constexpr std::string_view estimate_precision = "NF4";
 inline constexpr int batch = 1;

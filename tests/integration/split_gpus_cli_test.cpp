@@ -1,4 +1,4 @@
-// Runs over several GPUs end to end (`measure --gpus`, `meter --gpus`) against the fake NVML with two
+// Runs over several GPUs end to end (`measure --gpus`, `meter --gpus`, `measure-endpoint --gpus`) against the fake NVML with two
 // GPUs at different constant powers: every window's energy is the sum of both counters, each GPU's
 // share is its own power × the window's duration, the reports name both GPUs, and the program is
 // given exactly those GPUs. Bad combinations of flags are refused with the flag named.
@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_run.hpp"
+#include "support/fake_openai_server.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -108,6 +109,48 @@ TEST_F(SplitGpusCliTest, MeterOverTwoGpusShowsEachGpuAndGivesTheProgramBoth) {
   expect_power(first, duration, kFirstWatts, bound, "first");
   expect_power(second, duration, kSecondWatts, bound, "second");
   EXPECT_NEAR(w["energy_j"].get<double>(), first + second, 1e-9 * (first + second));
+}
+
+TEST_F(SplitGpusCliTest, MeasureEndpointOverTwoGpusSumsBothCountersPerWindow) {
+  // A server spread over two GPUs: each steady-state window reads both counters.
+  ecocompute::testing::FakeOpenAiServer server([](const nlohmann::json&) {
+    ecocompute::testing::FakeReply reply = ecocompute::testing::good_stream(16);
+    reply.delay_between = std::chrono::milliseconds(15);
+    return reply;
+  });
+  const std::string url = server.base_url();
+  const std::string out = (dir_ / "serving").string();
+  const Outcome run = ecocompute("measure-endpoint --endpoint F16=" + url + "#fake-model --endpoint Q4=" + url +
+                                 "#fake-model --concurrency 2 -k 2 --n-requests 4 --output-tokens 16 --gpus " + both() +
+                                 " --out '" + out + "'");
+  ASSERT_EQ(run.status, 0) << run.err << run.out;
+  for (const char* name : {"energy-F16-c2.json", "energy-Q4-c2.json"}) {
+    const auto r = nlohmann::json::parse(slurp(dir_ / "serving" / name));
+    EXPECT_EQ(r["system_under_test"]["accelerator_count"], 2) << name;
+    ASSERT_EQ(r["environment"]["gpus"].size(), 2u) << r["environment"].dump();
+    EXPECT_EQ(r["environment"]["gpus"][1]["uuid"], kSecond);
+    ASSERT_EQ(r["trials"].size(), 2u) << name;
+    for (const auto& t : r["trials"]) {
+      ASSERT_EQ(t["status"], "ok") << t.dump();
+      const auto& w = t["decode"];
+      const double duration = w["duration_s"].get<double>();
+      ASSERT_GT(duration, 0.0) << w.dump();
+      const auto& shares = w["per_gpu"];
+      ASSERT_EQ(shares.size(), 2u) << w.dump();
+      const double first = shares[0]["energy_j"].get<double>();
+      const double second = shares[1]["energy_j"].get<double>();
+      expect_power(first, duration, kFirstWatts, shares[0]["edge_uncertainty_j"].get<double>(), std::string(name) + " first");
+      expect_power(second, duration, kSecondWatts, shares[1]["edge_uncertainty_j"].get<double>(), std::string(name) + " second");
+      EXPECT_NEAR(w["energy_j"].get<double>(), first + second, 1e-9 * (first + second)) << name;
+    }
+  }
+  const auto sweep = nlohmann::json::parse(slurp(dir_ / "serving" / "sweep.json"));
+  EXPECT_EQ(sweep["gpu_uuids"], nlohmann::json::array({kFirst, kSecond})) << sweep["gpu_uuids"].dump();
+
+  const Outcome both_flags = ecocompute("measure-endpoint --endpoint F16=" + url + "#fake-model --gpu " +
+                                        std::string(kFirst) + " --gpus " + both() + " --out '" + out + "-2'");
+  EXPECT_EQ(both_flags.status, 2) << both_flags.err;
+  EXPECT_NE(both_flags.err.find("--gpu"), std::string::npos) << both_flags.err;
 }
 
 TEST_F(SplitGpusCliTest, BadGpuListsAreRefusedNamingTheFlag) {

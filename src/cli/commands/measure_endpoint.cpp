@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
@@ -24,6 +25,7 @@
 #include "protocol/serving_statistics.hpp"
 #include "protocol/serving_sweep.hpp"
 #include "util/clock.hpp"
+#include "util/defaults.hpp"
 #include "util/log.hpp"
 #include "util/text_list.hpp"
 
@@ -45,26 +47,28 @@ extern "C" void on_endpoint_interrupt(int) {
 
 struct EndpointFlags {
   std::vector<std::string> endpoints;
-  std::string concurrency = "1,2,4,8,16,32,64";
-  int trials = 3;
+  std::string concurrency = fmt::format("{}", fmt::join(defaults::serving_concurrency, ","));
+  int trials = defaults::trials;
   std::string requests_file;
-  int n_requests = 64;
-  std::string prompt_words = "16-128";
-  std::string output_tokens = "32-128";
+  int n_requests = defaults::serving_requests;
+  std::string prompt_words{defaults::serving_prompt_words};
+  std::string output_tokens{defaults::serving_output_tokens};
   std::string seed = "0";
-  int requests_per_stream = 4;
-  int warmup_requests = 2;
+  int requests_per_stream = defaults::serving_requests_per_stream;
+  int warmup_requests = defaults::serving_warmup_requests;
+  std::string edges{defaults::serving_edges};
   std::string api = "completions";
   bool no_stream = false;
   bool no_ignore_eos = false;
   double timeout_s = 600.0;
   std::string gpu;
+  std::string gpus;
   bool no_energy = false;
   bool require_energy = false;
   double params_b = 0.0;
   std::string restart_cmd;
   double ready_timeout_s = 600.0;
-  std::string out = "ecocompute-serving";
+  std::string out{defaults::serving_out_dir};
 };
 
 Result<std::vector<int>> parse_levels(const std::string& text) {
@@ -199,6 +203,8 @@ int run_measure_endpoint(const EndpointFlags& flags) {
     }
   }
 
+  // A server spread over several GPUs (tensor or pipeline parallel) draws from all of them.
+  const std::vector<std::string> gpus = split_commas(flags.gpus);
   // The server under test is another process on the GPU: sharing it is the point, so it is allowed.
   std::unique_ptr<meter::Meter> meter;
   if (flags.no_energy) {
@@ -206,7 +212,10 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   } else {
     meter::MeterOptions meter_options;
     meter_options.gpu = flags.gpu;
+    if (gpus.size() > 1) meter_options.gpus = gpus;
+    if (gpus.size() == 1) meter_options.gpu = gpus.front();
     meter_options.allow_shared = true;
+    meter_options.nvml.correct_edges = flags.edges == "corrected";
     meter_options.allow_fallback = !flags.require_energy;
     auto opened = meter::open_meter(meter_options);
     if (!opened) return report_error(opened.error());
@@ -224,9 +233,12 @@ int run_measure_endpoint(const EndpointFlags& flags) {
                               context.report.run_id.end());
   context.report.host = experiment::describe_host();
   context.report.cpu = experiment::cpu_model_name();
-  if (!flags.no_energy) context.report.sources = meter::describe_energy_sources(flags.gpu);
+  if (!flags.no_energy) {
+    context.report.sources = meter::describe_energy_sources(gpus.empty() ? std::vector<std::string>{flags.gpu} : gpus);
+  }
   context.meter_source = meter->source();
   context.meter_measures_energy = meter->measures_energy();
+  context.edges = flags.edges;
   if (flags.params_b > 0) context.params_b = flags.params_b;
   context.request_set = request_set;
   context.request_set_seed = seed_text;
@@ -316,7 +328,15 @@ Command make_measure_endpoint_command(CLI::App& root) {
   app->add_option("--timeout", flags->timeout_s, "Longest silence inside a response, seconds")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 86400.0));
+  app->add_option("--edges", flags->edges,
+                  "Window edges: corrected (each edge's staleness since the counter's last update added from the power "
+                  "trace) or counter (plain difference: only for windows of ≥ 20 s on a 0.1-s counter)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"counter", "corrected"}));
   app->add_option("--gpu", flags->gpu, "GPU whose energy counter is read: UUID (GPU-…), PCI bus id or cuda:N");
+  app->add_option("--gpus", flags->gpus,
+                  "GPUs the server runs on, read together (UUIDs, comma-separated): energy summed, each kept")
+      ->excludes("--gpu");
   app->add_flag("--no-energy", flags->no_energy, "Read no energy source (tokens, throughput and latency only)");
   app->add_flag("--require-energy", flags->require_energy, "Fail (exit 3) rather than run without an energy source");
   app->add_option("--params-b", flags->params_b, "The served model's parameters in billions (lets `data import` store it)")

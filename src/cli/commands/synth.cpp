@@ -6,8 +6,10 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
+#include "modelgen/hf_config.hpp"
 #include "modelgen/model_writer.hpp"
 #include "modelgen/synthetic_model.hpp"
+#include "util/file_io.hpp"
 #include "util/log.hpp"
 
 namespace ecocompute::cli {
@@ -17,6 +19,7 @@ struct SynthArgs {
   std::string arch;
   std::string type = "f16";
   std::string out;
+  std::string hf_config;
   std::uint64_t seed = 0;
   std::string vocab_dir;
   bool list = false;
@@ -35,9 +38,18 @@ int list_shapes() {
 
 int run_synth(const SynthArgs& args) {
   if (args.list) return list_shapes();
-  if (args.arch.empty() || args.out.empty()) {
-    log::error("synth needs --arch and -o (see --list for the architectures)");
+  if (args.arch.empty() || (args.out.empty() && args.hf_config.empty())) {
+    log::error("synth needs --arch and -o or --hf-config (see --list for the architectures)");
     return exit_usage;
+  }
+  if (!args.hf_config.empty()) {
+    auto shape = modelgen::find_shape(args.arch);
+    if (!shape) return report_error(shape.error());
+    if (auto wrote = write_file_atomic(args.hf_config, modelgen::hf_config(*shape).dump(2) + "\n"); !wrote) {
+      return report_error(wrote.error());
+    }
+    fmt::print("wrote {}: the Hugging Face config of the {} shape\n", args.hf_config, args.arch);
+    if (args.out.empty()) return exit_ok;
   }
   auto type = modelgen::parse_weight_type(args.type);
   if (!type) return report_error(type.error());
@@ -72,6 +84,8 @@ Command make_synth_command(CLI::App& root) {
                                         "qwen2-7b|qwen2.5-3b|qwen2.5-14b (see --list)");
   app->add_option("--type", args->type, "Storage type of the weight matrices: f16|bf16|f32")->capture_default_str();
   app->add_option("-o,--output", args->out, "GGUF file to write");
+  app->add_option("--hf-config", args->hf_config,
+                  "Also (or only) write the shape's Hugging Face config.json, for transformers to build the same shape");
   app->add_option("--seed", args->seed, "Seed of the random weights (same seed, same bytes)")->capture_default_str();
   app->add_option("--vocab-dir", args->vocab_dir,
                   "Folder with llama.cpp's ggml-vocab-*.gguf (default: $ECOCOMPUTE_VOCAB_DIR, <data>/vocab, "
