@@ -31,7 +31,8 @@
 #              sweep and server logs packed as serve-<arch>.tar.gz
 #   engines:<arch>  the engine effect on one shape: transformers FP16 vs BF16 (eager, random weights from
 #              the shape's config, contrib/transformers_example.py through the command engine) and
-#              llama.cpp F16 vs Q4_K_M, k = 3, corrected 3-s decode windows each; engines-<arch>.tar.gz
+#              llama.cpp F16 vs Q4_K_M, k = 3, 128-token iterations, corrected 3-s decode windows each
+#              (transformers: one iteration per window); engines-<arch>.tar.gz
 #   bandwidth  the GPU's measured copy and read bandwidth (scripts/device/copy_bandwidth.py): bandwidth.json
 #   edges:<arch>  the fast protocol's check: F16 vs $EDGES_FORMATS (Q8_0,Q4_0), k = 3, measured twice in
 #              one session, counter edges with 20-s decode windows, then corrected edges with 3-s
@@ -217,9 +218,9 @@ PY
       py="python3 $root/contrib/transformers_example.py --config $cfg"
       measure_into "/tmp/eco/engines-$arch/transformers" "${HF_TIMEOUT:-300}" --engine command \
         --baseline-command "FP16=$py --precision fp16" --candidate-command "BF16=$py --precision bf16" \
-        -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
+        --tokens 128 --iterations 1 -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
       measure_into "/tmp/eco/engines-$arch/llama.cpp" "${MEASURE_TIMEOUT:-240}" -m "$f16" -p "${ENGINES_FORMATS:-Q4_K_M}" \
-        -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
+        --tokens 128 -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
       cp "$cfg" "/tmp/eco/engines-$arch/"
       pack "engines-$arch" "/tmp/eco/engines-$arch" ;;
     bandwidth)
