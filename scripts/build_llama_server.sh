@@ -19,7 +19,18 @@ esac
 
 "$root/scripts/fetch_third_party.sh"
 
-commit=$(cat "$src/.ecocompute-fetched")
+# Our fix to the server's reply parser (scripts/patches/llama-server-malformed-utf8.diff): a model that
+# emits malformed UTF-8, as random weights do, failed every such request with a 500 instead of answering.
+# Only common/ changes, which libllama does not contain, so the libllama builds are untouched.
+patch="$root/scripts/patches/llama-server-malformed-utf8.diff"
+if git -C "$src" apply --check "$patch" 2>/dev/null; then
+  git -C "$src" apply "$patch"
+elif ! git -C "$src" apply --reverse --check "$patch" 2>/dev/null; then
+  echo "build_llama_server: $patch applies neither forwards nor backwards to $src" >&2
+  exit 1
+fi
+
+commit="$(cat "$src/.ecocompute-fetched")+$(basename "$patch")"
 if [ -x "$prefix/bin/llama-server" ] && [ -f "$prefix/.ecocompute-built" ] &&
    [ "$(cat "$prefix/.ecocompute-built")" = "$commit" ]; then
   echo "llama-server already built in $prefix"
