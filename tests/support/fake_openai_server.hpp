@@ -6,11 +6,13 @@
 #define CPPHTTPLIB_ZLIB_SUPPORT
 #define CPPHTTPLIB_BROTLI_SUPPORT
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -68,7 +70,10 @@ class FakeOpenAiServer {
  public:
   /// `script` answers each completion request from its parsed JSON body.
   /// `threads` bounds the streams it serves at once (one thread each).
-  explicit FakeOpenAiServer(std::function<FakeReply(const nlohmann::json&)> script, std::size_t threads = 64)
+  /// `listen_backlog` (0: httplib's, 5) is how many connections the kernel queues before accept();
+  /// a load of C clients connecting at once needs at least C, or connects are dropped and reset.
+  explicit FakeOpenAiServer(std::function<FakeReply(const nlohmann::json&)> script, std::size_t threads = 64,
+                            int listen_backlog = 0)
       : script_(std::move(script)) {
     server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     auto handle = [this](const httplib::Request& request, httplib::Response& response) {
@@ -101,7 +106,18 @@ class FakeOpenAiServer {
     server_.Get("/v1/models", [](const httplib::Request&, httplib::Response& response) {
       response.set_content(R"({"object":"list","data":[{"id":"fake-model","object":"model"}]})", "application/json");
     });
+    if (listen_backlog > 0) {
+      server_.set_socket_options([this](socket_t sock) {
+        httplib::default_socket_options(sock);
+        listening_ = sock;
+      });
+    }
     port_ = server_.bind_to_any_port("127.0.0.1");
+    // httplib 0.11 listens with a backlog fixed at build time (5) and has no setter; Linux lets
+    // listen() be called again on a listening socket to change it.
+    if (listen_backlog > 0 && (port_ <= 0 || ::listen(listening_, listen_backlog) != 0)) {
+      throw std::runtime_error("FakeOpenAiServer: cannot raise the listen backlog");
+    }
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -124,6 +140,7 @@ class FakeOpenAiServer {
   httplib::Server server_;
   std::thread thread_;
   int port_ = 0;
+  socket_t listening_ = -1;
   mutable std::mutex mutex_;
   std::vector<nlohmann::json> bodies_;
 };
