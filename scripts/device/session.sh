@@ -28,6 +28,8 @@
 #   serve:<arch>  llama-server (CUDA) serving synthetic <arch> at F16 and $SERVE_FORMAT (Q4_K_M), both on
 #              GPU A with $SERVE_SLOTS (64) slots; `measure-endpoint` over concurrency $SERVE_LEVELS
 #              (1,2,4,8,16,32,64), k = 3, $SERVE_REQUESTS (24) requests of $SERVE_OUTPUT (64-128) tokens;
+#              server flags $SERVE_ARGS (--kv-unified: with one KV stream per slot, a batch's attention spans
+#              every stream between its lowest and highest slot; the 2026-12-01 run had SERVE_ARGS empty);
 #              sweep and server logs packed as serve-<arch>.tar.gz
 #   engines:<arch>  the engine effect on one shape: transformers FP16 vs BF16 (eager, random weights from
 #              the shape's config, contrib/transformers_example.py through the command engine) and
@@ -193,7 +195,8 @@ PY
       for spec in "F16 $f16 8081" "$q $qf 8082"; do
         read -r label file port <<< "$spec"
         CUDA_VISIBLE_DEVICES=$a /tmp/eco/bundle/bin/llama-server -m "$file" --alias "$label" --host 127.0.0.1 \
-          --port "$port" -ngl 999 --parallel "$slots" -c $((slots * 512)) > "$dir/server-$label.log" 2>&1 &
+          --port "$port" -ngl 999 --parallel "$slots" -c $((slots * 512)) ${SERVE_ARGS---kv-unified} \
+          > "$dir/server-$label.log" 2>&1 &
         pids+=($!)
       done
       if wait_ready 8081 && wait_ready 8082; then
