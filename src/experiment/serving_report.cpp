@@ -503,8 +503,11 @@ Result<std::vector<std::filesystem::path>> write_serving_reports(const std::file
     log::info("no plot: no energy was measured");
     return written;
   }
+  // The kept script names the SVG beside it, so the folder can be drawn again wherever it is copied.
   const auto gp = out_dir / "jtoken-vs-concurrency.gp";
-  if (auto wrote = write_file_atomic(gp, script); !wrote) return wrote.error();
+  if (auto wrote = write_file_atomic(gp, serving_plot_script(sweep, analysis, svg.filename())); !wrote) {
+    return wrote.error();
+  }
   written.push_back(gp);
   FILE* pipe = popen("gnuplot 1>&2", "w");
   bool plotted = false;
@@ -517,8 +520,8 @@ Result<std::vector<std::filesystem::path>> write_serving_reports(const std::file
   if (plotted) {
     written.push_back(svg);
   } else {
-    log::warn("gnuplot could not draw {} (install the Debian package gnuplot); the script is {}", svg.string(),
-              gp.string());
+    log::warn("gnuplot could not draw {} (install the Debian package gnuplot, then run `gnuplot {}` in {})",
+              svg.string(), gp.filename().string(), out_dir.string());
   }
   return written;
 }

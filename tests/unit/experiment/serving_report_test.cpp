@@ -203,6 +203,9 @@ TEST_F(ServingReportFiles, WritesEveryReportAndTheSummaries) {
   auto problems = report::validate_energy_file(dir_ / "energy-F16-c1.json");
   ASSERT_TRUE(problems.has_value());
   EXPECT_TRUE(problems->empty()) << report::describe(*problems);
+  // The kept script draws the SVG beside itself, wherever the folder goes.
+  const std::string script = ecocompute::testing::slurp(dir_ / "jtoken-vs-concurrency.gp");
+  EXPECT_NE(script.find("set output \"jtoken-vs-concurrency.svg\"\n"), std::string::npos) << script;
 }
 
 }  // namespace
