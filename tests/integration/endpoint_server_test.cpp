@@ -56,7 +56,8 @@ int free_port() {
 // llama-server as a child process; the destructor stops it (TERM, then KILL) and reaps it.
 class ServerProcess {
  public:
-  ServerProcess(const fs::path& binary, const fs::path& model, int port, const fs::path& log) {
+  ServerProcess(const fs::path& binary, const fs::path& model, int port, const fs::path& log,
+                const std::string& alias = "fixture-kjv") {
     pid_ = ::fork();
     if (pid_ == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the test process, whatever ends it
@@ -66,7 +67,7 @@ class ServerProcess {
         ::_exit(126);
       }
       ::execl(binary.c_str(), binary.c_str(), "-m", model.c_str(), "--host", "127.0.0.1", "--port", port_text.c_str(),
-              "-t", "1", "-tb", "1", "-c", "1024", "--parallel", "4", "-ngl", "0", "--no-webui", "-a", "fixture-kjv",
+              "-t", "1", "-tb", "1", "-c", "1024", "--parallel", "4", "-ngl", "0", "--no-webui", "-a", alias.c_str(),
               static_cast<char*>(nullptr));
       ::_exit(127);
     }
@@ -102,7 +103,29 @@ class ServerProcess {
   pid_t pid_ = -1;
 };
 
-class EndpointServerTest : public ecocompute::testing::ScratchDirTest {};
+class EndpointServerTest : public ecocompute::testing::ScratchDirTest {
+ protected:
+  // Waits up to 2 minutes for the server's /health; fails the test (naming its log) if it exits or never answers.
+  void wait_healthy(ServerProcess& server, int port) const {
+    httplib::Client health("127.0.0.1", port);
+    health.set_connection_timeout(1, 0);
+    bool ready = false;
+    for (int i = 0; i < 600 && !ready; ++i) {
+      ASSERT_FALSE(server.exited()) << "llama-server exited:\n" << slurp(dir_ / "llama-server.log");
+      const auto response = health.Get("/health");
+      ready = response && response->status == 200;
+      if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    ASSERT_TRUE(ready) << "llama-server never became healthy:\n" << slurp(dir_ / "llama-server.log");
+  }
+  // Runs the binary with `args`, stdout and stderr to files in the scratch folder; returns the exit status.
+  int ecocompute(const std::string& args) const {
+    const std::string command = "'" + std::string(ECOCOMPUTE_BINARY) + "' " + args + " > '" +
+                                (dir_ / "stdout").string() + "' 2> '" + (dir_ / "stderr").string() + "'";
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+};
 
 TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWritesServerReports) {
   const fs::path binary = llama_server_binary();
@@ -113,17 +136,8 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
   ASSERT_GT(port, 0);
   ServerProcess server(binary, fixture, port, dir_ / "llama-server.log");
   ASSERT_TRUE(server.started());
-
-  httplib::Client health("127.0.0.1", port);
-  health.set_connection_timeout(1, 0);
-  bool ready = false;
-  for (int i = 0; i < 600 && !ready; ++i) {
-    ASSERT_FALSE(server.exited()) << "llama-server exited:\n" << slurp(dir_ / "llama-server.log");
-    const auto response = health.Get("/health");
-    ready = response && response->status == 200;
-    if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  ASSERT_TRUE(ready) << "llama-server never became healthy:\n" << slurp(dir_ / "llama-server.log");
+  wait_healthy(server, port);
+  if (HasFatalFailure()) return;
 
   const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1#fixture-kjv";
   const fs::path out = dir_ / "out";
@@ -181,6 +195,42 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
   ASSERT_EQ(sweep["break_even"].size(), 1u);
   EXPECT_EQ(sweep["break_even"][0]["crosses"], false);
 
+  server.stop();
+}
+
+// A model with random weights, as on the GPU campaign, emits byte fragments that are not valid UTF-8;
+// llama-server's reply parser failed each such request with a 500 until our patch
+// (scripts/patches/llama-server-malformed-utf8.diff). Every request must now be answered and counted.
+TEST_F(EndpointServerTest, RandomWeightsServedByLlamaServerAnswerEveryRequest) {
+  const fs::path binary = llama_server_binary();
+  ASSERT_TRUE(fs::exists(binary)) << binary << " is missing: run scripts/build_llama_server.sh";
+  const fs::path model = dir_ / "llama3-tiny.gguf";
+  const std::string vocab = (fs::path(ECOCOMPUTE_SOURCE_DIR) / "third_party/llama.cpp/models").string();
+  ASSERT_EQ(ecocompute("synth --arch llama3-tiny --type f16 --seed 3 --vocab-dir '" + vocab + "' -o '" +
+                       model.string() + "'"),
+            0)
+      << slurp(dir_ / "stderr");
+  const int port = free_port();
+  ASSERT_GT(port, 0);
+  ServerProcess server(binary, model, port, dir_ / "llama-server.log", "llama3-tiny");
+  ASSERT_TRUE(server.started());
+  wait_healthy(server, port);
+  if (HasFatalFailure()) return;
+
+  const fs::path out = dir_ / "out";
+  const int status = ecocompute("measure-endpoint --endpoint F16=http://127.0.0.1:" + std::to_string(port) +
+                                "/v1#llama3-tiny --concurrency 1,4 -k 1 --n-requests 16 --prompt-words 4-16"
+                                " --output-tokens 48 --seed 5 --warmup-requests 0 --no-energy --timeout 120 -o '" +
+                                out.string() + "'");
+  ASSERT_EQ(status, 0) << slurp(dir_ / "stderr") << "\n" << slurp(dir_ / "stdout");
+  const nlohmann::json sweep = nlohmann::json::parse(slurp(out / "sweep.json"));
+  ASSERT_EQ(sweep["levels"].size(), 2u);
+  for (const auto& level : sweep["levels"]) {
+    EXPECT_EQ(level["requests_failed"], 0) << level.dump();
+    EXPECT_EQ(level["requests_ok"], 16) << level.dump();
+    // ignore_eos: every request yields its 48 tokens, counted from the server's usage.
+    EXPECT_EQ(level["whole_run_tokens"], 16 * 48) << level.dump();
+  }
   server.stop();
 }
 
