@@ -28,7 +28,42 @@ GpuInfo describe_gpu(const NvmlLibrary& nvml, const GpuDevice& gpu) {
   return info;
 }
 
+namespace {
+
+// Fills the GPU part of `sources` from one NVML session: the first spec is `gpu`; with several, each is
+// also in `split_gpus`, and NVML counts as available only when every one has an energy counter.
+void describe_gpus(const NvmlLibrary& nvml, const std::vector<std::string>& specs, EnergySources& sources) {
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    auto spec = parse_gpu_spec(specs[i]);
+    auto gpu = spec ? select_gpu(nvml, *spec) : Result<GpuDevice>(spec.error());
+    if (!gpu) {
+      sources.nvml_available = false;
+      sources.nvml_status = "no GPU energy source: " + gpu.error().describe();
+      if (i == 0) return;
+      continue;
+    }
+    GpuInfo info = describe_gpu(nvml, *gpu);
+    if (i == 0) sources.nvml_available = true;
+    if (!info.supports_energy_counter && sources.nvml_available) {
+      sources.nvml_available = false;
+      sources.nvml_status = "no GPU energy source: nvmlDeviceGetTotalEnergyConsumption is not supported on " + gpu->name;
+    }
+    if (i == 0) {
+      if (sources.nvml_available) sources.nvml_status = "ok";
+      sources.gpu = info;
+    }
+    if (specs.size() > 1) sources.split_gpus.push_back(std::move(info));
+  }
+}
+
+}  // namespace
+
 EnergySources describe_energy_sources(const std::string& gpu_spec, const std::string& nvml_library,
+                                      const std::filesystem::path& rapl_root) {
+  return describe_energy_sources(std::vector<std::string>{gpu_spec}, nvml_library, rapl_root);
+}
+
+EnergySources describe_energy_sources(const std::vector<std::string>& gpu_specs, const std::string& nvml_library,
                                       const std::filesystem::path& rapl_root) {
   EnergySources sources;
   sources.nvml_library = nvml_library.empty() ? NvmlLibrary::default_path() : nvml_library;
@@ -38,43 +73,11 @@ EnergySources describe_energy_sources(const std::string& gpu_spec, const std::st
   } else {
     if (auto v = (*nvml)->driver_version()) sources.driver_version = *v;
     if (auto v = (*nvml)->cuda_driver_version()) sources.cuda_driver_version = format_cuda_version(*v);
-    auto spec = parse_gpu_spec(gpu_spec);
-    auto gpu = spec ? select_gpu(**nvml, *spec) : Result<GpuDevice>(spec.error());
-    if (!gpu) {
-      sources.nvml_status = "no GPU energy source: " + gpu.error().describe();
-    } else {
-      sources.gpu = describe_gpu(**nvml, *gpu);
-      sources.nvml_available = sources.gpu->supports_energy_counter;
-      sources.nvml_status = sources.nvml_available
-                                ? "ok"
-                                : "no GPU energy source: nvmlDeviceGetTotalEnergyConsumption is not supported on " +
-                                      gpu->name;
-    }
+    describe_gpus(**nvml, gpu_specs.empty() ? std::vector<std::string>{std::string()} : gpu_specs, sources);
   }
   auto rapl = RaplMeter::open(rapl_root);
   sources.rapl_available = rapl.has_value();
   sources.rapl_status = rapl ? "ok: " + (*rapl)->device() : rapl.error().describe();
-  return sources;
-}
-
-EnergySources describe_energy_sources(const std::vector<std::string>& gpu_specs, const std::string& nvml_library,
-                                      const std::filesystem::path& rapl_root) {
-  EnergySources sources = describe_energy_sources(gpu_specs.empty() ? std::string() : gpu_specs.front(), nvml_library, rapl_root);
-  if (gpu_specs.size() < 2 || !sources.gpu) return sources;
-  sources.split_gpus.push_back(*sources.gpu);
-  for (std::size_t i = 1; i < gpu_specs.size(); ++i) {
-    EnergySources other = describe_energy_sources(gpu_specs[i], nvml_library, rapl_root);
-    if (!other.gpu) {
-      sources.nvml_available = false;
-      sources.nvml_status = other.nvml_status;
-      continue;
-    }
-    if (!other.nvml_available && sources.nvml_available) {
-      sources.nvml_available = false;
-      sources.nvml_status = other.nvml_status;
-    }
-    sources.split_gpus.push_back(std::move(*other.gpu));
-  }
   return sources;
 }
 
