@@ -152,7 +152,8 @@ Result<Measurement> MultiGpuMeter::do_end(Window& window) {
 }
 
 Result<std::unique_ptr<Meter>> open_gpus_meter(std::shared_ptr<NvmlLibrary> nvml, const std::vector<std::string>& uuids,
-                                               std::shared_ptr<Clock> clock, const NvmlMeterOptions& options) {
+                                               std::shared_ptr<Clock> clock, const NvmlMeterOptions& options,
+                                               const std::function<Result<void>(const GpuDevice&)>& check) {
   if (uuids.empty()) return unexpected(ErrorCode::invalid_argument, "--gpus: no GPU given");
   std::vector<std::unique_ptr<Meter>> meters;
   std::set<std::string> seen;
@@ -165,6 +166,9 @@ Result<std::unique_ptr<Meter>> open_gpus_meter(std::shared_ptr<NvmlLibrary> nvml
     }
     auto gpu = select_gpu(*nvml, *spec);
     if (!gpu) return unexpected(Error{gpu.error().code(), "--gpus: " + uuid + " cannot be measured", gpu.error()});
+    if (check) {
+      if (auto checked = check(*gpu); !checked) return checked.error();
+    }
     meters.push_back(std::make_unique<NvmlMeter>(nvml, *gpu, clock, options));
   }
   if (meters.size() == 1) return std::move(meters.front());

@@ -3,6 +3,7 @@
 // measurement kept beside it (Measurement::per_device).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,8 +48,11 @@ class MultiGpuMeter final : public Meter {
 Measurement combine_measurements(std::vector<Measurement> parts, const std::string& device);
 
 /// Opens one NvmlMeter per UUID (each GPU named once) and a MultiGpuMeter over them; one UUID gives
-/// that GPU's plain NvmlMeter, so a one-GPU run is exactly what it was. Errors name the UUID.
+/// that GPU's plain NvmlMeter, so a one-GPU run is exactly what it was. Errors name the UUID. `check`,
+/// when given, vets each GPU once it is found (e.g. that no other process computes on it) before its
+/// meter starts; its error is returned as is.
 Result<std::unique_ptr<Meter>> open_gpus_meter(std::shared_ptr<NvmlLibrary> nvml, const std::vector<std::string>& uuids,
-                                               std::shared_ptr<Clock> clock, const NvmlMeterOptions& options);
+                                               std::shared_ptr<Clock> clock, const NvmlMeterOptions& options,
+                                               const std::function<Result<void>(const GpuDevice&)>& check = {});
 
 }  // namespace ecocompute::meter

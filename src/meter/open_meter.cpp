@@ -48,14 +48,10 @@ Result<std::unique_ptr<Meter>> open_split_meter(const MeterOptions& options) {
   }
   auto nvml = NvmlLibrary::open(options.nvml_library);
   if (!nvml) return unexpected(Error{ErrorCode::unavailable, "--gpus cannot be measured", nvml.error()});
-  auto meter = open_gpus_meter(*nvml, options.gpus, options.clock, options.nvml);
-  if (!meter) return meter.error();
-  for (const std::string& uuid : options.gpus) {
-    auto gpu = select_gpu(**nvml, GpuSpec{GpuSpec::Kind::uuid, uuid, {}, 0});
-    if (!gpu) return gpu.error();
-    if (auto shared = check_not_shared(**nvml, *gpu, options.allow_shared); !shared) return shared.error();
-  }
-  return meter;
+  const NvmlLibrary& library = **nvml;
+  return open_gpus_meter(*nvml, options.gpus, options.clock, options.nvml, [&](const GpuDevice& gpu) {
+    return check_not_shared(library, gpu, options.allow_shared);
+  });
 }
 
 }  // namespace

@@ -54,6 +54,25 @@ TEST_F(OpenMeterTest, AllowSharedAndOwnProcessAreAccepted) {
   ASSERT_TRUE(own.has_value()) << own.error().describe();
 }
 
+TEST_F(OpenMeterTest, SplitRunRefusesWhenAnyOfItsGpusIsUsedByAnotherProcess) {
+  constexpr const char* second = "GPU-22222222-2222-2222-2222-222222222222";
+  load(fmt::format(R"({{"devices": [
+      {{"name": "NVIDIA H200", "uuid": "{}", "architecture": 9, "processes": []}},
+      {{"name": "NVIDIA H200", "uuid": "{}", "architecture": 9, "processes": [{{"pid": 4343}}]}}]}})",
+                   testing::h200_uuid, second));
+  MeterOptions split = options();
+  split.gpu.clear();
+  split.gpus = {testing::h200_uuid, second};
+  auto refused = open_meter(split);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message().find("pid 4343"), std::string::npos) << refused.error().message();
+
+  split.allow_shared = true;
+  auto allowed = open_meter(split);
+  ASSERT_TRUE(allowed.has_value()) << allowed.error().describe();
+  EXPECT_NE((*allowed)->device().find(second), std::string::npos) << (*allowed)->device();
+}
+
 TEST_F(OpenMeterTest, CpuWorkIsNeverMeasuredOnTheGpuCounter) {
   load(script("[]"));
   MeterOptions cpu_work = options();
