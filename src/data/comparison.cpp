@@ -1,9 +1,10 @@
-// Comparison: pairs two sides' rows by (size, precision) and computes paired differences.
+// Comparison: pairs two sides' rows by (size, precision, batch) and computes paired differences.
 #include "data/comparison.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -14,7 +15,14 @@
 namespace ecocompute::data {
 namespace {
 
-using RowKey = std::pair<double, std::string>;  // (params_b, precision)
+// (params_b, precision, batch): a batch or concurrency level is a condition of its own, never pooled.
+using RowKey = std::tuple<double, std::string, int>;
+
+std::string describe_key(const std::string& model, const RowKey& key) {
+  const auto& [params_b, precision, batch] = key;
+  return batch == 1 ? fmt::format("{} {:g} B {}", model, params_b, precision)
+                    : fmt::format("{} {:g} B {} batch {}", model, params_b, precision, batch);
+}
 
 // Mean of one optional field over the rows that have it.
 std::optional<double> mean_of(const std::vector<const ComparedRow*>& rows, std::optional<double> ComparedRow::*field) {
@@ -29,16 +37,15 @@ std::optional<double> mean_of(const std::vector<const ComparedRow*>& rows, std::
   return n == 0 ? std::nullopt : std::optional<double>(sum / n);
 }
 
-// Replicates of one (size, precision) averaged, field by field.
+// Replicates of one (size, precision, batch) averaged, field by field.
 std::map<RowKey, ComparedRow> summarize_side(const std::vector<ComparedRow>& rows) {
   std::map<RowKey, std::vector<const ComparedRow*>> groups;
-  for (const ComparedRow& r : rows) groups[{r.params_b, r.precision}].push_back(&r);
+  for (const ComparedRow& r : rows) groups[{r.params_b, r.precision, r.batch_size}].push_back(&r);
   std::map<RowKey, ComparedRow> out;
   for (const auto& [key, members] : groups) {
     ComparedRow s;
     s.model = members.front()->model;
-    s.params_b = key.first;
-    s.precision = key.second;
+    std::tie(s.params_b, s.precision, s.batch_size) = key;
     s.delta_pct = mean_of(members, &ComparedRow::delta_pct);
     s.energy_per_token_mj = mean_of(members, &ComparedRow::energy_per_token_mj);
     s.throughput_tokens_per_s = mean_of(members, &ComparedRow::throughput_tokens_per_s);
@@ -74,6 +81,7 @@ PairedRow pair_of(const ComparedRow& x, const ComparedRow& y) {
   PairedRow p;
   p.params_b = x.params_b;
   p.precision = x.precision;
+  p.batch_size = x.batch_size;
   p.model = x.model;
   p.delta_a_pct = x.delta_pct;
   p.delta_b_pct = y.delta_pct;
@@ -102,6 +110,7 @@ ComparedRow compared_row(const DataRow& r) {
   return ComparedRow{r.model,
                      r.params_b,
                      r.precision,
+                     r.batch_size,
                      measured ? std::optional<double>(r.delta_pct()) : std::nullopt,
                      measured ? std::optional<double>(r.energy_per_token_mj) : std::nullopt,
                      r.throughput_tokens_per_s,
@@ -130,6 +139,8 @@ ComparisonSide side_from_report(const report::EnergyReport& r, std::string label
   row.model = r.workload.model_name;
   row.params_b = r.workload.params_b.value_or(0.0);
   row.precision = canonical_precision(r.workload.precision);
+  // As `data import` stores it: a Server report's level is its concurrency.
+  row.batch_size = static_cast<int>(r.workload.concurrency.value_or(r.workload.batch_size));
   row.throughput_tokens_per_s = r.results.throughput_tokens_per_s;
   const bool synthetic_weights = r.workload.weights == report::WeightsKind::synthetic;
   if (r.quality && !synthetic_weights) row.delta_perplexity_pct = r.quality->delta_vs_fp16_pct;
@@ -196,7 +207,7 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
   for (const auto& [key, x] : sa) {
     auto it = sb.find(key);
     if (it == sb.end()) {
-      c.unmatched.push_back(fmt::format("{} {:g} B {} only in {}", x.model, key.first, key.second, a.label));
+      c.unmatched.push_back(fmt::format("{} only in {}", describe_key(x.model, key), a.label));
       continue;
     }
     PairedRow p = pair_of(x, it->second);
@@ -204,7 +215,7 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
     c.pairs.push_back(std::move(p));
   }
   for (const auto& [key, y] : sb) {
-    if (!sa.contains(key)) c.unmatched.push_back(fmt::format("{} {:g} B {} only in {}", y.model, key.first, key.second, b.label));
+    if (!sa.contains(key)) c.unmatched.push_back(fmt::format("{} only in {}", describe_key(y.model, key), b.label));
   }
   if (!differences.empty()) {
     // Paired t interval: mean ± t(n−1) · sd/√n.
@@ -222,6 +233,7 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
 void to_json(Json& j, const PairedRow& p) {
   j = Json{{"params_b", p.params_b},
            {"precision", p.precision},
+           {"batch_size", p.batch_size},
            {"model", p.model},
            {"delta_a_pct", json_or_null(p.delta_a_pct)},
            {"delta_b_pct", json_or_null(p.delta_b_pct)},
@@ -259,8 +271,8 @@ void to_json(Json& j, const Comparison& c) {
 std::string to_text(const Comparison& c) {
   std::string out = fmt::format("A: {}\nB: {}\n", c.label_a, c.label_b);
   for (const std::string& w : c.warnings) out += "warning: " + w + "\n";
-  out += fmt::format("{:<40} {:>7} {:<7} {:>11} {:>11} {:>10} {:>15} {:>10} {:>10} {:>10} {:>10}\n", "model", "size",
-                     "prec", "ΔE A", "ΔE B", "B−A (pp)", "±A ±B (CI95)", "E B/A−1", "tok/s A", "tok/s B", "B/A−1");
+  out += fmt::format("{:<40} {:>7} {:<7} {:>5} {:>11} {:>11} {:>10} {:>15} {:>10} {:>10} {:>10} {:>10}\n", "model",
+                     "size", "prec", "batch", "ΔE A", "ΔE B", "B−A (pp)", "±A ±B (CI95)", "E B/A−1", "tok/s A", "tok/s B", "B/A−1");
   bool any_beyond = false;
   for (const PairedRow& p : c.pairs) {
     const bool beyond = p.beyond_within_sessions.value_or(false);
@@ -268,8 +280,8 @@ std::string to_text(const Comparison& c) {
     const std::string within = p.ci95_half_a_pp && p.ci95_half_b_pp
                                    ? fmt::format("±{:.2f} ±{:.2f}{}", *p.ci95_half_a_pp, *p.ci95_half_b_pp, beyond ? "*" : " ")
                                    : std::string("—");
-    out += fmt::format("{:<40} {:>6g}B {:<7} {:>11} {:>11} {:>10} {:>15} {:>10} {:>10} {:>10} {:>10}\n", p.model,
-                       p.params_b, p.precision, optional_text(p.delta_a_pct, "{:+.2f} %"),
+    out += fmt::format("{:<40} {:>6g}B {:<7} {:>5} {:>11} {:>11} {:>10} {:>15} {:>10} {:>10} {:>10} {:>10}\n",
+                       p.model, p.params_b, p.precision, p.batch_size, optional_text(p.delta_a_pct, "{:+.2f} %"),
                        optional_text(p.delta_b_pct, "{:+.2f} %"), optional_text(p.difference_pp, "{:+.2f}"), within,
                        optional_text(p.energy_difference_pct, "{:+.2f}%"),
                        optional_text(p.throughput_a, "{:.1f}"), optional_text(p.throughput_b, "{:.1f}"),

@@ -24,6 +24,7 @@ struct ComparedRow {
   std::string model;
   double params_b = 0.0;
   std::string precision;
+  int batch_size = 1;               ///< parallel sequences, or a Server report's concurrency (as imported)
   std::optional<double> delta_pct;  ///< ΔE % recomputed from the energies
   std::optional<double> energy_per_token_mj;
   std::optional<double> throughput_tokens_per_s;
@@ -43,6 +44,7 @@ struct ComparisonSide {
 struct PairedRow {
   double params_b = 0;
   std::string precision;
+  int batch_size = 1;
   std::string model;
   std::optional<double> delta_a_pct, delta_b_pct;
   std::optional<double> difference_pp;           ///< delta_b − delta_a, percentage points

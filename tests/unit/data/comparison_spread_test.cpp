@@ -70,5 +70,34 @@ TEST(ComparisonSpread, WithoutCIsThereIsNoVerdict) {
   EXPECT_FALSE(c.pairs.front().beyond_within_sessions.has_value());
 }
 
+TEST(ComparisonSpread, BatchLevelsArePairedLevelByLevelNeverPooled) {
+  const report::EnergyReport b1 = with_ci(measured_report(), 0.3);
+  report::EnergyReport b4 = b1;
+  b4.workload.batch_size = 4;
+  b4 = second_session(b4, 10.0, 0.3);  // batch 4 saves 10 points more than batch 1 on both sides
+  // Side A: batch 1 and batch 4; side B: the same, each ΔE 2 points lower.
+  ComparisonSide a = side_from_report(b1, "a");
+  a.rows.push_back(side_from_report(b4, "a").rows.front());
+  ComparisonSide b = side_from_report(second_session(b1, 2.0, 0.3), "b");
+  b.rows.push_back(side_from_report(second_session(b4, 2.0, 0.3), "b").rows.front());
+  const Comparison c = compare(a, b);
+  ASSERT_EQ(c.pairs.size(), 2u);
+  EXPECT_EQ(c.pairs[0].batch_size, 1);
+  EXPECT_EQ(c.pairs[1].batch_size, 4);
+  for (const PairedRow& p : c.pairs) {
+    EXPECT_NEAR(*p.difference_pp, -2.0, 1e-6) << "batch " << p.batch_size;
+    EXPECT_NEAR(*p.delta_a_pct - *c.pairs[0].delta_a_pct, p.batch_size == 4 ? -10.0 : 0.0, 1e-6);
+  }
+  EXPECT_TRUE(c.unmatched.empty());
+
+  // A level on one side only is named with its batch, not matched to another level.
+  ComparisonSide only_one = side_from_report(b1, "b1");
+  const Comparison d = compare(only_one, side_from_report(b4, "b4"));
+  EXPECT_TRUE(d.pairs.empty());
+  ASSERT_EQ(d.unmatched.size(), 2u);
+  EXPECT_NE(d.unmatched[1].find("batch 4 only in b4"), std::string::npos) << d.unmatched[1];
+  EXPECT_EQ(Json(c.pairs[1])["batch_size"], 4);
+}
+
 }  // namespace
 }  // namespace ecocompute::data
