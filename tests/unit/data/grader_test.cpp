@@ -159,6 +159,30 @@ TEST(Grader, OurRulesGradeAgainstOneSessionAndSayHowTheyDiffer) {
   EXPECT_EQ(Json(grade_report_published(ada_int8_1p1(301.6), shipped_published_reference()))["rules"], "published");
 }
 
+TEST(Grader, ABatchOrConcurrencyLevelIsNotGradedAgainstBatchOneCurves) {
+  const Evidence evidence = store_curves();
+  // Inside the band at batch 1 (as above); the same ΔE at batch 16 has no reference.
+  report::EnergyReport batched = ada_int8_1p1(301.6);
+  ASSERT_EQ(grade_report(batched, evidence).exit_code(), 0);
+  batched.workload.batch_size = 16;
+  const GradeResult b16 = grade_report(batched, evidence);
+  EXPECT_EQ(b16.exit_code(), 2) << b16.reason;
+  EXPECT_TRUE(contains(b16.reason, "measured at batch 16")) << b16.reason;
+
+  report::EnergyReport served = ada_int8_1p1(301.6);
+  served.workload.concurrency = 64;
+  const GradeResult c64 = grade_report(served, evidence);
+  EXPECT_EQ(c64.exit_code(), 2);
+  EXPECT_TRUE(contains(c64.reason, "concurrency 64")) << c64.reason;
+
+  // The published checker's rules grade it as that checker would, and say what it overlooks.
+  const GradeResult published = grade_report_published(batched, shipped_published_reference());
+  EXPECT_NE(published.exit_code(), 2) << published.reason;
+  bool warned = false;
+  for (const std::string& w : published.warnings) warned = warned || contains(w, "does not look at the batch");
+  EXPECT_TRUE(warned);
+}
+
 TEST(Grader, RefusesToGradeWhatIsNotAMeasurement) {
   const Evidence evidence = store_curves();
   const PublishedReference reference = shipped_published_reference();
