@@ -179,8 +179,7 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
                                       : engine::llama_build_info().gpu_offload && options.n_gpu_layers != 0;
   meter::MeterOptions meter_options;
   meter_options.use_gpu = engine_on_gpu;
-  meter_options.gpu = options.gpus.size() == 1 ? options.gpus.front() : options.gpu;
-  if (options.gpus.size() > 1) meter_options.gpus = options.gpus;
+  meter::name_gpus(meter_options, options.gpu, options.gpus);
   meter_options.allow_shared = options.allow_shared;
   meter_options.allow_fallback = !options.require_energy;
   meter_options.nvml.correct_edges = design->design().correct_edges;
@@ -195,8 +194,7 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   context.run_id = utc_run_id();
   context.host = describe_host();
   context.cpu = cpu_model_name();
-  context.sources = options.gpus.empty() ? meter::describe_energy_sources(options.gpu)
-                                         : meter::describe_energy_sources(options.gpus);
+  context.sources = meter::describe_energy_sources(meter_options.gpu_specs());
   if (inspection) context.weights = weights_kind(*inspection);
 
   std::map<std::string, std::filesystem::path, std::less<>> file_map;

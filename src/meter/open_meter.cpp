@@ -56,6 +56,11 @@ Result<std::unique_ptr<Meter>> open_split_meter(const MeterOptions& options) {
 
 }  // namespace
 
+void name_gpus(MeterOptions& options, const std::string& gpu, const std::vector<std::string>& gpus) {
+  options.gpu = gpus.size() == 1 ? gpus.front() : gpu;
+  options.gpus = gpus.size() > 1 ? gpus : std::vector<std::string>{};
+}
+
 Result<std::unique_ptr<Meter>> open_meter(const MeterOptions& options) {
   if (!options.gpus.empty()) return open_split_meter(options);
   auto spec = parse_gpu_spec(options.gpu);

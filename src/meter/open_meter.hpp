@@ -24,7 +24,14 @@ struct MeterOptions {
   std::filesystem::path rapl_root = "/sys/class/powercap";
   std::shared_ptr<Clock> clock = system_clock();
   NvmlMeterOptions nvml;
+
+  /// Every GPU named, in order: `gpus`, else `gpu` alone (as describe_energy_sources takes them).
+  [[nodiscard]] std::vector<std::string> gpu_specs() const { return gpus.empty() ? std::vector<std::string>{gpu} : gpus; }
 };
+
+/// Sets the GPUs `options` reads from `--gpu` and the split `--gpus` list: two or more are read
+/// together (`gpus`); a lone `--gpus` entry is read as `--gpu` would read it.
+void name_gpus(MeterOptions& options, const std::string& gpu, const std::vector<std::string>& gpus);
 
 /// Returns the best meter available: NVML on the selected GPU, else RAPL, else the null meter whose
 /// reason lists why each source was not used (each fallback is also logged as a warning).

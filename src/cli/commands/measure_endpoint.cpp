@@ -204,16 +204,13 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   }
 
   // A server spread over several GPUs (tensor or pipeline parallel) draws from all of them.
-  const std::vector<std::string> gpus = split_commas(flags.gpus);
+  meter::MeterOptions meter_options;
+  meter::name_gpus(meter_options, flags.gpu, split_commas(flags.gpus));
   // The server under test is another process on the GPU: sharing it is the point, so it is allowed.
   std::unique_ptr<meter::Meter> meter;
   if (flags.no_energy) {
     meter = std::make_unique<meter::NullMeter>("--no-energy");
   } else {
-    meter::MeterOptions meter_options;
-    meter_options.gpu = flags.gpu;
-    if (gpus.size() > 1) meter_options.gpus = gpus;
-    if (gpus.size() == 1) meter_options.gpu = gpus.front();
     meter_options.allow_shared = true;
     meter_options.nvml.correct_edges = flags.edges == "corrected";
     meter_options.allow_fallback = !flags.require_energy;
@@ -233,9 +230,7 @@ int run_measure_endpoint(const EndpointFlags& flags) {
                               context.report.run_id.end());
   context.report.host = experiment::describe_host();
   context.report.cpu = experiment::cpu_model_name();
-  if (!flags.no_energy) {
-    context.report.sources = meter::describe_energy_sources(gpus.empty() ? std::vector<std::string>{flags.gpu} : gpus);
-  }
+  if (!flags.no_energy) context.report.sources = meter::describe_energy_sources(meter_options.gpu_specs());
   context.meter_source = meter->source();
   context.meter_measures_energy = meter->measures_energy();
   context.edges = flags.edges;

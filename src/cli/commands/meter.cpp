@@ -36,10 +36,7 @@ Command make_meter_command(CLI::App& root) {
   app->add_flag("--json", args->json, "Print JSON instead of a table");
   return {app, [args] {
             meter::MeterOptions options;
-            options.gpu = args->gpu;
-            const std::vector<std::string> gpus = split_commas(args->gpus);
-            if (gpus.size() > 1) options.gpus = gpus;
-            if (gpus.size() == 1) options.gpu = gpus.front();
+            meter::name_gpus(options, args->gpu, split_commas(args->gpus));
             options.use_gpu = !args->cpu;
             options.allow_shared = args->allow_shared;
             auto run = experiment::run_metered_command(args->command, options);
