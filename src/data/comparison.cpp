@@ -139,8 +139,7 @@ ComparisonSide side_from_report(const report::EnergyReport& r, std::string label
   row.model = r.workload.model_name;
   row.params_b = r.workload.params_b.value_or(0.0);
   row.precision = canonical_precision(r.workload.precision);
-  // As `data import` stores it: a Server report's level is its concurrency.
-  row.batch_size = static_cast<int>(r.workload.concurrency.value_or(r.workload.batch_size));
+  row.batch_size = r.workload.load_level();  // as `data import` stores it
   row.throughput_tokens_per_s = r.results.throughput_tokens_per_s;
   const bool synthetic_weights = r.workload.weights == report::WeightsKind::synthetic;
   if (r.quality && !synthetic_weights) row.delta_perplexity_pct = r.quality->delta_vs_fp16_pct;

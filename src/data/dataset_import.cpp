@@ -339,14 +339,12 @@ Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::str
   row.model = r.workload.model_name;
   row.params_b = *params_b;
   row.precision = canonical_precision(r.workload.precision);
-  row.batch_size = r.workload.batch_size;
   // A Server report's load is C concurrent requests the server batches itself: its concurrency is
   // the batch dimension of the store (the report keeps batch_size 1, one prompt per request).
-  std::string level_key = row.batch_size > 1 ? "|b" + std::to_string(row.batch_size) : "";
-  if (r.workload.concurrency) {
-    row.batch_size = *r.workload.concurrency;
-    level_key = "|c" + std::to_string(*r.workload.concurrency);
-  }
+  row.batch_size = r.workload.load_level();
+  std::string level_key = r.workload.concurrency ? "|c" + std::to_string(row.batch_size)
+                          : row.batch_size > 1   ? "|b" + std::to_string(row.batch_size)
+                                                 : "";
   // One run writes one report per precision and batch (or concurrency), all with its timestamp.
   row.row_key = row.model + "|" + row.precision + level_key + "|" + r.timestamp_utc.value_or(source);
   row.basis = Basis::measured;

@@ -103,9 +103,9 @@ GradeResult started(const report::EnergyReport& r, GradingRules rules, double k)
   return g;
 }
 
-// The level a report was measured at: parallel sequences, or a Server report's concurrency.
-int load_level(const report::EnergyReport& r) {
-  return static_cast<int>(r.workload.concurrency.value_or(r.workload.batch_size));
+// "batch 16" or "concurrency 64": the level a report was measured at, in words.
+std::string load_level_text(const report::Workload& w) {
+  return fmt::format("{} {}", w.concurrency ? "concurrency" : "batch", w.load_level());
 }
 
 }  // namespace
@@ -168,9 +168,9 @@ GradeResult grade_report(const report::EnergyReport& r, const Evidence& evidence
   }
   // The curves and their points are batch 1: a batch-16 ΔE graded against them would call a real
   // batch effect a regression.
-  if (const int level = load_level(r); level != 1) {
-    g.reason = fmt::format("measured at {} {}: the curves are batch-1 measurements, so there is no reference at that level",
-                           r.workload.concurrency ? "concurrency" : "batch", level);
+  if (r.workload.load_level() != 1) {
+    g.reason = "measured at " + load_level_text(r.workload) +
+               ": the curves are batch-1 measurements, so there is no reference at that level";
     return g;
   }
   if (auto recomputed = r.delta_from_energies()) {
@@ -205,10 +205,9 @@ GradeResult grade_report_published(const report::EnergyReport& r, const Publishe
   }
   g.measured_delta_pct = r.results.vs_fp16_energy_pct;
   g.measured_delta_from = "stated";
-  if (const int level = load_level(r); level != 1) {
-    g.warnings.push_back(fmt::format("measured at {} {}: the published checker does not look at the batch, and its "
-                                     "anchors and curves are batch 1",
-                                     r.workload.concurrency ? "concurrency" : "batch", level));
+  if (r.workload.load_level() != 1) {
+    g.warnings.push_back("measured at " + load_level_text(r.workload) +
+                         ": the published checker does not look at the batch, and its anchors and curves are batch 1");
   }
   const std::string& arch = r.system_under_test.gpu_arch;
   const std::string& precision = r.workload.precision;

@@ -91,6 +91,10 @@ struct Workload {
   std::optional<std::string> model_file;
   std::optional<std::uint64_t> model_size_bytes;
   std::optional<std::uint64_t> n_params;
+
+  /// The level the load was measured at: a Server report's concurrency, else the batch size (the
+  /// store's batch dimension).
+  [[nodiscard]] int load_level() const noexcept { return concurrency.value_or(batch_size); }
 };
 
 struct MeasurementSection {
