@@ -2,6 +2,8 @@
 # Here: builds ecocompute, its GPU tests (tests/gpu, GoogleTest linked statically) and the decode-loop
 # benchmark for the GPU machine, with llama-server (scripts/build_llama_server.sh shared: it runs on the
 # CUDA libllama carried here), and packs what must travel into .device/bundle.tar.xz.
+# BUNDLE_TESTS=0 leaves gpu_tests and decode_loop_bench out (about 0.95 MB packed): the device call
+# carries 64 MiB with the working tree, and a measuring session needs neither.
 #
 # The GPU machine has CUDA, cmake and gcc but none of our Debian libraries and no package registry, so
 # we build here (nvcc 13.0 matches its driver) against the CUDA libllama that was built there
@@ -25,7 +27,8 @@ cmake --build "$build" --target ecocompute decode_loop_bench gpu_tests -j "$(npr
 
 stage=$(mktemp -d)
 mkdir -p "$stage/bundle/bin" "$stage/bundle/lib"
-cp "$build/bin/ecocompute" "$build/bench/decode_loop_bench" "$build/tests/gpu_tests" "$stage/bundle/bin/"
+cp "$build/bin/ecocompute" "$stage/bundle/bin/"
+[ "${BUNDLE_TESTS:-1}" = 0 ] || cp "$build/bench/decode_loop_bench" "$build/tests/gpu_tests" "$stage/bundle/bin/"
 cp "$root/third_party/llama-server-shared/bin/llama-server" "$stage/bundle/bin/"
 strip "$stage/bundle/bin/"*
 cp -a "$root/third_party/llama-cuda/lib/"*.so* "$root/third_party/llama-server-shared/lib/"*.so* "$stage/bundle/lib/"

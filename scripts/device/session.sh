@@ -86,6 +86,7 @@ for step in "$@"; do
     info)
       "$eco" info | tee "$out/info.txt"; "$eco" info --json > "$out/info.json" ;;
     gpu-tests)
+      [ -x /tmp/eco/bundle/bin/gpu_tests ] || { echo "gpu-tests: the bundle was packed with BUNDLE_TESTS=0"; status=2; continue; }
       ECOCOMPUTE_BINARY="$eco" /tmp/eco/bundle/bin/gpu_tests --gtest_output="xml:$out/gpu-tests.xml" 2>&1 | tail -40
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1 ;;
     selftest)
@@ -109,6 +110,7 @@ for step in "$@"; do
       echo "measure exit $?"; tail -30 /tmp/eco/session/stderr.log; cat /tmp/eco/session/stdout.md
       pack session /tmp/eco/session ;;
     bench8b)
+      [ -x /tmp/eco/bundle/bin/decode_loop_bench ] || { echo "bench8b: the bundle was packed with BUNDLE_TESTS=0"; status=2; continue; }
       for t in F16 Q4_K_M; do
         f="$models/llama3-8b-f16.gguf"; [ "$t" = F16 ] || f=$(ls "$cache"/*/"$t".gguf | head -1)
         echo "--- $t $f"
