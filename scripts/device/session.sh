@@ -46,7 +46,8 @@ mkdir -p "$out" /tmp/eco
 [ -x /tmp/eco/bundle/bin/ecocompute ] || tar -xJf "$root/.device/bundle.tar.xz" -C /tmp/eco
 export LD_LIBRARY_PATH=/tmp/eco/bundle/lib:${LD_LIBRARY_PATH:-}
 export ECOCOMPUTE_DATA_DIR="$root/data"
-[ -d /tmp/eco/vocab ] || tar -xJf "$root/.device/vocab.tar.xz" -C /tmp/eco
+# VOCAB_TAR: a one-tokenizer tarball from prepare.sh (vocab-llama-bpe.tar.xz) when the carry is tight.
+[ -d /tmp/eco/vocab ] || tar -xJf "$root/.device/${VOCAB_TAR:-vocab.tar.xz}" -C /tmp/eco
 export ECOCOMPUTE_VOCAB_DIR=/tmp/eco/vocab
 eco=/tmp/eco/bundle/bin/ecocompute
 models=/tmp/eco/models
