@@ -26,10 +26,14 @@
 #              corrected edges, 3-s decode windows, 1-s prefill and 5-s idle windows, for each of
 #              $SPLIT_MODES (single,layer,tensor,row: single is GPU A alone); split-<arch>.tar.gz
 #   serve:<arch>  llama-server (CUDA) serving synthetic <arch> at F16 and $SERVE_FORMAT (Q4_K_M), both on
-#              GPU A with $SERVE_SLOTS (64) slots; `measure-endpoint` over concurrency $SERVE_LEVELS
+#              GPU A (scripts/device/serve_level.sh); `measure-endpoint` over concurrency $SERVE_LEVELS
 #              (1,2,4,8,16,32,64), k = 3, $SERVE_REQUESTS (24) requests of $SERVE_OUTPUT (64-128) tokens;
-#              server flags $SERVE_ARGS (--kv-unified: with one KV stream per slot, a batch's attention spans
-#              every stream between its lowest and highest slot; the 2026-12-01 run had SERVE_ARGS empty);
+#              $SERVE_SLOTS slots: per-level (default: both servers restarted before each level with one
+#              slot per stream, --level-cmd, the levels run one after another) or a number (fixed servers,
+#              blocks interleave the levels); server flags $SERVE_ARGS (none). History: on 2026-12-01 the
+#              first run had 64 fixed slots and no flags (a batch's attention spans every KV stream between
+#              its lowest and highest slot, so speed depended on where the requests landed), the second 64
+#              slots with --kv-unified (steady at C ≤ 8, slower above, and the F16 server died at C = 32);
 #              sweep and server logs packed as serve-<arch>.tar.gz
 #   engines:<arch>  the engine effect on one shape: transformers FP16 vs BF16 (eager, random weights from
 #              the shape's config, contrib/transformers_example.py through the command engine) and
@@ -39,6 +43,10 @@
 #   edges:<arch>  the fast protocol's check: F16 vs $EDGES_FORMATS (Q8_0,Q4_0), k = 3, measured twice in
 #              one session, counter edges with 20-s decode windows, then corrected edges with 3-s
 #              windows; reports packed as edges-<arch>.tar.gz (long/ and fast/)
+#
+# SESSION_SECONDS (optional): the seconds this script may run in all, e.g. the device call's limit less
+# a margin. Each metered step's timeout is cut to end 30 s before it, so its reports are written and
+# packed before the call ends; a step that starts with less than 60 s left is skipped.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp/eco-out}
@@ -55,6 +63,14 @@ cache="$models/cache"
 mkdir -p "$models" "$cache"
 status=0
 stamp() { date -u +%H:%M:%S; }
+# step_limit SECONDS: SECONDS, or less when SESSION_SECONDS leaves less (30 s kept for writing and packing).
+step_limit() {
+  local left
+  [ -n "${SESSION_SECONDS:-}" ] || { echo "$1"; return; }
+  left=$(( SESSION_SECONDS - SECONDS - 30 ))
+  (( left < 1 )) && left=1
+  (( left < $1 )) && echo "$left" || echo "$1"
+}
 gpu_uuid() { nvidia-smi --query-gpu=uuid --format=csv,noheader | sed -n "$1p" | tr -d ' '; }
 pack() { tar -czf "$out/$1.tar.gz" -C "$2" . ; }
 # wait_ready PORT: until a server answers /v1/models (it answers 503 while loading), at most 300 s.
@@ -77,12 +93,15 @@ measure_into() {
   local dir=$1 limit=$2; shift 2
   # A step run twice on a warm machine must not pack the first run's reports with the second's.
   rm -rf "$dir"; mkdir -p "$dir"
-  timeout -s TERM "$limit" "$eco" measure "$@" --cache-dir "$cache" -o "$dir" --no-progress --output md \
+  timeout -s TERM "$(step_limit "$limit")" "$eco" measure "$@" --cache-dir "$cache" -o "$dir" --no-progress --output md \
     > "$dir/stdout.md" 2> "$dir/stderr.log"
   echo "measure $dir exit $? $(stamp)"; grep -E "plan:|warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
 }
 for step in "$@"; do
   echo "=== $step $(stamp)"
+  if [ -n "${SESSION_SECONDS:-}" ] && (( SESSION_SECONDS - SECONDS < 60 )); then
+    echo "skipped: less than 60 s of SESSION_SECONDS=$SESSION_SECONDS left"; status=1; continue
+  fi
   case "$step" in
     info)
       "$eco" info | tee "$out/info.txt"; "$eco" info --json > "$out/info.json" ;;
@@ -105,7 +124,7 @@ for step in "$@"; do
       done ;;
     measure8b)
       mkdir -p /tmp/eco/session
-      timeout -s TERM "${MEASURE_TIMEOUT:-540}" "$eco" measure -m "$models/llama3-8b-f16.gguf" -p Q8_0,Q4_K_M,Q4_0 -k 3 \
+      timeout -s TERM "$(step_limit "${MEASURE_TIMEOUT:-540}")" "$eco" measure -m "$models/llama3-8b-f16.gguf" -p Q8_0,Q4_K_M,Q4_0 -k 3 \
         --min-prefill-window "${PREFILL_WINDOW:-5}" --cache-dir "$cache" -o /tmp/eco/session --no-progress --output md \
         > /tmp/eco/session/stdout.md 2> /tmp/eco/session/stderr.log
       echo "measure exit $?"; tail -30 /tmp/eco/session/stderr.log; cat /tmp/eco/session/stdout.md
@@ -150,7 +169,7 @@ for step in "$@"; do
       "$eco" meter --gpus "$a,$b" --json -- sleep "${PAIR_IDLE:-20}" > "$dir/idle.json"; echo "idle exit $? $(stamp)"
       for run in a b ab; do
         start=$(date +%s%N)
-        timeout -s TERM "${PAIR_TIMEOUT:-240}" "$eco" meter --gpus "$a,$b" --json -- \
+        timeout -s TERM "$(step_limit "${PAIR_TIMEOUT:-240}")" "$eco" meter --gpus "$a,$b" --json -- \
           "$eco" sweep run "$dir/plan-$run.json" --out "$dir/sweep-$run" > "$dir/meter-$run.json" 2> "$dir/sweep-$run.log"
         rc=$?; end=$(date +%s%N)
         echo "sweep $run exit $rc wall $(( (end - start) / 1000000 )) ms $(stamp)" | tee -a "$dir/wall.txt"
@@ -191,28 +210,27 @@ PY
       q=${SERVE_FORMAT:-Q4_K_M}
       { time "$eco" quantize -m "$f16" --type "$q" --cache-dir "$cache"; } 2>&1 | tail -4
       qf=$(ls "$cache"/*/"$q".gguf | head -1)
-      a=$(gpu_uuid 1); dir=/tmp/eco/serve-$arch; slots=${SERVE_SLOTS:-64}
+      dir=/tmp/eco/serve-$arch; slots=${SERVE_SLOTS:-per-level}
       rm -rf "$dir"; mkdir -p "$dir"
       params=$("$eco" synth --list | awk -v a="$arch" '$1 == a {printf "%.3f", $NF / 1e9}')
-      pids=()
-      for spec in "F16 $f16 8081" "$q $qf 8082"; do
-        read -r label file port <<< "$spec"
-        CUDA_VISIBLE_DEVICES=$a /tmp/eco/bundle/bin/llama-server -m "$file" --alias "$label" --host 127.0.0.1 \
-          --port "$port" -ngl 999 --parallel "$slots" -c $((slots * 512)) ${SERVE_ARGS---kv-unified} \
-          > "$dir/server-$label.log" 2>&1 &
-        pids+=($!)
-      done
-      if wait_ready 8081 && wait_ready 8082; then
-        echo "servers ready $(stamp)"
-        timeout -s TERM "${MEASURE_TIMEOUT:-420}" "$eco" measure-endpoint --gpu "$a" \
-          --endpoint "F16=http://127.0.0.1:8081/v1#F16" --endpoint "$q=http://127.0.0.1:8082/v1#$q" \
-          --concurrency "${SERVE_LEVELS:-1,2,4,8,16,32,64}" -k 3 --n-requests "${SERVE_REQUESTS:-24}" \
-          --output-tokens "${SERVE_OUTPUT:-64-128}" --params-b "$params" -o "$dir/sweep" > "$dir/stdout.md" 2> "$dir/stderr.log"
-        echo "measure-endpoint exit $? $(stamp)"; grep -E "warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
+      export SERVE_DIR=$dir SERVE_GPU=$(gpu_uuid 1) SERVE_BIN=/tmp/eco/bundle/bin/llama-server \
+        SERVE_SPECS="F16 $f16 8081;$q $qf 8082" SERVE_ARGS=${SERVE_ARGS-}
+      sized=()
+      if [ "$slots" = per-level ]; then
+        sized=(--level-cmd "bash $root/scripts/device/serve_level.sh {concurrency}")
       else
-        echo "serve: a server did not answer"; tail -20 "$dir"/server-*.log; status=1
+        bash "$root/scripts/device/serve_level.sh" "$slots"
+        wait_ready 8081 && wait_ready 8082 || { echo "serve: a server did not answer"; tail -20 "$dir"/server-*.log; status=1; }
       fi
-      kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
+      echo "serving from $(stamp), slots $slots"
+      timeout -s TERM "$(step_limit "${MEASURE_TIMEOUT:-420}")" "$eco" measure-endpoint --gpu "$SERVE_GPU" \
+        --endpoint "F16=http://127.0.0.1:8081/v1#F16" --endpoint "$q=http://127.0.0.1:8082/v1#$q" \
+        --concurrency "${SERVE_LEVELS:-1,2,4,8,16,32,64}" -k 3 --n-requests "${SERVE_REQUESTS:-24}" \
+        --output-tokens "${SERVE_OUTPUT:-64-128}" --params-b "$params" --ready-timeout 300 "${sized[@]}" \
+        -o "$dir/sweep" > "$dir/stdout.md" 2> "$dir/stderr.log"
+      echo "measure-endpoint exit $? $(stamp)"; grep -E "warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
+      for pidfile in "$dir"/server-*.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null; done
+      sleep 2
       nvidia-smi --query-gpu=uuid,name,power.limit,clocks.max.sm --format=csv > "$dir/gpu.csv"
       pack "serve-$arch" "$dir" ;;
     engines:*)

@@ -388,6 +388,9 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                      {"streamed", context.streamed},
                      {"request_set", context.request_set},
                      {"trials_per_level", sweep.design.trials},
+                     {"order", sweep.design.level_by_level ? "level_by_level" : "blocks_interleave_levels"},
+                     {"restart_cmd", context.restart_cmd.empty() ? OrderedJson(nullptr) : OrderedJson(context.restart_cmd)},
+                     {"level_cmd", context.level_cmd.empty() ? OrderedJson(nullptr) : OrderedJson(context.level_cmd)},
                      {"concurrency", sweep.design.concurrency},
                      {"window_rule", std::string(kWindowRule)},
                      {"confidence", analysis.confidence},
@@ -406,6 +409,9 @@ std::string serving_summary_markdown(const SweepResult& sweep, const ServingAnal
                      "CIs {:.0f} % Student-t over trials.\n\n",
                      context.report.run_id, measurement_source(context.meter_source), sweep.endpoints.front().label,
                      sweep.design.trials, analysis.confidence * 100.0);
+  if (sweep.design.level_by_level) {
+    out << fmt::format("Levels ran one after another, each after `{}` ({{concurrency}} substituted).\n\n", context.level_cmd);
+  }
   out << "| endpoint | C | trials ok | mJ/token (window) | mJ/token (whole run) | J/request | W | tokens/s | "
          "TTFT p50/p90/p99 ms | ITL p50/p90/p99 ms | ΔE vs baseline % |\n";
   out << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";

@@ -29,6 +29,8 @@ struct ServingContext {
   std::string request_set_seed;       ///< decimal seed, or "0" for a file
   std::string api;                    ///< "completions" or "chat"
   bool streamed = true;
+  std::string restart_cmd;            ///< --restart-cmd as given (empty: none)
+  std::string level_cmd;              ///< --level-cmd as given (empty: none; then blocks interleave levels)
 };
 
 /// Returns "energy-<label>-c<C>.json".

@@ -1,6 +1,7 @@
 #include "protocol/serving_sweep.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -30,9 +31,16 @@ std::int64_t SweepDesign::requests_per_trial(int c, std::size_t set_size) const 
 
 std::vector<SweepStep> sweep_schedule(const SweepDesign& design, std::size_t n_endpoints) {
   std::vector<SweepStep> out;
-  for (int block = 0; block < design.trials; ++block) {
+  const auto add_level = [&](int c, int block) {
+    for (std::size_t e = 0; e < n_endpoints; ++e) out.push_back({e, c, block});
+  };
+  if (design.level_by_level) {
     for (int c : design.concurrency) {
-      for (std::size_t e = 0; e < n_endpoints; ++e) out.push_back({e, c, block});
+      for (int block = 0; block < design.trials; ++block) add_level(c, block);
+    }
+  } else {
+    for (int block = 0; block < design.trials; ++block) {
+      for (int c : design.concurrency) add_level(c, block);
     }
   }
   return out;
@@ -40,13 +48,14 @@ std::vector<SweepStep> sweep_schedule(const SweepDesign& design, std::size_t n_e
 
 SweepResult run_sweep(std::span<const engine::EndpointClient> clients,
                       std::span<const engine::CompletionRequest> requests, const SweepDesign& design,
-                      meter::Meter& meter, const Clock& clock, const EndpointSwitch& switch_to,
+                      meter::Meter& meter, const Clock& clock, const SweepSwitches& switches,
                       const SweepProgress& progress, const std::atomic<bool>* cancel) {
   SweepResult result;
   result.design = design;
   for (const engine::EndpointClient& c : clients) result.endpoints.push_back(c.spec());
   const std::vector<SweepStep> plan = sweep_schedule(design, clients.size());
   std::optional<std::size_t> current;
+  std::optional<int> current_level;
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (cancel != nullptr && cancel->load()) {
       result.cancelled = true;
@@ -54,8 +63,16 @@ SweepResult run_sweep(std::span<const engine::EndpointClient> clients,
     }
     const SweepStep& step = plan[i];
     const engine::EndpointClient& client = clients[step.endpoint];
-    if (switch_to && current != step.endpoint) {
-      if (auto switched = switch_to(client.spec()); !switched) {
+    if (switches.level && current_level != step.concurrency) {
+      if (auto switched = switches.level(step.concurrency); !switched) {
+        result.failure = fmt::format("switching to concurrency {} failed: {}", step.concurrency, switched.error().message());
+        break;
+      }
+      current.reset();  // the level switch may have restarted the servers: an endpoint switch runs again
+    }
+    current_level = step.concurrency;
+    if (switches.endpoint && current != step.endpoint) {
+      if (auto switched = switches.endpoint(client.spec()); !switched) {
         result.failure = "switching to endpoint " + client.spec().label + " failed: " + switched.error().message();
         break;
       }

@@ -25,6 +25,9 @@ struct SweepDesign {
   /// Requests per trial: max(request set size, requests_per_stream × C), so every stream runs
   /// several requests and the steady state is more than one request long.
   int requests_per_stream = 4;
+  /// Level by level: all k blocks of a level before the next level, so a server sized for one level
+  /// (restarted by a level switch) serves all of that level's trials. Pairs stay within a block.
+  bool level_by_level = false;
 
   /// Returns a usage error naming the first bad field, or nothing.
   [[nodiscard]] Result<void> validate() const;
@@ -39,12 +42,21 @@ struct SweepStep {
   int block = 0;
 };
 
-/// Returns the run order: for each block, each level in the given order, each endpoint (baseline first).
+/// Returns the run order: for each block, each level in the given order, each endpoint (baseline first);
+/// with `level_by_level`, for each level, each block, each endpoint.
 [[nodiscard]] std::vector<SweepStep> sweep_schedule(const SweepDesign& design, std::size_t n_endpoints);
 
 /// Called before a trial whose endpoint differs from the previous trial's (and before the first):
 /// e.g. restarts one server with that endpoint's model. An error ends the sweep.
 using EndpointSwitch = std::function<Result<void>(const engine::EndpointSpec&)>;
+/// Called before the first trial of a level whose concurrency differs from the previous trial's (and
+/// before the first trial): e.g. restarts the servers with one slot per stream. An error ends the sweep.
+using LevelSwitch = std::function<Result<void>(int concurrency)>;
+/// What runs between trials: the level switch first, then the endpoint switch; either may be empty.
+struct SweepSwitches {
+  EndpointSwitch endpoint;
+  LevelSwitch level;
+};
 /// Called after every trial (progress, log).
 using SweepProgress = std::function<void(const LevelRun&, std::size_t done, std::size_t total)>;
 
@@ -53,13 +65,13 @@ struct SweepResult {
   std::vector<engine::EndpointSpec> endpoints;  ///< endpoints[0] is the baseline
   std::vector<LevelRun> runs;                   ///< in run order
   bool cancelled = false;
-  std::string failure;                          ///< why the sweep stopped early (endpoint switch failed)
+  std::string failure;                          ///< why the sweep stopped early (a switch failed)
 };
 
 /// Runs the plan. Trials after a cancel are not run (the result says cancelled).
 [[nodiscard]] SweepResult run_sweep(std::span<const engine::EndpointClient> clients,
                                     std::span<const engine::CompletionRequest> requests, const SweepDesign& design,
-                                    meter::Meter& meter, const Clock& clock, const EndpointSwitch& switch_to,
+                                    meter::Meter& meter, const Clock& clock, const SweepSwitches& switches,
                                     const SweepProgress& progress, const std::atomic<bool>* cancel);
 
 }  // namespace ecocompute::protocol

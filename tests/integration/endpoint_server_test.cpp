@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/energy_schema.hpp"
+#include "support/fake_openai_server.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -260,6 +261,33 @@ TEST_F(EndpointCliTest, BadFlagsAreUsageErrorsNamingTheInput) {
   EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --output-tokens 9-3 --no-energy"), 2);
   EXPECT_EQ(run("--endpoint F16=http://127.0.0.1:1/v1#m --seed -1 --no-energy"), 2);
   EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(EndpointCliTest, LevelCommandRunsOncePerLevelBeforeAllItsBlocksAndIsRecorded) {
+  ecocompute::testing::FakeOpenAiServer server([](const nlohmann::json&) {
+    ecocompute::testing::FakeReply reply = ecocompute::testing::good_stream(16);
+    reply.delay_between = std::chrono::milliseconds(5);  // streams overlap, so every level has a steady window
+    return reply;
+  });
+  const std::string url = server.base_url();
+  const std::string levels = (dir_ / "levels.log").string();
+  ASSERT_EQ(run("--endpoint F16=" + url + "#m --endpoint Q4=" + url + "#m --concurrency 1,2 -k 2 --n-requests 2 " +
+                "--output-tokens 16 --no-energy --level-cmd 'echo {concurrency} >> " + levels + "'"),
+            0)
+      << err();
+  EXPECT_EQ(slurp(dir_ / "levels.log"), "1\n2\n");
+  // Level by level: the third trial is level 1's second block, not level 2's first.
+  EXPECT_NE(err().find("[3/8] F16 C=1 block 2"), std::string::npos) << err();
+  const auto sweep = nlohmann::json::parse(slurp(dir_ / "out" / "sweep.json"));
+  EXPECT_EQ(sweep["order"], "level_by_level");
+  EXPECT_EQ(sweep["level_cmd"], "echo {concurrency} >> " + levels);
+  EXPECT_TRUE(sweep["restart_cmd"].is_null());
+  ASSERT_EQ(sweep["levels"].size(), 4u);
+  for (const auto& level : sweep["levels"]) EXPECT_EQ(level["trials_ok"], 2) << level.dump();
+
+  EXPECT_EQ(run("--endpoint F16=" + url + "#m --concurrency 1 --no-energy --level-cmd 'exit 3'"), 3);
+  EXPECT_NE(err().find("switching to concurrency 1 failed: --level-cmd 'exit 3' exited with status"), std::string::npos)
+      << err();
 }
 
 TEST_F(EndpointCliTest, AnEndpointThatDoesNotAnswerIsAnEnvironmentError) {

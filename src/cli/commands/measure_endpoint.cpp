@@ -67,6 +67,7 @@ struct EndpointFlags {
   bool require_energy = false;
   double params_b = 0.0;
   std::string restart_cmd;
+  std::string level_cmd;
   double ready_timeout_s = 600.0;
   std::string out{defaults::serving_out_dir};
 };
@@ -108,6 +109,28 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
+// Waits until `client` answers /models, at most `timeout_s` after the command `what` ran.
+Result<void> wait_for_models(const engine::EndpointClient& client, double timeout_s, const std::string& what) {
+  const auto clock = system_clock();
+  const Seconds deadline{clock->now().value + timeout_s};
+  while (true) {
+    if (client.list_models()) return {};
+    if (stop_requested.load()) return unexpected(ErrorCode::cancelled, "interrupted while waiting for the server");
+    if (clock->now().value > deadline.value) {
+      return unexpected(ErrorCode::unavailable,
+                        fmt::format("{} did not answer within {} s after {}", client.spec().base_url(), timeout_s, what));
+    }
+    clock->sleep_for(Seconds{1.0});
+  }
+}
+
+// Runs a user's shell command; an exit status other than 0 is an error naming the flag and the line.
+Result<void> run_user_command(const std::string& flag, const std::string& line) {
+  const int status = std::system(line.c_str());
+  if (status != 0) return unexpected(ErrorCode::unavailable, fmt::format("{} '{}' exited with status {}", flag, line, status));
+  return {};
+}
+
 // --restart-cmd: runs the user's command for the endpoint, then waits until its /models answers.
 protocol::EndpointSwitch make_restart(const std::string& command, double ready_timeout_s,
                                       const std::vector<engine::EndpointClient>& clients) {
@@ -117,23 +140,26 @@ protocol::EndpointSwitch make_restart(const std::string& command, double ready_t
     line = replace_all(line, "{url}", spec.base_url());
     line = replace_all(line, "{model}", spec.model);
     log::info("restarting for {}: {}", spec.label, line);
-    const int status = std::system(line.c_str());
-    if (status != 0) return unexpected(ErrorCode::unavailable, fmt::format("--restart-cmd '{}' exited with status {}", line, status));
-    const engine::EndpointClient* client = nullptr;
-    for (const auto& c : clients) {
-      if (c.spec().label == spec.label) client = &c;
+    if (auto ran = run_user_command("--restart-cmd", line); !ran) return ran;
+    for (const auto& client : clients) {
+      if (client.spec().label == spec.label) return wait_for_models(client, ready_timeout_s, "--restart-cmd");
     }
-    const auto clock = system_clock();
-    const Seconds deadline{clock->now().value + ready_timeout_s};
-    while (true) {
-      if (client->list_models()) return {};
-      if (stop_requested.load()) return unexpected(ErrorCode::cancelled, "interrupted while waiting for the server");
-      if (clock->now().value > deadline.value) {
-        return unexpected(ErrorCode::unavailable,
-                          fmt::format("{} did not answer within {} s after the restart", spec.base_url(), ready_timeout_s));
-      }
-      clock->sleep_for(Seconds{1.0});
+    return {};
+  };
+}
+
+// --level-cmd: runs the user's command for a concurrency level, then waits until every endpoint answers.
+protocol::LevelSwitch make_level_switch(const std::string& command, double ready_timeout_s,
+                                        const std::vector<engine::EndpointClient>& clients) {
+  if (command.empty()) return {};
+  return [command, ready_timeout_s, &clients](int concurrency) -> Result<void> {
+    const std::string line = replace_all(command, "{concurrency}", std::to_string(concurrency));
+    log::info("concurrency {}: {}", concurrency, line);
+    if (auto ran = run_user_command("--level-cmd", line); !ran) return ran;
+    for (const auto& client : clients) {
+      if (auto ready = wait_for_models(client, ready_timeout_s, "--level-cmd"); !ready) return ready;
     }
+    return {};
   };
 }
 
@@ -156,6 +182,7 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   design.trials = flags.trials;
   design.warmup_requests = flags.warmup_requests;
   design.requests_per_stream = flags.requests_per_stream;
+  design.level_by_level = !flags.level_cmd.empty();
   if (auto valid = design.validate(); !valid) return report_error(valid.error());
 
   std::vector<engine::CompletionRequest> requests;
@@ -194,7 +221,8 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   const auto clock = system_clock();
   std::vector<engine::EndpointClient> clients;
   for (const auto& spec : specs) clients.emplace_back(spec, endpoint_options, clock);
-  if (flags.restart_cmd.empty()) {
+  // The commands start the servers: before them, nothing need answer.
+  if (flags.restart_cmd.empty() && flags.level_cmd.empty()) {
     for (const auto& client : clients) {
       if (auto models = client.list_models(); !models) {
         return report_error(Error{ErrorCode::unavailable, "endpoint " + client.spec().label + " is not answering",
@@ -239,6 +267,8 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   context.request_set_seed = seed_text;
   context.api = engine::to_string(endpoint_options.api);
   context.streamed = endpoint_options.stream;
+  context.restart_cmd = flags.restart_cmd;
+  context.level_cmd = flags.level_cmd;
 
   struct sigaction action {};
   struct sigaction old_int {};
@@ -260,7 +290,9 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   };
   const protocol::SweepResult sweep =
       protocol::run_sweep(clients, requests, design, *meter, *clock,
-                          make_restart(flags.restart_cmd, flags.ready_timeout_s, clients), progress, &stop_requested);
+                          {make_restart(flags.restart_cmd, flags.ready_timeout_s, clients),
+                           make_level_switch(flags.level_cmd, flags.ready_timeout_s, clients)},
+                          progress, &stop_requested);
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
 
@@ -339,7 +371,12 @@ Command make_measure_endpoint_command(CLI::App& root) {
   app->add_option("--restart-cmd", flags->restart_cmd,
                   "Shell command run before switching endpoints ({label}, {url}, {model} substituted), e.g. to restart "
                   "one server with another model; the sweep then waits for <url>/models");
-  app->add_option("--ready-timeout", flags->ready_timeout_s, "Seconds to wait for the server after --restart-cmd")
+  app->add_option("--level-cmd", flags->level_cmd,
+                  "Shell command run before each concurrency level ({concurrency} substituted), e.g. to restart the "
+                  "servers with one slot per stream; the sweep then runs level by level (all k blocks of a level "
+                  "before the next) and waits for every endpoint's <url>/models");
+  app->add_option("--ready-timeout", flags->ready_timeout_s,
+                  "Seconds to wait for the servers after --restart-cmd or --level-cmd")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 86400.0));
   app->add_option("-o,--out", flags->out, "Folder for the reports")->capture_default_str();

@@ -158,10 +158,10 @@ TEST(ServingSweep, BlocksRunEveryLevelAndTheBaselineFirstThenPairPerLevel) {
   std::vector<std::string> switched;
   const SweepResult sweep = run_sweep(
       clients, kRequests, design, meter, *system_clock(),
-      [&](const engine::EndpointSpec& spec) -> Result<void> {
+      {[&](const engine::EndpointSpec& spec) -> Result<void> {
         switched.push_back(spec.label);
         return {};
-      },
+      }, {}},
       {}, nullptr);
   ASSERT_EQ(sweep.runs.size(), 8u);
   EXPECT_EQ(switched.size(), 8u);  // the endpoint changes before every trial in this plan
@@ -191,14 +191,69 @@ TEST(ServingSweep, AFailedEndpointSwitchStopsTheSweepNamingTheEndpoint) {
   ConstantPowerMeter meter;
   const SweepResult sweep = run_sweep(
       clients, kRequests, SweepDesign{{1}, 1, 0, 1}, meter, *system_clock(),
-      [](const engine::EndpointSpec& spec) -> Result<void> {
+      {[](const engine::EndpointSpec& spec) -> Result<void> {
         if (spec.label == "Q8_0") return unexpected(ErrorCode::unavailable, "restart command exited with status 1");
         return {};
-      },
+      }, {}},
       {}, nullptr);
   ASSERT_EQ(sweep.runs.size(), 1u);
   EXPECT_EQ(sweep.runs[0].label, "F16");
   EXPECT_NE(sweep.failure.find("switching to endpoint Q8_0 failed"), std::string::npos) << sweep.failure;
+}
+
+TEST(ServingSweep, LevelByLevelRunsEveryBlockOfALevelBeforeTheNextAndSwitchesOncePerLevel) {
+  SweepDesign design{{1, 4}, 2, 0, 1};
+  design.level_by_level = true;
+  const auto plan = sweep_schedule(design, 2);
+  ASSERT_EQ(plan.size(), 8u);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(plan[i].concurrency, 1) << i;
+  EXPECT_EQ(plan[1].endpoint, 1u);
+  EXPECT_EQ(plan[2].block, 1);
+  EXPECT_EQ(plan[2].endpoint, 0u);
+  EXPECT_EQ(plan[4].concurrency, 4);
+  EXPECT_EQ(plan[4].block, 0);
+
+  FakeOpenAiServer server([](const nlohmann::json&) { return testing::good_stream(2); });
+  std::vector<engine::EndpointClient> clients{client_for(server, "F16"), client_for(server, "Q8_0")};
+  ConstantPowerMeter meter;
+  std::vector<std::string> events;
+  const SweepResult sweep = run_sweep(
+      clients, kRequests, design, meter, *system_clock(),
+      {[&](const engine::EndpointSpec& spec) -> Result<void> {
+         events.push_back(spec.label);
+         return {};
+       },
+       [&](int concurrency) -> Result<void> {
+         events.push_back("C=" + std::to_string(concurrency));
+         return {};
+       }},
+      {}, nullptr);
+  ASSERT_EQ(sweep.runs.size(), 8u);
+  EXPECT_EQ(sweep.runs[2].concurrency, 1);
+  EXPECT_EQ(sweep.runs[2].block, 1);
+  // The level switch runs once per level and before that level's first endpoint switch.
+  const std::vector<std::string> expected{"C=1", "F16", "Q8_0", "F16", "Q8_0", "C=4", "F16", "Q8_0", "F16", "Q8_0"};
+  EXPECT_EQ(events, expected);
+}
+
+TEST(ServingSweep, AFailedLevelSwitchStopsTheSweepNamingTheLevelAndKeepsFinishedTrials) {
+  FakeOpenAiServer server([](const nlohmann::json&) { return testing::good_stream(2); });
+  std::vector<engine::EndpointClient> clients{client_for(server, "F16")};
+  ConstantPowerMeter meter;
+  SweepDesign design{{1, 8}, 1, 0, 1};
+  design.level_by_level = true;
+  const SweepResult sweep = run_sweep(
+      clients, kRequests, design, meter, *system_clock(),
+      {{},
+       [](int concurrency) -> Result<void> {
+         if (concurrency == 8) return unexpected(ErrorCode::unavailable, "--level-cmd 'start 8' exited with status 1");
+         return {};
+       }},
+      {}, nullptr);
+  ASSERT_EQ(sweep.runs.size(), 1u);
+  EXPECT_EQ(sweep.runs[0].concurrency, 1);
+  EXPECT_NE(sweep.failure.find("switching to concurrency 8 failed: --level-cmd 'start 8'"), std::string::npos)
+      << sweep.failure;
 }
 
 TEST(ServingSweep, ACancelStopsBeforeTheNextTrial) {
