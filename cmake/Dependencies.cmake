@@ -5,7 +5,9 @@ find_package(CLI11 2.1 REQUIRED)
 find_package(fmt 9 REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
-find_package(PostgreSQL REQUIRED)
+if(ECOCOMPUTE_POSTGRES)
+  find_package(PostgreSQL REQUIRED)
+endif()
 # The tests' HTTP client (the server itself is Boost.Beast, header-only from libboost-dev).
 # Debian's libcpp-httplib-dev ships the library compiled (with OpenSSL), without a CMake package.
 find_library(CPP_HTTPLIB_LIBRARY cpp-httplib REQUIRED)

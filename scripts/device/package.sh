@@ -20,7 +20,7 @@ if [ ! -f "$root/third_party/llama-cuda/.ecocompute-built" ]; then
 fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DECOCOMPUTE_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-cuda" \
-  -DECOCOMPUTE_BUILD_TESTS=ON -DECOCOMPUTE_BUILD_BENCH=ON \
+  -DECOCOMPUTE_BUILD_TESTS=ON -DECOCOMPUTE_BUILD_BENCH=ON -DECOCOMPUTE_POSTGRES=OFF \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,--allow-shlib-undefined -Wl,-rpath-link,/usr/local/cuda/lib64/stubs" >/dev/null
 cmake --build "$build" --target ecocompute decode_loop_bench gpu_tests -j "$(nproc)"
 "$root/scripts/build_llama_server.sh" shared
