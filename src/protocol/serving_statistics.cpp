@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -44,6 +46,48 @@ std::optional<double> first_crossing(std::span<const int> levels, const std::vec
     }
   }
   return std::nullopt;
+}
+
+// The crossing's interval by simulation (BreakEven's comment); false when a level has no SD.
+bool simulate_crossing_interval(std::span<const int> levels, std::span<const Summary> deltas, bool upward,
+                                BreakEven& out) {
+  const double confidence = deltas.front().confidence;
+  std::vector<double> scale;
+  std::vector<std::student_t_distribution<double>> t;
+  for (const Summary& s : deltas) {
+    if (s.n < 2 || !s.sd) return false;
+    scale.push_back(*s.sd / std::sqrt(static_cast<double>(s.n)));
+    t.emplace_back(static_cast<double>(s.n - 1));
+  }
+  constexpr double kBelow = -std::numeric_limits<double>::infinity();
+  constexpr double kBeyond = std::numeric_limits<double>::infinity();
+  std::mt19937_64 random(0x5e55107ULL);
+  std::vector<double> crossings;
+  crossings.reserve(kBreakEvenDraws);
+  std::vector<double> draw(deltas.size());
+  for (int d = 0; d < kBreakEvenDraws; ++d) {
+    for (std::size_t i = 0; i < deltas.size(); ++i) draw[i] = deltas[i].mean + t[i](random) * scale[i];
+    const bool past_at_start = upward ? draw.front() >= 0.0 : draw.front() < 0.0;
+    if (past_at_start) {
+      crossings.push_back(kBelow);
+    } else {
+      crossings.push_back(first_crossing(levels, draw, upward).value_or(kBeyond));
+    }
+  }
+  std::sort(crossings.begin(), crossings.end());
+  // Nearest rank: the infinities stand for "outside the levels" and must not be interpolated.
+  const auto at = [&](double q) {
+    return crossings[static_cast<std::size_t>(std::lround(q * static_cast<double>(crossings.size() - 1)))];
+  };
+  const double alpha = 1.0 - confidence;
+  const double lo = at(alpha / 2.0);
+  const double hi = at(1.0 - alpha / 2.0);
+  out.ci_available = true;
+  out.ci_low_at_or_below_lowest = lo == kBelow;
+  out.ci_high_beyond_highest = hi == kBeyond;
+  if (std::isfinite(lo)) out.ci_low = lo;
+  if (std::isfinite(hi)) out.ci_high = hi;
+  return true;
 }
 
 }  // namespace
@@ -129,6 +173,16 @@ BreakEven find_break_even(std::span<const int> levels, std::span<const Summary> 
       out.low ? fmt::format("{:.3g}{}", *out.low, early_past_at_start ? " (at or below the lowest level)" : "")
               : std::string("?"),
       out.high ? fmt::format("{:.3g}", *out.high) : std::string("beyond the highest level"));
+  if (simulate_crossing_interval(levels, deltas, upward, out)) {
+    out.note += fmt::format(
+        "; {:.0f} % CI of the crossing {} … {} ({} sweeps drawn from the levels' Student-t distributions)",
+        deltas.front().confidence * 100.0,
+        out.ci_low ? fmt::format("{:.3g}", *out.ci_low) : fmt::format("≤ {} (at or below the lowest level)", levels.front()),
+        out.ci_high ? fmt::format("{:.3g}", *out.ci_high) : fmt::format("> {} (beyond the highest level)", levels.back()),
+        kBreakEvenDraws);
+  } else {
+    out.note += "; no CI of the crossing (a level has fewer than 2 paired blocks)";
+  }
   return out;
 }
 

@@ -74,8 +74,21 @@ struct BreakEven {
   std::string direction;                    ///< "stops_saving" (ΔE goes from < 0 to ≥ 0) or "starts_saving"
   std::optional<double> concurrency;        ///< the interpolated crossing
   std::optional<double> low, high;          ///< the range from the level CIs (absent: beyond the levels)
+  /// The crossing's confidence interval (at the levels' confidence), simulated: kBreakEvenDraws sweeps
+  /// whose level ΔE are drawn independently from each level's Student-t sampling distribution (mean,
+  /// SD/√n, n − 1 degrees of freedom), the crossing in the same direction found in each, and its
+  /// percentiles. A draw that does not cross within the levels counts as beyond the highest level, one
+  /// already past zero at the lowest level as at or below it; such a bound is left absent with its flag.
+  /// Not computed (ci_available false) when a level has n < 2.
+  bool ci_available = false;
+  std::optional<double> ci_low, ci_high;
+  bool ci_low_at_or_below_lowest = false;
+  bool ci_high_beyond_highest = false;
   std::string note;                         ///< in words, incl. "none in the range"
 };
+
+/// Simulated sweeps behind BreakEven's interval (fixed seed: the same data give the same interval).
+inline constexpr int kBreakEvenDraws = 20000;
 
 struct ServingAnalysis {
   std::vector<ServingLevelSummary> levels;  ///< endpoint-major, levels ascending

@@ -5,13 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include "util/statistics.hpp"
+
 namespace ecocompute::protocol {
 namespace {
 
+// A level's ΔE over 3 blocks with this mean and 95 % half-width (its SD derived from them).
 Summary level(double mean, double half_width) {
   Summary s;
   s.n = 3;
   s.mean = mean;
+  s.sd = half_width / student_t_critical(0.95, 2) * std::sqrt(3.0);
+  s.confidence = 0.95;
   s.ci_low = mean - half_width;
   s.ci_high = mean + half_width;
   s.ci_half_width = half_width;
@@ -44,6 +49,48 @@ TEST(ServingStatistics, BreakEvenIsInterpolatedInLogConcurrency) {
   EXPECT_LT(*b.low, *b.concurrency);
   EXPECT_GT(*b.high, *b.concurrency);
   EXPECT_NE(b.note.find("not a confidence interval"), std::string::npos);
+}
+
+TEST(ServingStatistics, TheCrossingHasASimulatedCiThatNarrowsWithTheLevelsCis) {
+  const std::vector<int> levels{1, 4, 16};
+  const std::vector<Summary> wide{level(-30.0, 2.0), level(-20.0, 5.0), level(20.0, 5.0)};
+  const BreakEven b = find_break_even(levels, wide);
+  ASSERT_TRUE(b.ci_available) << b.note;
+  ASSERT_TRUE(b.ci_low && b.ci_high) << b.note;
+  EXPECT_LT(*b.ci_low, *b.concurrency);
+  EXPECT_GT(*b.ci_high, *b.concurrency);
+  EXPECT_GT(*b.ci_low, 4.0);
+  EXPECT_LT(*b.ci_high, 16.0);
+  EXPECT_NE(b.note.find("95 % CI of the crossing"), std::string::npos) << b.note;
+  // The same data give the same interval (fixed seed).
+  const BreakEven again = find_break_even(levels, wide);
+  EXPECT_EQ(*again.ci_low, *b.ci_low);
+  EXPECT_EQ(*again.ci_high, *b.ci_high);
+
+  const std::vector<Summary> narrow{level(-30.0, 0.02), level(-20.0, 0.02), level(20.0, 0.02)};
+  const BreakEven sharp = find_break_even(levels, narrow);
+  ASSERT_TRUE(sharp.ci_low && sharp.ci_high) << sharp.note;
+  EXPECT_NEAR(*sharp.ci_low, 8.0, 0.02);
+  EXPECT_NEAR(*sharp.ci_high, 8.0, 0.02);
+  EXPECT_LT(*sharp.ci_high - *sharp.ci_low, (*b.ci_high - *b.ci_low) / 50.0);
+}
+
+TEST(ServingStatistics, ACrossingCiThatLeavesTheLevelsSaysSoAndALoneBlockGivesNone) {
+  const std::vector<int> levels{1, 2};
+  // At C = 2 the ΔE is as likely below zero as above: many sweeps never cross within the levels.
+  const BreakEven open = find_break_even(levels, std::vector<Summary>{level(-10.0, 1.0), level(1.0, 5.0)});
+  ASSERT_TRUE(open.ci_available);
+  EXPECT_TRUE(open.ci_high_beyond_highest);
+  EXPECT_FALSE(open.ci_high.has_value());
+  EXPECT_NE(open.note.find("> 2 (beyond the highest level)"), std::string::npos) << open.note;
+
+  std::vector<Summary> lone{level(-10.0, 1.0), level(10.0, 1.0)};
+  lone[1].n = 1;
+  lone[1].sd.reset();
+  const BreakEven none = find_break_even(levels, lone);
+  ASSERT_TRUE(none.crosses);
+  EXPECT_FALSE(none.ci_available);
+  EXPECT_NE(none.note.find("no CI of the crossing"), std::string::npos) << none.note;
 }
 
 TEST(ServingStatistics, NoSignChangeIsNoneInTheRange) {
