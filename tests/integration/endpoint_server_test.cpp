@@ -235,6 +235,77 @@ TEST_F(EndpointServerTest, RandomWeightsServedByLlamaServerAnswerEveryRequest) {
   server.stop();
 }
 
+// Servers the level command started: stopped through their pid files however the test ends.
+class PidFileServers {
+ public:
+  explicit PidFileServers(fs::path dir) : dir_(std::move(dir)) {}
+  ~PidFileServers() {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+      if (entry.path().extension() != ".pid") continue;
+      const pid_t pid = static_cast<pid_t>(std::atol(slurp(entry.path()).c_str()));
+      if (pid <= 0) continue;
+      ::kill(pid, SIGTERM);
+      for (int i = 0; i < 100 && ::kill(pid, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      ::kill(pid, SIGKILL);
+    }
+  }
+  PidFileServers(const PidFileServers&) = delete;
+  PidFileServers& operator=(const PidFileServers&) = delete;
+
+ private:
+  fs::path dir_;
+};
+
+// The GPU session's per-level servers (scripts/device/serve_level.sh as --level-cmd), here on the CPU:
+// each level restarts both llama-servers with one slot per stream, and every trial is served.
+TEST_F(EndpointServerTest, LevelCommandRestartsRealServersWithOneSlotPerStream) {
+  const fs::path binary = llama_server_binary();
+  ASSERT_TRUE(fs::exists(binary)) << binary << " is missing: run scripts/build_llama_server.sh";
+  const fs::path fixture = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data/fixture/fixture-kjv-f16.gguf";
+  const int port_a = free_port();
+  const int port_b = free_port();
+  ASSERT_TRUE(port_a > 0 && port_b > 0 && port_a != port_b);
+  const fs::path servers = dir_ / "servers";
+  fs::create_directories(servers);
+  PidFileServers cleanup(servers);
+  // serve_level.sh reads these; the level command's shell inherits them through ecocompute.
+  ::setenv("SERVE_DIR", servers.c_str(), 1);
+  ::setenv("SERVE_GPU", "none", 1);
+  ::setenv("SERVE_BIN", binary.c_str(), 1);
+  const std::string specs = "A " + fixture.string() + " " + std::to_string(port_a) + ";B " + fixture.string() + " " +
+                            std::to_string(port_b);
+  ::setenv("SERVE_SPECS", specs.c_str(), 1);
+  ::setenv("SERVE_ARGS", "-t 1 -tb 1 -ngl 0 --no-webui", 1);
+  const std::string script = (fs::path(ECOCOMPUTE_SOURCE_DIR) / "scripts/device/serve_level.sh").string();
+  const fs::path out = dir_ / "out";
+  const int status = ecocompute(
+      "measure-endpoint --endpoint A=http://127.0.0.1:" + std::to_string(port_a) + "/v1#A --endpoint B=http://127.0.0.1:" +
+      std::to_string(port_b) + "/v1#B --concurrency 1,2 -k 2 --n-requests 4 --prompt-words 3-6 --output-tokens 6-12" +
+      " --seed 11 --warmup-requests 1 --no-energy --timeout 120 --ready-timeout 120 --level-cmd 'bash " + script +
+      " {concurrency}' -o '" + out.string() + "'");
+  for (const char* name : {"SERVE_DIR", "SERVE_GPU", "SERVE_BIN", "SERVE_SPECS", "SERVE_ARGS"}) ::unsetenv(name);
+  ASSERT_EQ(status, 0) << slurp(dir_ / "stderr") << "\nserver log:\n" << slurp(servers / "server-A.log");
+
+  const nlohmann::json sweep = nlohmann::json::parse(slurp(out / "sweep.json"));
+  EXPECT_EQ(sweep["order"], "level_by_level");
+  ASSERT_EQ(sweep["levels"].size(), 4u);
+  for (const auto& level : sweep["levels"]) {
+    EXPECT_EQ(level["trials_ok"], 2) << level.dump();
+    EXPECT_EQ(level["requests_failed"], 0) << level.dump();
+  }
+  // Each server was started twice, first with 1 slot and then with 2, and llama-server says so itself.
+  for (const char* label : {"A", "B"}) {
+    const std::string log = slurp(servers / (std::string("server-") + label + ".log"));
+    const auto first = log.find("n_slots = 1,");
+    const auto second = log.find("n_slots = 2,");
+    ASSERT_NE(first, std::string::npos) << log;
+    ASSERT_NE(second, std::string::npos) << log;
+    EXPECT_LT(first, second);
+    EXPECT_NE(log.find("=== serve_level.sh: 2 slots"), std::string::npos);
+  }
+}
+
 }  // namespace
 
 namespace {
