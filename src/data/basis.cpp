@@ -50,7 +50,6 @@ FigureBasis modelled_basis(std::string model) {
 }
 
 void to_json(Json& j, const FigureBasis& b) {
-  auto text_or_null = [](const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); };
   j = Json{{"basis", to_string(b.basis)},
            {"label", b.label},
            {"sessions", b.sessions},

@@ -12,6 +12,7 @@
 #include "util/check.hpp"
 #include "util/clock.hpp"
 #include "util/file_io.hpp"
+#include "util/json.hpp"
 
 namespace ecocompute::experiment {
 namespace {
@@ -207,7 +208,6 @@ report::MeasurementSection measurement_section(const ConditionView& v) {
 }
 
 OrderedJson software(const ReportContext& context, const engine::EngineDescription& engine) {
-  auto text_or_null = [](const std::string& text) { return text.empty() ? OrderedJson(nullptr) : OrderedJson(text); };
   return OrderedJson{{"ecocompute", context.ecocompute_version},
                      {"ecocompute_commit", context.ecocompute_commit},
                      {"compiler", context.compiler},

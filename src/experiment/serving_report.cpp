@@ -15,6 +15,7 @@
 #include "report/environment_fingerprint.hpp"
 #include "experiment/report_builder.hpp"
 #include "util/file_io.hpp"
+#include "util/json.hpp"
 #include "util/log.hpp"
 
 namespace ecocompute::experiment {
@@ -219,11 +220,10 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
                            {"ecocompute_commit", rc.ecocompute_commit},
                            {"compiler", rc.compiler},
                            {"engine", "openai-endpoint"},
-                           {"server_model", server_model.empty() ? OrderedJson(nullptr) : OrderedJson(server_model)},
+                           {"server_model", text_or_null(server_model)},
                            {"endpoint_url", spec.base_url()},
                            {"requested_model", spec.model},
-                           {"nvidia_driver", rc.sources.driver_version.empty() ? OrderedJson(nullptr)
-                                                                               : OrderedJson(rc.sources.driver_version)}};
+                           {"nvidia_driver", text_or_null(rc.sources.driver_version)}};
   r.environment = build_environment(rc, "endpoint " + spec.base_url() + " serving " + w.model_name);
 
   report::Results& x = r.results;
@@ -334,7 +334,7 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
     endpoints.push_back(OrderedJson{{"label", spec.label},
                                     {"url", spec.base_url()},
                                     {"model", spec.model},
-                                    {"server_model", model.empty() ? OrderedJson(nullptr) : OrderedJson(model)},
+                                    {"server_model", text_or_null(model)},
                                     {"baseline", e == 0}});
   }
   OrderedJson levels = OrderedJson::array();
@@ -370,7 +370,7 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
   for (const auto& b : analysis.break_even) {
     crossings.push_back(OrderedJson{{"label", sweep.endpoints.at(b.candidate).label},
                                     {"crosses", b.crosses},
-                                    {"direction", b.direction.empty() ? OrderedJson(nullptr) : OrderedJson(b.direction)},
+                                    {"direction", text_or_null(b.direction)},
                                     {"concurrency", json_or_null(b.concurrency)},
                                     {"range_low", json_or_null(b.low)},
                                     {"range_high", json_or_null(b.high)},
@@ -394,13 +394,13 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                      {"request_set", context.request_set},
                      {"trials_per_level", sweep.design.trials},
                      {"order", sweep.design.level_by_level ? "level_by_level" : "blocks_interleave_levels"},
-                     {"restart_cmd", context.restart_cmd.empty() ? OrderedJson(nullptr) : OrderedJson(context.restart_cmd)},
-                     {"level_cmd", context.level_cmd.empty() ? OrderedJson(nullptr) : OrderedJson(context.level_cmd)},
+                     {"restart_cmd", text_or_null(context.restart_cmd)},
+                     {"level_cmd", text_or_null(context.level_cmd)},
                      {"concurrency", sweep.design.concurrency},
                      {"window_rule", std::string(kWindowRule)},
                      {"confidence", analysis.confidence},
                      {"cancelled", sweep.cancelled},
-                     {"failure", sweep.failure.empty() ? OrderedJson(nullptr) : OrderedJson(sweep.failure)},
+                     {"failure", text_or_null(sweep.failure)},
                      {"endpoints", endpoints},
                      {"levels", levels},
                      {"paired_vs_baseline", paired},

@@ -27,4 +27,7 @@ Json json_or_null(const std::optional<T>& value) {
   return value ? Json(*value) : Json(nullptr);
 }
 
+/// Returns the text as JSON, or null when it is empty: a name, command or reason the run did not have.
+inline Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+
 }  // namespace ecocompute
