@@ -377,8 +377,8 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                                     {"ci_available", b.ci_available},
                                     {"ci_low", json_or_null(b.ci_low)},
                                     {"ci_high", json_or_null(b.ci_high)},
-                                    {"ci_low_at_or_below_lowest", b.ci_low_at_or_below_lowest},
-                                    {"ci_high_beyond_highest", b.ci_high_beyond_highest},
+                                    {"ci_low_at_or_below_lowest", b.ci_low_at_or_below_lowest()},
+                                    {"ci_high_beyond_highest", b.ci_high_beyond_highest()},
                                     {"note", b.note}});
   }
   OrderedJson gpu_uuids = OrderedJson::array();

@@ -83,8 +83,6 @@ bool simulate_crossing_interval(std::span<const int> levels, std::span<const Sum
   const double lo = at(alpha / 2.0);
   const double hi = at(1.0 - alpha / 2.0);
   out.ci_available = true;
-  out.ci_low_at_or_below_lowest = lo == kBelow;
-  out.ci_high_beyond_highest = hi == kBeyond;
   if (std::isfinite(lo)) out.ci_low = lo;
   if (std::isfinite(hi)) out.ci_high = hi;
   return true;

@@ -78,13 +78,16 @@ struct BreakEven {
   /// whose level ΔE are drawn independently from each level's Student-t sampling distribution (mean,
   /// SD/√n, n − 1 degrees of freedom), the crossing in the same direction found in each, and its
   /// percentiles. A draw that does not cross within the levels counts as beyond the highest level, one
-  /// already past zero at the lowest level as at or below it; such a bound is left absent with its flag.
+  /// already past zero at the lowest level as at or below it; such a bound is left absent.
   /// Not computed (ci_available false) when a level has n < 2.
   bool ci_available = false;
   std::optional<double> ci_low, ci_high;
-  bool ci_low_at_or_below_lowest = false;
-  bool ci_high_beyond_highest = false;
   std::string note;                         ///< in words, incl. "none in the range"
+
+  /// The interval's lower bound is at or below the lowest level (computed, and absent).
+  [[nodiscard]] bool ci_low_at_or_below_lowest() const { return ci_available && !ci_low; }
+  /// The interval's upper bound is beyond the highest level (computed, and absent).
+  [[nodiscard]] bool ci_high_beyond_highest() const { return ci_available && !ci_high; }
 };
 
 /// Simulated sweeps behind BreakEven's interval (fixed seed: the same data give the same interval).

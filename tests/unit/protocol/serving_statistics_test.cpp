@@ -80,7 +80,7 @@ TEST(ServingStatistics, ACrossingCiThatLeavesTheLevelsSaysSoAndALoneBlockGivesNo
   // At C = 2 the ΔE is as likely below zero as above: many sweeps never cross within the levels.
   const BreakEven open = find_break_even(levels, std::vector<Summary>{level(-10.0, 1.0), level(1.0, 5.0)});
   ASSERT_TRUE(open.ci_available);
-  EXPECT_TRUE(open.ci_high_beyond_highest);
+  EXPECT_TRUE(open.ci_high_beyond_highest());
   EXPECT_FALSE(open.ci_high.has_value());
   EXPECT_NE(open.note.find("> 2 (beyond the highest level)"), std::string::npos) << open.note;
 
