@@ -63,11 +63,11 @@ cache="$models/cache"
 mkdir -p "$models" "$cache"
 status=0
 stamp() { date -u +%H:%M:%S; }
+# seconds_left: what SESSION_SECONDS leaves of the call (a large number without it).
+seconds_left() { echo $(( ${SESSION_SECONDS:-1000000000} - SECONDS )); }
 # step_limit SECONDS: SECONDS, or less when SESSION_SECONDS leaves less (30 s kept for writing and packing).
 step_limit() {
-  local left
-  [ -n "${SESSION_SECONDS:-}" ] || { echo "$1"; return; }
-  left=$(( SESSION_SECONDS - SECONDS - 30 ))
+  local left=$(( $(seconds_left) - 30 ))
   (( left < 1 )) && left=1
   (( left < $1 )) && echo "$left" || echo "$1"
 }
@@ -99,7 +99,7 @@ measure_into() {
 }
 for step in "$@"; do
   echo "=== $step $(stamp)"
-  if [ -n "${SESSION_SECONDS:-}" ] && (( SESSION_SECONDS - SECONDS < 60 )); then
+  if (( $(seconds_left) < 60 )); then
     echo "skipped: less than 60 s of SESSION_SECONDS=$SESSION_SECONDS left"; status=1; continue
   fi
   case "$step" in
@@ -215,20 +215,22 @@ PY
       params=$("$eco" synth --list | awk -v a="$arch" '$1 == a {printf "%.3f", $NF / 1e9}')
       export SERVE_DIR=$dir SERVE_GPU=$(gpu_uuid 1) SERVE_BIN=/tmp/eco/bundle/bin/llama-server \
         SERVE_SPECS="F16 $f16 8081;$q $qf 8082" SERVE_ARGS=${SERVE_ARGS-}
-      sized=()
+      sized=(); ready=yes
       if [ "$slots" = per-level ]; then
         sized=(--level-cmd "bash $root/scripts/device/serve_level.sh {concurrency}")
       else
         bash "$root/scripts/device/serve_level.sh" "$slots"
-        wait_ready 8081 && wait_ready 8082 || { echo "serve: a server did not answer"; tail -20 "$dir"/server-*.log; status=1; }
+        wait_ready 8081 && wait_ready 8082 || { echo "serve: a server did not answer"; tail -20 "$dir"/server-*.log; status=1; ready=; }
       fi
       echo "serving from $(stamp), slots $slots"
-      timeout -s TERM "$(step_limit "${MEASURE_TIMEOUT:-420}")" "$eco" measure-endpoint --gpu "$SERVE_GPU" \
-        --endpoint "F16=http://127.0.0.1:8081/v1#F16" --endpoint "$q=http://127.0.0.1:8082/v1#$q" \
-        --concurrency "${SERVE_LEVELS:-1,2,4,8,16,32,64}" -k 3 --n-requests "${SERVE_REQUESTS:-24}" \
-        --output-tokens "${SERVE_OUTPUT:-64-128}" --params-b "$params" --ready-timeout 300 "${sized[@]}" \
-        -o "$dir/sweep" > "$dir/stdout.md" 2> "$dir/stderr.log"
-      echo "measure-endpoint exit $? $(stamp)"; grep -E "warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
+      if [ -n "$ready" ]; then
+        timeout -s TERM "$(step_limit "${MEASURE_TIMEOUT:-420}")" "$eco" measure-endpoint --gpu "$SERVE_GPU" \
+          --endpoint "F16=http://127.0.0.1:8081/v1#F16" --endpoint "$q=http://127.0.0.1:8082/v1#$q" \
+          --concurrency "${SERVE_LEVELS:-1,2,4,8,16,32,64}" -k 3 --n-requests "${SERVE_REQUESTS:-24}" \
+          --output-tokens "${SERVE_OUTPUT:-64-128}" --params-b "$params" --ready-timeout 300 "${sized[@]}" \
+          -o "$dir/sweep" > "$dir/stdout.md" 2> "$dir/stderr.log"
+        echo "measure-endpoint exit $? $(stamp)"; grep -E "warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
+      fi
       for pidfile in "$dir"/server-*.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null; done
       sleep 2
       nvidia-smi --query-gpu=uuid,name,power.limit,clocks.max.sm --format=csv > "$dir/gpu.csv"
