@@ -2,27 +2,30 @@
 # Here: builds ecocompute, its GPU tests (tests/gpu, GoogleTest linked statically) and the decode-loop
 # benchmark for the GPU machine, with llama-server (scripts/build_llama_server.sh shared: it runs on the
 # CUDA libllama carried here), and packs what must travel into .device/bundle.tar.xz.
-# BUNDLE_TESTS=0 leaves gpu_tests and decode_loop_bench out (about 0.95 MB packed): the device call
-# carries 64 MiB with the working tree, and a measuring session needs neither.
+# BUNDLE_TESTS=0 neither builds nor packs gpu_tests and decode_loop_bench (about 0.95 MB packed): the
+# device call carries 64 MiB with the working tree, and a measuring session needs neither.
 #
 # The GPU machine has CUDA, cmake and gcc but none of our Debian libraries and no package registry, so
-# we build here (nvcc 13.0 matches its driver) against the CUDA libllama that was built there
-# (.device/llama-cuda.txz, from scripts/build_llama.sh cuda), and carry the binary with the shared
-# libraries it needs that are not part of the C/C++ runtime. That libllama needs glibc 2.38 symbols
-# our glibc 2.36 lacks, hence --allow-shlib-undefined: they resolve at run time there.
+# we build here (nvcc 13.0 matches its driver) against a CUDA libllama, built here or there
+# (.device/llama-cuda.txz, from build_llama_there.sh), and carry the binary with the shared
+# libraries it needs that are not part of the C/C++ runtime. A libllama built there needs glibc 2.38
+# symbols our glibc 2.36 lacks, hence --allow-shlib-undefined: they resolve at run time there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dev="$root/.device"
 build="$root/build-device"
-[ -f "$dev/llama-cuda.txz" ] || { echo "package.sh: $dev/llama-cuda.txz missing (build libllama with CUDA on the GPU machine first)" >&2; exit 3; }
+# libllama with CUDA: built here (scripts/build_llama.sh cuda) or there (build_llama_there.sh, then join.sh).
 if [ ! -f "$root/third_party/llama-cuda/.ecocompute-built" ]; then
+  [ -f "$dev/llama-cuda.txz" ] || { echo "package.sh: no libllama with CUDA: run scripts/build_llama.sh cuda here, or build it on the GPU machine into $dev/llama-cuda.txz" >&2; exit 3; }
   tar -xJf "$dev/llama-cuda.txz" -C "$root/third_party"
 fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DECOCOMPUTE_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-cuda" \
   -DECOCOMPUTE_BUILD_TESTS=ON -DECOCOMPUTE_BUILD_BENCH=ON -DECOCOMPUTE_POSTGRES=OFF \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,--allow-shlib-undefined -Wl,-rpath-link,/usr/local/cuda/lib64/stubs" >/dev/null
-cmake --build "$build" --target ecocompute decode_loop_bench gpu_tests -j "$(nproc)"
+targets=(ecocompute)
+[ "${BUNDLE_TESTS:-1}" = 0 ] || targets+=(decode_loop_bench gpu_tests)
+cmake --build "$build" --target "${targets[@]}" -j "$(nproc)"
 "$root/scripts/build_llama_server.sh" shared
 
 stage=$(mktemp -d)
