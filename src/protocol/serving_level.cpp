@@ -48,7 +48,14 @@ std::optional<Joules> ServingWindow::energy() const {
 }
 
 std::int64_t LevelRun::failed_requests() const {
-  return std::count_if(records.begin(), records.end(), [](const engine::RequestRecord& r) { return !r.ok; });
+  return std::count_if(records.begin(), records.end(),
+                       [](const engine::RequestRecord& r) { return !r.ok && !r.failure.empty(); });
+}
+
+std::int64_t LevelRun::unsent_requests() const {
+  // A sent request that fails always has a reason; a record without one was never filled in.
+  return std::count_if(records.begin(), records.end(),
+                       [](const engine::RequestRecord& r) { return !r.ok && r.failure.empty(); });
 }
 
 std::string LevelRun::first_request_failure() const {

@@ -56,7 +56,10 @@ struct LevelRun {
   ServingWindow whole;
   bool cancelled = false;
 
+  /// Returns the requests that were sent and failed (each carries its reason).
   [[nodiscard]] std::int64_t failed_requests() const;
+  /// Returns the requests never sent, because a cancel came first (no reason, no tokens).
+  [[nodiscard]] std::int64_t unsent_requests() const;
   /// Returns the first failed request's reason (empty when none failed).
   [[nodiscard]] std::string first_request_failure() const;
   /// Returns whether the trial enters the statistics: not cancelled and its steady window usable.

@@ -280,9 +280,11 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   sigaction(SIGTERM, &action, &old_term);
   const auto progress = [](const protocol::LevelRun& run, std::size_t done, std::size_t total) {
     const std::string reason = run.reason();
-    log::info("[{}/{}] {} C={} block {}: {} requests ({} failed), {:.0f} tokens in a {:.1f} s steady window{}", done,
+    const std::int64_t unsent = run.unsent_requests();
+    log::info("[{}/{}] {} C={} block {}: {} requests ({} failed{}), {:.0f} tokens in a {:.1f} s steady window{}", done,
               total, run.label, run.concurrency, run.block + 1, run.records.size(), run.failed_requests(),
-              run.steady.tokens, std::max(0.0, run.steady.duration().value),
+              unsent > 0 ? fmt::format(", {} not sent", unsent) : "", run.steady.tokens,
+              std::max(0.0, run.steady.duration().value),
               reason.empty() ? "" : " — not used: " + reason);
     if (const std::string failure = run.first_request_failure(); !failure.empty()) {
       log::warn("{} C={}: a request failed: {}", run.label, run.concurrency, failure);

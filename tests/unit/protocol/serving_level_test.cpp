@@ -2,6 +2,8 @@
 // the cases that make a window no measurement.
 #include "protocol/serving_level.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -124,6 +126,32 @@ TEST(ServingLevel, AFailedRequestInsideTheWindowInvalidatesIt) {
   ASSERT_EQ(analysis.levels[0].request_failures.size(), 1u);
   EXPECT_NE(analysis.levels[0].request_failures[0].first.find("boom"), std::string::npos);
   EXPECT_EQ(analysis.levels[0].n_ok, 0u);
+}
+
+// A cancel in the middle of a level: the requests in flight fail as cancelled, the ones not yet taken
+// are never sent. The two are counted apart (a run stopped on 2026-12-01 reported its unsent requests
+// as failed), and only the sent ones enter the level's failure counts.
+TEST(ServingLevel, ACancelFailsTheRequestsInFlightAndLeavesTheRestUnsent) {
+  std::atomic<bool> cancel{false};
+  std::atomic<int> count{0};
+  FakeOpenAiServer server([&](const nlohmann::json&) {
+    if (count.fetch_add(1) == 3) cancel.store(true);
+    return paced_stream(6);
+  });
+  const auto client = client_for(server);
+  ConstantPowerMeter meter;
+  const LevelRun run = run_level(client, kRequests, 2, 12, meter, *system_clock(), &cancel);
+  EXPECT_TRUE(run.cancelled);
+  const auto ok = std::count_if(run.records.begin(), run.records.end(), [](const auto& r) { return r.ok; });
+  EXPECT_GE(run.failed_requests(), 1);
+  EXPECT_GE(run.unsent_requests(), 1);
+  EXPECT_EQ(ok + run.failed_requests() + run.unsent_requests(), 12);
+  EXPECT_EQ(run.first_request_failure(), "cancelled");
+  const ServingAnalysis analysis = analyze_serving(std::vector{run}, 1);
+  ASSERT_EQ(analysis.levels.size(), 1u);
+  EXPECT_EQ(analysis.levels[0].requests_failed, run.failed_requests());
+  ASSERT_EQ(analysis.levels[0].request_failures.size(), 1u);
+  EXPECT_EQ(analysis.levels[0].request_failures[0].second, run.failed_requests());
 }
 
 TEST(ServingLevel, TokensInsideSpreadUsageOverChunks) {
