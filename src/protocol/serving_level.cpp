@@ -48,19 +48,16 @@ std::optional<Joules> ServingWindow::energy() const {
 }
 
 std::int64_t LevelRun::failed_requests() const {
-  return std::count_if(records.begin(), records.end(),
-                       [](const engine::RequestRecord& r) { return !r.ok && !r.failure.empty(); });
+  return std::count_if(records.begin(), records.end(), sent_and_failed);
 }
 
 std::int64_t LevelRun::unsent_requests() const {
-  // A sent request that fails always has a reason; a record without one was never filled in.
-  return std::count_if(records.begin(), records.end(),
-                       [](const engine::RequestRecord& r) { return !r.ok && r.failure.empty(); });
+  return std::count_if(records.begin(), records.end(), never_sent);
 }
 
 std::string LevelRun::first_request_failure() const {
   for (const engine::RequestRecord& r : records) {
-    if (!r.ok && !r.failure.empty()) return r.failure;
+    if (sent_and_failed(r)) return r.failure;
   }
   return {};
 }

@@ -43,6 +43,12 @@ struct ServingWindow {
   [[nodiscard]] std::optional<Joules> energy() const;
 };
 
+/// Returns whether a trial's request was sent and failed. A sent request that fails always carries
+/// its reason; a record without one was never filled in (a cancel came before it was sent).
+[[nodiscard]] inline bool sent_and_failed(const engine::RequestRecord& r) { return !r.ok && !r.failure.empty(); }
+/// Returns whether a trial's request was never sent (see sent_and_failed).
+[[nodiscard]] inline bool never_sent(const engine::RequestRecord& r) { return !r.ok && r.failure.empty(); }
+
 /// One (endpoint, concurrency, block) trial.
 struct LevelRun {
   std::size_t endpoint = 0;      ///< index into the sweep's endpoints

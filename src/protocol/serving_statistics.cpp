@@ -208,7 +208,7 @@ ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_en
         for (const auto& record : r.records) {
           if (record.ok) {
             ++s.requests_ok;
-          } else if (!record.failure.empty()) {
+          } else if (sent_and_failed(record)) {
             ++s.requests_failed;
             ++reasons[record.failure];
           }
