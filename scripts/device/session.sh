@@ -27,7 +27,8 @@
 #              $SPLIT_MODES (single,layer,tensor,row: single is GPU A alone); split-<arch>.tar.gz
 #   serve:<arch>  llama-server (CUDA) serving synthetic <arch> at F16 and $SERVE_FORMAT (Q4_K_M), both on
 #              GPU A (scripts/device/serve_level.sh); `measure-endpoint` over concurrency $SERVE_LEVELS
-#              (1,2,4,8,16,32,64), k = $SERVE_K (3), $SERVE_REQUESTS (24) requests of $SERVE_OUTPUT (64-128) tokens;
+#              (1,2,4,8,16,32,64), k = $SERVE_K (3), $SERVE_REQUESTS (24) requests of $SERVE_OUTPUT (64-128) tokens,
+#              at least $SERVE_PER_STREAM (4) per stream (longer steady windows at high C);
 #              $SERVE_SLOTS slots: per-level (default: both servers restarted before each level with one
 #              slot per stream, --level-cmd, the levels run one after another) or a number (fixed servers,
 #              blocks interleave the levels); server flags $SERVE_ARGS (none). History: on 2026-12-01 the
@@ -227,6 +228,7 @@ PY
         timeout -s TERM "$(step_limit "${MEASURE_TIMEOUT:-420}")" "$eco" measure-endpoint --gpu "$SERVE_GPU" \
           --endpoint "F16=http://127.0.0.1:8081/v1#F16" --endpoint "$q=http://127.0.0.1:8082/v1#$q" \
           --concurrency "${SERVE_LEVELS:-1,2,4,8,16,32,64}" -k "${SERVE_K:-3}" --n-requests "${SERVE_REQUESTS:-24}" \
+          --requests-per-stream "${SERVE_PER_STREAM:-4}" \
           --output-tokens "${SERVE_OUTPUT:-64-128}" --params-b "$params" --ready-timeout 300 "${sized[@]}" \
           -o "$dir/sweep" > "$dir/stdout.md" 2> "$dir/stderr.log"
         echo "measure-endpoint exit $? $(stamp)"; grep -E "warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
