@@ -20,7 +20,6 @@
 namespace ecocompute::data {
 namespace {
 
-constexpr double kZ = 1.96;
 // Allowances (standard uncertainties, percentage points) for answering from evidence of another kind:
 // another architecture's curve (the published service's own allowance) and another GPU of the same
 // architecture (half of it: same kernels and memory type, another card and board power).
@@ -30,23 +29,6 @@ constexpr double kBorrowGpuSigma = 5.0;
 // Model sizes are quoted to two or three digits ("1.54 B" for 1.5437 B, "8 B" for 8.03 B): within
 // 0.5 % they are the same model size, and a measurement there is an anchor.
 bool same_size(double a, double b) { return std::abs(a - b) <= 0.005 * std::max(std::abs(a), std::abs(b)); }
-
-const Session* find_session(const Evidence& evidence, const std::string& id) {
-  for (const Session& s : evidence.sessions) {
-    if (s.id == id) return &s;
-  }
-  return nullptr;
-}
-
-std::string session_label(const Evidence& evidence, const std::string& id) {
-  const Session* s = find_session(evidence, id);
-  return s != nullptr ? s->label : id;
-}
-
-std::string session_gpu(const Evidence& evidence, const std::string& id) {
-  const Session* s = find_session(evidence, id);
-  return s != nullptr ? s->gpu : std::string();
-}
 
 std::string signed_pct(double v) { return fmt::format("{:+.1f} %", v); }
 
@@ -256,6 +238,41 @@ std::vector<FitPoint> measured_points(const CurveKey& key, const Evidence& evide
   return summarize_points(rows);
 }
 
+// ΔE measured at a batch > 1: the cells' mean, their own CI (the widest of them; never the batch-1
+// anchor's or the curve's band), their disagreement when several sessions measured the batch, and
+// where they were measured.
+struct MeasuredBatch {
+  double delta_pct = 0.0;
+  double own_half_width = 0.0;
+  double spread_half_width = 0.0;
+  std::vector<std::string> sessions;
+  std::string gpus;
+};
+
+MeasuredBatch measured_batch(const std::vector<const DataRow*>& rows, const Evidence& evidence) {
+  MeasuredBatch m;
+  std::vector<double> deltas;
+  std::set<std::string> gpus;
+  for (const DataRow* r : rows) {
+    deltas.push_back(r->delta_pct());
+    if (r->delta_ci95_low_pct && r->delta_ci95_high_pct) {
+      m.own_half_width = std::max(m.own_half_width, (*r->delta_ci95_high_pct - *r->delta_ci95_low_pct) / 2);
+    } else if (r->delta_sd_pct && r->n_trials >= 2) {
+      m.own_half_width = std::max(m.own_half_width, student_t_critical(0.95, static_cast<std::size_t>(r->n_trials - 1)) *
+                                                        *r->delta_sd_pct / std::sqrt(r->n_trials));
+    }
+    m.sessions.push_back(session_label(evidence, r->session_id));
+    if (auto g = session_gpu(evidence, r->session_id); !g.empty()) gpus.insert(g);
+  }
+  m.delta_pct = summarize(deltas).mean;
+  const auto [low, high] = std::minmax_element(deltas.begin(), deltas.end());
+  m.spread_half_width = kZ95 * (*high - *low) / 2;
+  std::sort(m.sessions.begin(), m.sessions.end());
+  m.sessions.erase(std::unique(m.sessions.begin(), m.sessions.end()), m.sessions.end());
+  m.gpus = joined(std::vector<std::string>(gpus.begin(), gpus.end()));
+  return m;
+}
+
 // Rows of the curve's session(s) measured at this size and batch (batch > 1 evidence).
 std::vector<const DataRow*> batch_rows(const Question& q, const Curve& curve, const Evidence& evidence) {
   std::vector<const DataRow*> out;
@@ -383,8 +400,8 @@ std::optional<EnergyEstimate> absolute_energy(const Question& q, const Curve& cu
   }
   if (out.ci_low_pct) {
     const double base = e.mj_per_token / amort / (1 + *out.delta_pct / 100);
-    e.low_mj_per_token = base * (1 + *out.ci_low_pct / 100) * std::exp(-kZ * spread) * amort_low;
-    e.high_mj_per_token = base * (1 + *out.ci_high_pct / 100) * std::exp(kZ * spread) * amort_high;
+    e.low_mj_per_token = base * (1 + *out.ci_low_pct / 100) * std::exp(-kZ95 * spread) * amort_low;
+    e.high_mj_per_token = base * (1 + *out.ci_high_pct / 100) * std::exp(kZ95 * spread) * amort_high;
   }
   return e;
 }
@@ -489,7 +506,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
     merged.delta_pct = sum / static_cast<double>(exact.size());
     merged.se_pct.reset();
     anchor = &merged;
-    out.band.between_sessions = kZ * (high - low) / 2;
+    out.band.between_sessions = kZ95 * (high - low) / 2;
     out.notes.push_back(fmt::format("{} sessions measured {:g} B and disagree by {:.1f} pts: the value is their mean and the band "
                                     "covers the spread",
                                     exact.size(), q.n, high - low));
@@ -505,7 +522,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
     out.ci_kind = "confidence band";
     if (anchor != nullptr) out.notes.push_back("single measured anchor: its within-session width is the curve's confidence band");
   } else if (curve.fit.resid_std_pct > 0) {
-    out.band.within_session = kZ * curve.fit.resid_std_pct;
+    out.band.within_session = kZ95 * curve.fit.resid_std_pct;
     out.ci_kind = "resid_std";
   }
   out.delta_basis = curve_basis(q, *choice, anchor, exact, points, evidence);
@@ -518,20 +535,28 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   if (batch_or_context_modelled(q.batch, q.context)) {
     const auto rows = q.context <= kBaselineContext ? batch_rows(q, curve, evidence) : std::vector<const DataRow*>{};
     if (!rows.empty() && !choice->borrowed_arch) {
-      std::vector<double> deltas;
-      for (const DataRow* r : rows) deltas.push_back(r->delta_pct());
-      const Summary s = summarize(deltas);
-      delta = s.mean;
+      const MeasuredBatch m = measured_batch(rows, evidence);
+      delta = m.delta_pct;
       measured_at_batch = true;
-      if (s.ci_half_width) {
-        out.band.within_session = *s.ci_half_width;
-        out.ci_kind = "measured batch CI";
+      out.band.within_session = m.own_half_width;
+      out.ci_kind = "measured batch CI";
+      if (m.spread_half_width > 0) {
+        out.band.between_sessions = std::max(out.band.between_sessions.value_or(0.0), m.spread_half_width);
       }
-      out.delta_basis.label += fmt::format("; measured at batch {} ({} row{})", q.batch, rows.size(), rows.size() == 1 ? "" : "s");
-      if (out.delta_basis.basis != Basis::borrowed) out.delta_basis.basis = Basis::measured;
+      const std::string rows_text = fmt::format("{} row{}", rows.size(), rows.size() == 1 ? "" : "s");
+      if (out.delta_basis.basis == Basis::borrowed) {
+        out.delta_basis.label += fmt::format("; measured at batch {} ({})", q.batch, rows_text);
+      } else {
+        // The figure is the batch cells': their sessions and GPUs, not those of the batch-1 anchors.
+        out.delta_basis.basis = Basis::measured;
+        out.delta_basis.sessions = m.sessions;
+        out.delta_basis.gpu = m.gpus;
+        out.delta_basis.label = fmt::format("measured at {:g} B and batch {} on {}, session{} {} ({})", rows.front()->params_b,
+                                            q.batch, m.gpus, m.sessions.size() == 1 ? "" : "s", joined(m.sessions), rows_text);
+      }
     } else {
       const ModelledDelta m = modelled_delta(delta, q.batch, q.context);
-      out.band.batch_model = kZ * m.sigma_pct;
+      out.band.batch_model = kZ95 * m.sigma_pct;
       delta = m.delta_pct;
       out.modelled = true;
       model_factor = m.factor;
@@ -551,7 +576,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   bool single_session = false;
   if (curve.source == "fit" && curve.session_ids.size() == 1) {
     if (const SessionSpread* s = find_spread(evidence.delta_spreads, curve.key)) {
-      out.band.between_sessions = kZ * s->tau;
+      out.band.between_sessions = kZ95 * s->tau;
       out.band.between_sessions_note = fmt::format(
           "{} sessions measured {} {} on {} at {} shared size{}: between-session SD τ = {:.1f} pts (DerSimonian–Laird)",
           s->session_ids.size(), curve.key.precision, curve.key.engine, curve.key.gpu_arch, s->shared_sizes,
@@ -570,18 +595,18 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   // Distance from the evidence: extrapolation in size (none at a measured size, whichever session
   // measured it), borrowing across GPUs or architectures.
   if (const double d = anchor != nullptr ? 0.0 : extrapolation_distance(curve.fit, q.n); d > 0) {
-    out.band.extrapolation = kZ * 1.2 * (std::max(curve.fit.resid_std_pct, 2.0) + 4.0) * d;
+    out.band.extrapolation = kZ95 * 1.2 * (std::max(curve.fit.resid_std_pct, 2.0) + 4.0) * d;
     out.notes.push_back(fmt::format("{:g} B is outside the measured range {:g}–{:g} B: extrapolated; the band widens by ±{:.1f} pts "
                                     "(grows with the log-distance)",
                                     q.n, curve.fit.range_min_b, curve.fit.range_max_b, out.band.extrapolation));
   }
   if (choice->borrowed_arch) {
-    out.band.borrowing = kZ * kBorrowArchSigma;
+    out.band.borrowing = kZ95 * kBorrowArchSigma;
     out.notes.push_back(fmt::format("no {} curve with {} for {}; {} the {} curve ({}); the band widens by ±{:.1f} pts", precision,
                                     q.engine, q.arch, choice->default_borrow_used ? "borrowed, as the published service does," : "borrowed, as asked,",
                                     curve.key.gpu_arch, provenance(curve, evidence), out.band.borrowing));
   } else if (borrowed_gpu) {
-    out.band.borrowing = kZ * kBorrowGpuSigma;
+    out.band.borrowing = kZ95 * kBorrowGpuSigma;
     out.notes.push_back(fmt::format("measured on {}, not on the {} asked about (same architecture); the band widens by ±{:.1f} pts",
                                     out.delta_basis.gpu, q.gpu->name, out.band.borrowing));
   }

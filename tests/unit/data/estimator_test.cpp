@@ -120,6 +120,33 @@ TEST_F(EstimatorTest, ASizeMeasuredInAnotherSessionThanTheCurvesIsMeasuredFromIt
   EXPECT_EQ(h100->basis, Basis::borrowed);
 }
 
+TEST_F(EstimatorTest, AMeasuredBatchAnswerCarriesTheBatchCellsOwnCiAndSession) {
+  // Shipped: synthetic Llama-3.2-1B (1.24 B), Q4_K_M vs F16 at batch 16, k = 3, one session
+  // (2026-12-01, GPU-aac601a0): paired ΔE CI −24.90 … −2.62 % (energy-Q4_K_M-b16.json). The answer is
+  // that cell's, with its own CI (±11.14), not the ±5 pts of the batch-1 anchors, and it names the
+  // session that measured batch 16, not the batch-1 sessions.
+  EstimateRequest r = ask(1.24, "hopper", "Q4_K_M");
+  r.engine = "llama.cpp";
+  r.batch = 16;
+  auto e = estimate(r, *store_);
+  ASSERT_TRUE(e) << e.error().describe();
+  EXPECT_EQ(e->basis, Basis::measured) << e->delta_basis.label;
+  EXPECT_FALSE(e->modelled);
+  ASSERT_TRUE(e->band.within_session.has_value());
+  EXPECT_NEAR(*e->band.within_session, (-2.6179 - -24.8987) / 2, 1e-3);
+  EXPECT_LE(*e->ci_low_pct, -24.89);
+  EXPECT_GE(*e->ci_high_pct, -2.62);
+  EXPECT_NE(e->delta_basis.label.find("batch 16"), std::string::npos) << e->delta_basis.label;
+  EXPECT_NE(e->delta_basis.label.find("GPU-aac601a0"), std::string::npos) << e->delta_basis.label;
+  EXPECT_EQ(e->delta_basis.label.find("GPU-abad7602"), std::string::npos) << e->delta_basis.label;
+  ASSERT_EQ(e->delta_basis.sessions.size(), 1u);
+  // Batch 64 was not measured at k = 3 (the shipped sessions stop at 16): modelled, and said so.
+  r.batch = 64;
+  auto b64 = estimate(r, *store_);
+  ASSERT_TRUE(b64);
+  EXPECT_EQ(b64->basis, Basis::modelled) << b64->delta_basis.label;
+}
+
 TEST_F(EstimatorTest, PublishedCurvesAnswerWithResidualCi) {
   auto e = estimate(ask(2.0, "ada", "NF4"), *published_);
   ASSERT_TRUE(e);
