@@ -9,12 +9,12 @@
 #include "data/batch_model.hpp"
 #include "data/estimator.hpp"
 #include "data/session_energy.hpp"
+#include "util/statistics.hpp"
 
 namespace ecocompute::data {
 namespace {
 
 constexpr double kRuntimeOverhead = 1.10;
-constexpr double kZ = 1.96;
 
 struct Step {
   double seconds = 0;
@@ -30,13 +30,6 @@ Step roofline_step(const GpuSpec& gpu, const PrecisionInfo& p, double params_b, 
   const double peak = (p.name == "INT8" ? gpu.int8_tops : gpu.fp16_tflops) * 1e12;
   const double compute_s = 2.0 * params_b * 1e9 * batch / peak;
   return compute_s > memory_s ? Step{compute_s, "compute"} : Step{memory_s, "memory"};
-}
-
-std::string session_label(const Evidence& evidence, const std::string& id) {
-  for (const Session& s : evidence.sessions) {
-    if (s.id == id) return s.label;
-  }
-  return id;
 }
 
 // The FP16 baseline's own energy for the FP16 candidate: the reference session of the architecture
@@ -120,8 +113,8 @@ void score_baseline_energy(const ConfigQuestion& q, const std::string& engine, i
   double spread = 0;
   if (const SessionSpread* s = find_spread(evidence.fp16_spreads, CurveKey{b.arch, engine, "FP16"})) spread = s->tau;
   c.energy_mj_per_token = value;
-  c.energy_low_mj = low * std::exp(-kZ * spread);
-  c.energy_high_mj = high * std::exp(kZ * spread);
+  c.energy_low_mj = low * std::exp(-kZ95 * spread);
+  c.energy_high_mj = high * std::exp(kZ95 * spread);
   c.confidence = b.basis == Basis::measured || b.basis == Basis::interpolated ? "medium" : "low";
 }
 

@@ -16,29 +16,11 @@
 namespace ecocompute::data {
 namespace {
 
-bool is_baseline(const std::string& precision) {
-  auto p = parse_precision(precision);
-  return p && p->is_baseline;
-}
-
-const Session* session_by_id(const std::vector<Session>& sessions, const std::string& id) {
-  for (const Session& s : sessions) {
-    if (s.id == id) return &s;
-  }
-  return nullptr;
-}
-
-struct KeyLess {
-  bool operator()(const CurveKey& a, const CurveKey& b) const {
-    return std::tie(a.gpu_arch, a.engine, a.precision) < std::tie(b.gpu_arch, b.engine, b.precision);
-  }
-};
-
 // Measured, quantized rows grouped by key and then by session.
-std::map<CurveKey, std::map<std::string, std::vector<DataRow>>, KeyLess> group(const std::vector<DataRow>& rows) {
-  std::map<CurveKey, std::map<std::string, std::vector<DataRow>>, KeyLess> groups;
+std::map<CurveKey, std::map<std::string, std::vector<DataRow>>> group(const std::vector<DataRow>& rows) {
+  std::map<CurveKey, std::map<std::string, std::vector<DataRow>>> groups;
   for (const DataRow& r : rows) {
-    if (r.basis != Basis::measured || r.batch_size != 1 || is_baseline(r.precision)) continue;
+    if (r.basis != Basis::measured || r.batch_size != 1 || is_baseline_precision(r.precision)) continue;
     groups[CurveKey{r.gpu_arch, r.engine, r.precision}][r.session_id].push_back(r);
   }
   return groups;
@@ -80,7 +62,7 @@ std::optional<Campaign> campaign_points(const std::map<std::string, std::vector<
                                         const std::vector<Session>& sessions) {
   std::map<std::tuple<std::string, std::string, std::string>, Campaign> campaigns;
   for (const auto& [session_id, session_rows] : by_session) {
-    const Session* s = session_by_id(sessions, session_id);
+    const Session* s = find_session(sessions, session_id);
     if (s == nullptr || s->engine_version.empty()) continue;
     Campaign& c = campaigns[{s->gpu, s->engine, s->engine_version}];
     const auto points = summarize_points(session_rows);
@@ -170,7 +152,7 @@ Result<std::vector<Curve>> fit_per_session(const std::vector<DataRow>& rows, con
     for (const auto& [session_id, session_rows] : by_session) {
       const auto points = summarize_points(session_rows);
       if (distinct_sizes(points) < 2) continue;
-      const Session* s = session_by_id(sessions, session_id);
+      const Session* s = find_session(sessions, session_id);
       auto curve = fit_group(key, points, {session_id}, s != nullptr ? s->label : session_id, weighting);
       if (!curve) return curve.error();
       curves.push_back(std::move(*curve));
@@ -198,7 +180,7 @@ Result<CurveSet> fit_curve_set(const std::vector<DataRow>& rows, const std::vect
         const auto p = summarize_points(session_rows);
         points.insert(points.end(), p.begin(), p.end());
         ids.push_back(session_id);
-        const Session* s = session_by_id(sessions, session_id);
+        const Session* s = find_session(sessions, session_id);
         label += " " + (s != nullptr ? s->label : session_id);
       }
       if (distinct_sizes(points) < 2) continue;
@@ -216,7 +198,7 @@ Result<CurveSet> fit_curve_set(const std::vector<DataRow>& rows, const std::vect
       if (wanted_id && session_id != *wanted_id) continue;
       auto points = summarize_points(session_rows);
       if (distinct_sizes(points) < 2) continue;
-      const Session* s = session_by_id(sessions, session_id);
+      const Session* s = find_session(sessions, session_id);
       std::tuple<int, int, std::string> rank{distinct_sizes(points), total_trials(points), s != nullptr ? s->date : ""};
       if (rank > best) {
         best = rank;
@@ -233,7 +215,7 @@ Result<CurveSet> fit_curve_set(const std::vector<DataRow>& rows, const std::vect
       }
     }
     if (chosen == nullptr) continue;
-    const Session* s = session_by_id(sessions, *chosen);
+    const Session* s = find_session(sessions, *chosen);
     auto curve = fit_group(key, chosen_points, {*chosen}, s != nullptr ? s->label : *chosen, options.weighting);
     if (!curve) return curve.error();
     set.curves.push_back(std::move(*curve));

@@ -19,7 +19,7 @@ struct CurveKey {
   std::string gpu_arch;
   std::string engine;
   std::string precision;
-  friend bool operator==(const CurveKey&, const CurveKey&) = default;
+  friend auto operator<=>(const CurveKey&, const CurveKey&) = default;
 };
 
 /// One curve and where it came from.

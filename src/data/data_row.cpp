@@ -5,6 +5,13 @@
 
 namespace ecocompute::data {
 
+const Session* find_session(const std::vector<Session>& sessions, std::string_view id) {
+  for (const Session& s : sessions) {
+    if (s.id == id) return &s;
+  }
+  return nullptr;
+}
+
 double DataRow::delta_pct() const {
   return (energy_per_token_mj - fp16_energy_per_token_mj) / fp16_energy_per_token_mj * 100.0;
 }

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "data/basis.hpp"
@@ -29,6 +30,9 @@ struct Session {
   std::string date;            ///< "YYYY-MM-DD" of the session, "" if unknown
   std::string provenance;      ///< DOI, URL or report path the session came from
 };
+
+/// The session with this id among `sessions`, or null.
+[[nodiscard]] const Session* find_session(const std::vector<Session>& sessions, std::string_view id);
 
 /// One measured configuration (a model at one precision in one session) with its own FP16 baseline.
 /// ΔE % is always recomputed from the two energies; a stored percentage is kept only for audit.

@@ -272,8 +272,7 @@ std::string canonical_precision(std::string_view precision) {
 
 bool is_baseline_report(const report::EnergyReport& r) {
   if (r.measurement.baseline_precision) return r.is_baseline();
-  const auto p = parse_precision(r.workload.precision);
-  return p && p->is_baseline;
+  return is_baseline_precision(r.workload.precision);
 }
 
 Session report_session(const report::EnergyReport& r, std::string_view source) {

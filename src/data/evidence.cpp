@@ -5,6 +5,16 @@
 
 namespace ecocompute::data {
 
+std::string session_label(const Evidence& evidence, const std::string& id) {
+  const Session* s = find_session(evidence.sessions, id);
+  return s != nullptr ? s->label : id;
+}
+
+std::string session_gpu(const Evidence& evidence, const std::string& id) {
+  const Session* s = find_session(evidence.sessions, id);
+  return s != nullptr ? s->gpu : std::string();
+}
+
 std::string_view to_string(CurveSource source) noexcept {
   return source == CurveSource::published ? "published" : "store";
 }

@@ -39,6 +39,11 @@ struct Evidence {
   std::vector<SessionSpread> fp16_spreads;
 };
 
+/// The label of the evidence's session with this id, or the id itself when none has it.
+[[nodiscard]] std::string session_label(const Evidence& evidence, const std::string& id);
+/// The GPU of the evidence's session with this id, "" when none has it.
+[[nodiscard]] std::string session_gpu(const Evidence& evidence, const std::string& id);
+
 /// Computes `delta_spreads` and `fp16_spreads` from the evidence's rows (load_evidence does this; call
 /// it on evidence built by hand).
 Result<void> attach_session_spreads(Evidence& evidence);

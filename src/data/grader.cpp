@@ -17,7 +17,7 @@ namespace {
 // Sizes are compared as the published checker does: equal within 1e-9 B.
 constexpr double kSameSizeB = 1e-9;
 
-bool same_size(double a, double b) { return std::abs(a - b) < kSameSizeB; }
+bool checker_same_size(double a, double b) { return std::abs(a - b) < kSameSizeB; }
 
 std::string key_text(const CurveKey& key) { return key.gpu_arch + " " + key.engine + " " + key.precision; }
 
@@ -62,7 +62,7 @@ void grade_against_curve(GradeResult& g, const CurveKey& key, double params_b, d
   }
   Reference ref{0.0, curve->fit.resid_std_pct, ""};
   for (const FitPoint& p : curve->fit.points) {
-    if (!same_size(p.params_b, params_b)) continue;
+    if (!checker_same_size(p.params_b, params_b)) continue;
     g.anchors.push_back(GradeAnchor{p.params_b, p.delta_pct, p.n, p.model + " (session " + p.session_id + ")"});
     ref.value += p.delta_pct;
   }
@@ -234,7 +234,7 @@ GradeResult grade_report_published(const report::EnergyReport& r, const Publishe
   g.curve_delta_pct = evaluate_curve(curve->params, params_b);
   Reference ref{0.0, curve->resid_std_pct, ""};
   for (const PublishedAnchor& a : curve->anchors) {
-    if (!same_size(a.params_b, params_b)) continue;
+    if (!checker_same_size(a.params_b, params_b)) continue;
     g.anchors.push_back(GradeAnchor{a.params_b, a.delta_pct, a.n, a.gpu + (a.model.empty() ? "" : " " + a.model)});
     ref.value += a.delta_pct;
   }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "data/sql_database.hpp"
+#include "util/trim.hpp"
 
 namespace ecocompute::data {
 namespace {
@@ -77,12 +78,6 @@ std::string parameter_text(const SqlValue& value) {
     return fmt::format("{}", *d);  // the shortest text that reads back as the same double
   }
   return {};
-}
-
-// libpq's messages end with a newline; the error text goes inside a longer sentence.
-std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
 }
 
 class PostgresDatabase final : public SqlDatabase {

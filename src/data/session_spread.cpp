@@ -13,17 +13,6 @@
 namespace ecocompute::data {
 namespace {
 
-bool is_baseline(const std::string& precision) {
-  auto p = parse_precision(precision);
-  return p && p->is_baseline;
-}
-
-struct KeyLess {
-  bool operator()(const CurveKey& a, const CurveKey& b) const {
-    return std::tie(a.gpu_arch, a.engine, a.precision) < std::tie(b.gpu_arch, b.engine, b.precision);
-  }
-};
-
 // Values by size: sessions with no variance of their own get the largest of the others at that size.
 using BySize = std::map<double, std::vector<SessionValue>>;
 
@@ -70,9 +59,9 @@ std::optional<double> dersimonian_laird_tau2(std::span<const SessionValue> value
 }
 
 std::vector<SessionSpread> delta_spreads(const std::vector<DataRow>& rows, const std::vector<Curve>& per_session_curves) {
-  std::map<CurveKey, std::map<std::string, std::vector<DataRow>>, KeyLess> groups;
+  std::map<CurveKey, std::map<std::string, std::vector<DataRow>>> groups;
   for (const DataRow& r : rows) {
-    if (r.basis != Basis::measured || r.batch_size != 1 || is_baseline(r.precision)) continue;
+    if (r.basis != Basis::measured || r.batch_size != 1 || is_baseline_precision(r.precision)) continue;
     groups[CurveKey{r.gpu_arch, r.engine, r.precision}][r.session_id].push_back(r);
   }
   std::vector<SessionSpread> out;
@@ -98,7 +87,7 @@ std::vector<SessionSpread> delta_spreads(const std::vector<DataRow>& rows, const
 
 std::vector<SessionSpread> fp16_energy_spreads(const std::vector<DataRow>& rows) {
   // ln(FP16 energy) of every row, by (arch, engine) → size → session.
-  std::map<CurveKey, std::map<double, std::map<std::string, std::vector<double>>>, KeyLess> groups;
+  std::map<CurveKey, std::map<double, std::map<std::string, std::vector<double>>>> groups;
   for (const DataRow& r : rows) {
     if (r.basis != Basis::measured || r.batch_size != 1 || !(r.fp16_energy_per_token_mj > 0)) continue;
     groups[CurveKey{r.gpu_arch, r.engine, "FP16"}][r.params_b][r.session_id].push_back(std::log(r.fp16_energy_per_token_mj));

@@ -4,17 +4,9 @@
 #include <algorithm>
 #include <fstream>
 
+#include "util/trim.hpp"
 
 namespace ecocompute::data {
-namespace {
-
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
-}
-
-}  // namespace
 
 Result<std::vector<ImportBatch>> read_shipped_sessions(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "engine/llama_backend.hpp"
+#include "util/units.hpp"
 
 namespace ecocompute::engine {
 namespace {
@@ -42,8 +43,6 @@ Error decode_error(int rc, std::int64_t position, const std::filesystem::path& m
                                                                 position, rc, what, model.string()))};
 }
 
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // "CUDA0 (NVIDIA H200)", or "CUDA0 (NVIDIA H200) + CUDA1 (NVIDIA H200)" for a split.
 std::string gpu_names(const std::vector<GpuDevice>& gpus) {
   std::string out;
@@ -151,8 +150,8 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::open(const LoadOptions& option
   if (free_known && options.n_gpu_layers < 0 && info.size_bytes > free_bytes) {
     return unexpected(ErrorCode::unavailable,
                       fmt::format("not enough GPU memory for {}: its weights need {:.2f} GiB, {} has {:.2f} GiB free",
-                                  options.model.string(), static_cast<double>(info.size_bytes) / kGiB,
-                                  gpu_names(engine->gpus_), static_cast<double>(free_bytes) / kGiB));
+                                  options.model.string(), static_cast<double>(info.size_bytes) / kBytesPerGiB,
+                                  gpu_names(engine->gpus_), static_cast<double>(free_bytes) / kBytesPerGiB));
   }
 
   // An explicit, NULL-terminated device list: the chosen GPUs only, or none for a CPU run, so llama.cpp

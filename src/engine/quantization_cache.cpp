@@ -10,12 +10,12 @@
 #include "engine/llama_backend.hpp"
 #include "util/file_io.hpp"
 #include "util/log.hpp"
+#include "util/units.hpp"
 
 namespace ecocompute::engine {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Planning estimate of the output size: every parameter at the main type's bits, plus 10 % for the
 // tensors llama.cpp keeps at higher precision and 16 MiB for metadata (a vocabulary is a few MB).
@@ -102,7 +102,7 @@ Result<PreparedModel> QuantizationCache::prepare(const fs::path& source, GgufTyp
     return unexpected(ErrorCode::io, fmt::format("not enough disk space in {} to quantize {} to {}: about {:.2f} GiB needed, "
                                                  "{:.2f} GiB available",
                                                  out.parent_path().string(), source.string(), target_name,
-                                                 static_cast<double>(needed) / kGiB, static_cast<double>(available) / kGiB));
+                                                 static_cast<double>(needed) / kBytesPerGiB, static_cast<double>(available) / kBytesPerGiB));
   }
 
   fs::path temp = out;

@@ -153,6 +153,11 @@ Result<PrecisionInfo> parse_precision(std::string_view text) {
   return unexpected(ErrorCode::invalid_argument, "unknown precision '" + std::string(text) + "' (known: " + known + ")");
 }
 
+bool is_baseline_precision(std::string_view text) {
+  const auto p = parse_precision(text);
+  return p && p->is_baseline;
+}
+
 double weight_gb(double params_b, const PrecisionInfo& precision) noexcept {
   return params_b * precision.bits_per_weight / 8.0;  // 1e9 params × bits / 8 bits per byte / 1e9
 }

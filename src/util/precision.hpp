@@ -75,6 +75,8 @@ inline constexpr std::string_view published_engine = "transformers+bitsandbytes"
 /// FP16; "F16" → the GGUF F16; "q4_k_m" → Q4_K_M). Unknown names are an invalid_argument error
 /// listing the known ones.
 [[nodiscard]] Result<PrecisionInfo> parse_precision(std::string_view text);
+/// True for a name parse_precision knows as an unquantized baseline format (F16, BF16, FP16 …).
+[[nodiscard]] bool is_baseline_precision(std::string_view text);
 
 /// Returns the weight size in GB (1e9 bytes) of `params_b` billion parameters at a precision.
 [[nodiscard]] double weight_gb(double params_b, const PrecisionInfo& precision) noexcept;

@@ -11,6 +11,9 @@
 
 namespace ecocompute {
 
+/// The two-sided 95 % quantile of the normal distribution: half-widths of bands built from SDs.
+inline constexpr double kZ95 = 1.96;
+
 /// Mean, spread and a two-sided Student-t confidence interval of n values.
 struct Summary {
   std::size_t n = 0;

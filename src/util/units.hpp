@@ -37,6 +37,9 @@ constexpr Joules operator*(Seconds t, Watts p) { return Joules{p.value * t.value
 constexpr Watts operator/(Joules e, Seconds t) { return Watts{e.value / t.value}; }
 constexpr Seconds operator/(Joules e, Watts p) { return Seconds{e.value / p.value}; }
 
+/// Bytes in a GiB, for sizes of files and of GPU memory in messages.
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
 /// Converts NVML's millijoule counter reading.
 constexpr Joules from_millijoules(unsigned long long mj) { return Joules{static_cast<double>(mj) / 1e3}; }
 /// Converts NVML's milliwatt power reading.

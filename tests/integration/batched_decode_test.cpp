@@ -8,17 +8,16 @@
 #include <vector>
 
 #include "engine/llama_engine.hpp"
+#include "support/data_paths.hpp"
 
 namespace ecocompute::engine {
 namespace {
 using ::testing::HasSubstr;
 
-const std::filesystem::path fixture_path =
-    std::filesystem::path(ECOCOMPUTE_SOURCE_DIR) / "data/fixture/fixture-kjv-f16.gguf";
 
 std::unique_ptr<LlamaEngine> open_fixture(std::uint32_t n_sequences) {
   LoadOptions o;
-  o.model = fixture_path;
+  o.model = ecocompute::testing::kFixtureModel;
   o.n_gpu_layers = 0;
   o.n_ctx = 256;
   o.n_batch = 64;

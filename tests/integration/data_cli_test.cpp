@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
+struct DataOutcome {
   int status = -1;
   std::string stdout_text;
 };
@@ -27,10 +27,10 @@ class DataCliTest : public ecocompute::testing::ScratchDirTest {
  protected:
 
   // Runs the binary with the shipped data and a store in the test folder; stderr to the test log.
-  Outcome ecocompute(const std::string& args) const {
+  DataOutcome ecocompute(const std::string& args) const {
     const std::string command = "ECOCOMPUTE_DATA_DIR='" + std::string(ECOCOMPUTE_SOURCE_DIR) + "/data' ECOCOMPUTE_STORE='" +
                                 (dir_ / "store.sqlite").string() + "' '" + ECOCOMPUTE_BINARY + "' " + args;
-    Outcome outcome;
+    DataOutcome outcome;
     FILE* pipe = popen(command.c_str(), "r");
     if (pipe == nullptr) return outcome;
     char buffer[4096];
@@ -62,15 +62,15 @@ class DataCliTest : public ecocompute::testing::ScratchDirTest {
 
 TEST_F(DataCliTest, ImportListShow) {
   const std::string published = std::string(ECOCOMPUTE_SOURCE_DIR) + "/data/published";
-  Outcome imported = ecocompute("data import --json '" + published + "'");
+  DataOutcome imported = ecocompute("data import --json '" + published + "'");
   ASSERT_EQ(imported.status, 0) << imported.stdout_text;
   const auto summary = nlohmann::json::parse(imported.stdout_text);
   EXPECT_EQ(summary[0]["rows_added"], 53);
   EXPECT_EQ(summary[0]["sessions_added"], 7);
-  Outcome list = ecocompute("data list");
+  DataOutcome list = ecocompute("data list");
   ASSERT_EQ(list.status, 0);
   EXPECT_NE(list.stdout_text.find("rtx4090_2026-07-24"), std::string::npos);
-  Outcome show = ecocompute("data show --json rtx4090_2026-07-24");
+  DataOutcome show = ecocompute("data show --json rtx4090_2026-07-24");
   ASSERT_EQ(show.status, 0) << show.stdout_text;
   const auto session = nlohmann::json::parse(show.stdout_text);
   bool found = false;
@@ -89,7 +89,7 @@ TEST_F(DataCliTest, ImportListShow) {
 }
 
 TEST_F(DataCliTest, CurvesReproduceThePublishedFit) {
-  Outcome curves = ecocompute("data curves --reproduce-published --json");
+  DataOutcome curves = ecocompute("data curves --reproduce-published --json");
   ASSERT_EQ(curves.status, 0) << curves.stdout_text;
   const auto j = nlohmann::json::parse(curves.stdout_text);
   ASSERT_EQ(j.size(), 6u);
@@ -100,7 +100,7 @@ TEST_F(DataCliTest, CurvesReproduceThePublishedFit) {
 }
 
 TEST_F(DataCliTest, EstimateAndOptimize) {
-  Outcome e = ecocompute("estimate --json -N 3 --gpu 'RTX 4090' -p NF4");
+  DataOutcome e = ecocompute("estimate --json -N 3 --gpu 'RTX 4090' -p NF4");
   ASSERT_EQ(e.status, 0) << e.stdout_text;
   const auto j = nlohmann::json::parse(e.stdout_text);
   EXPECT_EQ(j["basis"], "measured");
@@ -110,12 +110,12 @@ TEST_F(DataCliTest, EstimateAndOptimize) {
   EXPECT_EQ(j["energy_estimate"]["basis_detail"]["sessions"], j["energy_estimate"]["fp16_basis_detail"]["sessions"]);
   EXPECT_EQ(ecocompute("estimate -N -3 --arch ada").status, 2);
   for (const char* size : {"0", "1e308", "1e-300", "10001"}) {
-    Outcome bad = ecocompute(std::string("estimate -N ") + size + " --arch ada 2>&1");
+    DataOutcome bad = ecocompute(std::string("estimate -N ") + size + " --arch ada 2>&1");
     EXPECT_EQ(bad.status, 2) << size;
     EXPECT_NE(bad.stdout_text.find("between 0.001 and 10000"), std::string::npos) << bad.stdout_text;
   }
   EXPECT_EQ(ecocompute("estimate -N 3 --arch volta9").status, 2);
-  Outcome o = ecocompute("optimize --json -N 3 --gpu 'RTX 4090' --batch 1 --max-delta-ppl-pct 1");
+  DataOutcome o = ecocompute("optimize --json -N 3 --gpu 'RTX 4090' --batch 1 --max-delta-ppl-pct 1");
   ASSERT_EQ(o.status, 0) << o.stdout_text;
   EXPECT_EQ(nlohmann::json::parse(o.stdout_text)["recommended"]["precision"], "FP16");
 }
@@ -124,7 +124,7 @@ TEST_F(DataCliTest, CheckExitCodes) {
   // Published ada NF4 at 3 B: +6.76 % ± 2 × 11.48.
   EXPECT_EQ(ecocompute("check --curves published '" + report("in.json", "ada", 3, "NF4", 1000, 1000).string() + "'").status, 0);
   EXPECT_EQ(ecocompute("check --curves published '" + report("out.json", "ada", 3, "NF4", 1500, 1000).string() + "'").status, 1);
-  Outcome estimated =
+  DataOutcome estimated =
       ecocompute("check --curves published '" + report("est.json", "ada", 3, "NF4", 1000, 1000, "interpolated").string() + "'");
   EXPECT_EQ(estimated.status, 2);
   EXPECT_NE(estimated.stdout_text.find("not a measurement"), std::string::npos);
@@ -141,14 +141,14 @@ TEST_F(DataCliTest, CheckExitCodes) {
 TEST_F(DataCliTest, CheckFollowsThePublishedRulesWhenAsked) {
   const fs::path low = report("low.json", "ada", 1.1, "INT8", 2379, 1000);   // +137.9 %
   const fs::path high = report("high.json", "ada", 1.1, "INT8", 4016, 1000);  // +301.6 %
-  Outcome published_low = ecocompute("check --rules published '" + low.string() + "'");
+  DataOutcome published_low = ecocompute("check --rules published '" + low.string() + "'");
   EXPECT_EQ(published_low.status, 0) << published_low.stdout_text;
   EXPECT_NE(published_low.stdout_text.find("the mean of 2 published anchors at 1.1 B"), std::string::npos)
       << published_low.stdout_text;
   EXPECT_NE(published_low.stdout_text.find("rules: published"), std::string::npos) << published_low.stdout_text;
   EXPECT_EQ(ecocompute("check --rules published '" + high.string() + "'").status, 1);
   EXPECT_EQ(ecocompute("check '" + low.string() + "'").status, 1);
-  Outcome ours_high = ecocompute("check --json '" + high.string() + "'");
+  DataOutcome ours_high = ecocompute("check --json '" + high.string() + "'");
   EXPECT_EQ(ours_high.status, 0) << ours_high.stdout_text;
   const auto j = nlohmann::json::parse(ours_high.stdout_text);
   EXPECT_EQ(j["rules"], "ecocompute");
@@ -168,11 +168,11 @@ TEST_F(DataCliTest, CheckRefusesWhatIsNotAMeasurement) {
   const std::string illustrative = std::string(ECOCOMPUTE_SOURCE_DIR) + "/tests/unit/data/fixtures/energy.measured.illustrative.json";
   const std::string cpu = std::string(ECOCOMPUTE_SOURCE_DIR) + "/tests/golden/energy/energy-Q8_0-no-energy.json";
   for (const std::string rules : {"ecocompute", "published"}) {
-    Outcome example = ecocompute("check --rules " + rules + " '" + illustrative + "'");
+    DataOutcome example = ecocompute("check --rules " + rules + " '" + illustrative + "'");
     EXPECT_EQ(example.status, 2) << example.stdout_text;
     EXPECT_NE(example.stdout_text.find("not a measurement to grade"), std::string::npos) << example.stdout_text;
     EXPECT_NE(example.stdout_text.find("ILLUSTRATIVE"), std::string::npos) << example.stdout_text;
-    Outcome ours = ecocompute("check --rules " + rules + " '" + cpu + "'");
+    DataOutcome ours = ecocompute("check --rules " + rules + " '" + cpu + "'");
     EXPECT_EQ(ours.status, 2) << ours.stdout_text;
     EXPECT_NE(ours.stdout_text.find("a CPU run"), std::string::npos) << ours.stdout_text;
   }
@@ -180,7 +180,7 @@ TEST_F(DataCliTest, CheckRefusesWhatIsNotAMeasurement) {
   nlohmann::json j = nlohmann::json::parse(std::ifstream(report("stated.json", "ada", 3, "NF4", 1000, 1000)));
   j["results"]["vs_fp16_energy_pct"] = -25.0;
   std::ofstream(dir_ / "stated.json") << j.dump();
-  Outcome stated = ecocompute("check --curves published '" + (dir_ / "stated.json").string() + "'");
+  DataOutcome stated = ecocompute("check --curves published '" + (dir_ / "stated.json").string() + "'");
   EXPECT_EQ(stated.status, 0) << stated.stdout_text;
   EXPECT_NE(stated.stdout_text.find("warning: results.vs_fp16_energy_pct -25 disagrees with the energies"),
             std::string::npos)
@@ -198,7 +198,7 @@ TEST_F(DataCliTest, ImportStoresNoNonMeasurement) {
 
 TEST_F(DataCliTest, CompareTwoCpuReports) {
   const std::string cpu = std::string(ECOCOMPUTE_SOURCE_DIR) + "/tests/golden/energy/energy-Q8_0-no-energy.json";
-  Outcome c = ecocompute("compare --json '" + cpu + "' '" + cpu + "'");
+  DataOutcome c = ecocompute("compare --json '" + cpu + "' '" + cpu + "'");
   ASSERT_EQ(c.status, 0) << c.stdout_text;
   const auto j = nlohmann::json::parse(c.stdout_text);
   EXPECT_TRUE(j["same_stack"].get<bool>());
@@ -215,7 +215,7 @@ TEST_F(DataCliTest, ValidateCountsIntegralFloatsAsIntegers) {
     ASSERT_NE(text.find(integral), std::string::npos);
     text.replace(text.find(integral), integral.size(), std::string("\"tokens_generated\": ") + number);
     std::ofstream(dir_ / "tokens.json") << text;
-    Outcome v = ecocompute("validate '" + (dir_ / "tokens.json").string() + "'");
+    DataOutcome v = ecocompute("validate '" + (dir_ / "tokens.json").string() + "'");
     EXPECT_EQ(v.status, status) << number << ": " << v.stdout_text;
     // check reads the same report through the typed reader: 2560.0 is a whole number there too.
     if (status == 0) {
@@ -227,11 +227,11 @@ TEST_F(DataCliTest, ValidateCountsIntegralFloatsAsIntegers) {
 TEST_F(DataCliTest, CompareWarnsAcrossStacks) {
   const fs::path a = report("a.json", "ada", 3, "NF4", 900, 1000, "measured", "aaaaaaaaaaaaaaaaaaaa");
   const fs::path b = report("b.json", "ada", 3, "NF4", 950, 1000, "measured", "bbbbbbbbbbbbbbbbbbbb");
-  Outcome c = ecocompute("compare '" + a.string() + "' '" + b.string() + "'");
+  DataOutcome c = ecocompute("compare '" + a.string() + "' '" + b.string() + "'");
   ASSERT_EQ(c.status, 0) << c.stdout_text;
   EXPECT_NE(c.stdout_text.find("different stack: do not pool"), std::string::npos);
   EXPECT_NE(c.stdout_text.find("+5.00"), std::string::npos);  // −5 % vs −10 %: +5 points
-  Outcome sessions = ecocompute("compare rtx4090_2026-07-24 rtx4090_2026-08-19");
+  DataOutcome sessions = ecocompute("compare rtx4090_2026-07-24 rtx4090_2026-08-19");
   ASSERT_EQ(sessions.status, 0);
   EXPECT_NE(sessions.stdout_text.find("different stack: do not pool"), std::string::npos);
 }
@@ -239,7 +239,7 @@ TEST_F(DataCliTest, CompareWarnsAcrossStacks) {
 TEST_F(DataCliTest, PlotWritesSvgAndPng) {
   if (std::system("gnuplot --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
   const fs::path svg = dir_ / "ada.svg", png = dir_ / "ada.png";
-  Outcome p = ecocompute("plot --arch ada -p NF4 --per-session -o '" + svg.string() + "' -o '" + png.string() + "'");
+  DataOutcome p = ecocompute("plot --arch ada -p NF4 --per-session -o '" + svg.string() + "' -o '" + png.string() + "'");
   ASSERT_EQ(p.status, 0) << p.stdout_text;
   EXPECT_GT(fs::file_size(svg), 1000u);
   EXPECT_GT(fs::file_size(png), 1000u);

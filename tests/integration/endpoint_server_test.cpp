@@ -27,6 +27,7 @@
 #include "report/energy_schema.hpp"
 #include "support/fake_openai_server.hpp"
 #include "support/scratch_dir.hpp"
+#include "support/data_paths.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -132,7 +133,7 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
   const fs::path binary = llama_server_binary();
   // scripts/build.sh builds it, so a missing binary is a broken build, not a reason to skip.
   ASSERT_TRUE(fs::exists(binary)) << binary << " is missing: run scripts/build_llama_server.sh";
-  const fs::path fixture = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data/fixture/fixture-kjv-f16.gguf";
+  const fs::path fixture = ecocompute::testing::kFixtureModel;
   const int port = free_port();
   ASSERT_GT(port, 0);
   ServerProcess server(binary, fixture, port, dir_ / "llama-server.log");
@@ -262,7 +263,7 @@ class PidFileServers {
 TEST_F(EndpointServerTest, LevelCommandRestartsRealServersWithOneSlotPerStream) {
   const fs::path binary = llama_server_binary();
   ASSERT_TRUE(fs::exists(binary)) << binary << " is missing: run scripts/build_llama_server.sh";
-  const fs::path fixture = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data/fixture/fixture-kjv-f16.gguf";
+  const fs::path fixture = ecocompute::testing::kFixtureModel;
   const int port_a = free_port();
   const int port_b = free_port();
   ASSERT_TRUE(port_a > 0 && port_b > 0 && port_a != port_b);

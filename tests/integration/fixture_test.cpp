@@ -17,12 +17,13 @@
 #include "engine/llama_backend.hpp"
 #include "modelgen/model_writer.hpp"
 #include "util/file_io.hpp"
+#include "support/data_paths.hpp"
 
 namespace ecocompute::engine {
 namespace {
 namespace fs = std::filesystem;
+using ::ecocompute::testing::kFixtureModel;
 
-const fs::path fixture_path = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data/fixture/fixture-kjv-f16.gguf";
 const fs::path heldout_path = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data/corpora/quality/kjv-ruth-ecclesiastes.txt";
 constexpr int window_tokens = 256;        // the fixture's training window; each window starts with BOS
 constexpr std::size_t max_windows = 24;   // 24 × 255 = 6,120 scored tokens keep the test short
@@ -97,15 +98,15 @@ fs::path quantize(const fs::path& dir, llama_ftype type, const char* name) {
   params.ftype = type;
   params.nthread = 2;
   const fs::path out = dir / name;
-  EXPECT_EQ(llama_model_quantize(fixture_path.c_str(), out.c_str(), &params), 0u) << name;
+  EXPECT_EQ(llama_model_quantize(kFixtureModel.c_str(), out.c_str(), &params), 0u) << name;
   return out;
 }
 
 TEST(Fixture, IsMarkedSmallAndCarriesItsOwnTokenizer) {
-  ASSERT_TRUE(fs::exists(fixture_path)) << "missing " << fixture_path << " (see data/fixture/RECIPE.md)";
-  EXPECT_LE(fs::file_size(fixture_path), 15U * 1000U * 1000U);
+  ASSERT_TRUE(fs::exists(kFixtureModel)) << "missing " << kFixtureModel << " (see data/fixture/RECIPE.md)";
+  EXPECT_LE(fs::file_size(kFixtureModel), 15U * 1000U * 1000U);
   gguf_init_params params{true, nullptr};
-  std::unique_ptr<gguf_context, GgufDeleter> ctx(gguf_init_from_file(fixture_path.c_str(), params));
+  std::unique_ptr<gguf_context, GgufDeleter> ctx(gguf_init_from_file(kFixtureModel.c_str(), params));
   ASSERT_TRUE(ctx);
   const std::int64_t weights = gguf_find_key(ctx.get(), std::string(weights_metadata_key).c_str());
   ASSERT_GE(weights, 0);
@@ -117,12 +118,12 @@ TEST(Fixture, IsMarkedSmallAndCarriesItsOwnTokenizer) {
 }
 
 TEST(Fixture, HeldOutPerplexityIsLowAndQuantizationCostsQualityInOrder) {
-  ASSERT_TRUE(fs::exists(fixture_path)) << "missing " << fixture_path << " (see data/fixture/RECIPE.md)";
+  ASSERT_TRUE(fs::exists(kFixtureModel)) << "missing " << kFixtureModel << " (see data/fixture/RECIPE.md)";
   const fs::path dir = fs::temp_directory_path() / ("ecocompute-fixture-test-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path q8 = quantize(dir, LLAMA_FTYPE_MOSTLY_Q8_0, "q8_0.gguf");
   const fs::path q4 = quantize(dir, LLAMA_FTYPE_MOSTLY_Q4_K_M, "q4_k_m.gguf");
-  LoadedModel base(fixture_path);
+  LoadedModel base(kFixtureModel);
   LoadedModel m8(q8);
   LoadedModel m4(q4);
   ASSERT_TRUE(base.ok() && m8.ok() && m4.ok());

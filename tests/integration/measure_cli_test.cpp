@@ -13,12 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include "support/scratch_dir.hpp"
+#include "support/data_paths.hpp"
 
 namespace {
 namespace fs = std::filesystem;
 using ecocompute::testing::slurp;
 
-struct Outcome {
+struct MeasureOutcome {
   int status = -1;
   std::string out;
   std::string err;
@@ -28,11 +29,11 @@ class MeasureCliTest : public ecocompute::testing::ScratchDirTest {
  protected:
 
   // Runs the binary with no NVML (whatever the machine has) and the shipped data; keeps both streams.
-  Outcome ecocompute(const std::string& args) const {
+  MeasureOutcome ecocompute(const std::string& args) const {
     const std::string command = "ECOCOMPUTE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 ECOCOMPUTE_DATA_DIR='" +
                                 std::string(ECOCOMPUTE_SOURCE_DIR) + "/data' '" + ECOCOMPUTE_BINARY + "' " + args +
                                 " > '" + (dir_ / "stdout").string() + "' 2> '" + (dir_ / "stderr").string() + "'";
-    Outcome outcome;
+    MeasureOutcome outcome;
     const int status = std::system(command.c_str());
     outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     outcome.out = slurp(dir_ / "stdout");
@@ -40,7 +41,7 @@ class MeasureCliTest : public ecocompute::testing::ScratchDirTest {
     return outcome;
   }
 
-  static std::string fixture() { return std::string(ECOCOMPUTE_SOURCE_DIR) + "/data/fixture/fixture-kjv-f16.gguf"; }
+  static std::string fixture() { return ecocompute::testing::kFixtureModel.string(); }
 
   // Short windows: this machine has no GPU counter whose 100-ms edges need 20-s windows. One engine
   // thread: ctest runs two tests at once on CI's two cores, and llama.cpp's workers spin at barriers, so
@@ -53,7 +54,7 @@ class MeasureCliTest : public ecocompute::testing::ScratchDirTest {
 };
 
 TEST_F(MeasureCliTest, FixtureRunWritesValidatedReportsWithQuality) {
-  const Outcome run = ecocompute("measure -m '" + fixture() + "' -p Q8_0,Q4_K_M" + fast_flags());
+  const MeasureOutcome run = ecocompute("measure -m '" + fixture() + "' -p Q8_0,Q4_K_M" + fast_flags());
   ASSERT_EQ(run.status, 0) << run.err;
   // The verdict table names every precision.
   EXPECT_NE(run.out.find("F16"), std::string::npos) << run.out;
@@ -63,7 +64,7 @@ TEST_F(MeasureCliTest, FixtureRunWritesValidatedReportsWithQuality) {
   for (const char* name : {"energy-F16.json", "energy-Q8_0.json", "energy-Q4_K_M.json", "run.json"}) {
     EXPECT_TRUE(fs::exists(dir_ / "out" / name)) << name;
   }
-  const Outcome valid = ecocompute("validate '" + (dir_ / "out" / "energy-F16.json").string() + "' '" +
+  const MeasureOutcome valid = ecocompute("validate '" + (dir_ / "out" / "energy-F16.json").string() + "' '" +
                                    (dir_ / "out" / "energy-Q8_0.json").string() + "' '" +
                                    (dir_ / "out" / "energy-Q4_K_M.json").string() + "'");
   EXPECT_EQ(valid.status, 0) << valid.out << valid.err;
@@ -97,14 +98,14 @@ TEST_F(MeasureCliTest, FixtureRunWritesValidatedReportsWithQuality) {
 }
 
 TEST_F(MeasureCliTest, BatchLevelsWriteOneReportEachPairedAtTheirOwnBatch) {
-  const Outcome run = ecocompute("measure -m '" + fixture() + "' -p Q8_0 --batch 1,2 --tokens 16 --iterations 1 --no-quality" +
+  const MeasureOutcome run = ecocompute("measure -m '" + fixture() + "' -p Q8_0 --batch 1,2 --tokens 16 --iterations 1 --no-quality" +
                                  fast_flags());
   ASSERT_EQ(run.status, 0) << run.err;
   // Batch 1 keeps the plain name; batch 2 adds -b2.
   for (const char* name : {"energy-F16.json", "energy-Q8_0.json", "energy-F16-b2.json", "energy-Q8_0-b2.json"}) {
     ASSERT_TRUE(fs::exists(dir_ / "out" / name)) << name;
   }
-  const Outcome valid = ecocompute("validate '" + (dir_ / "out" / "energy-Q8_0.json").string() + "' '" +
+  const MeasureOutcome valid = ecocompute("validate '" + (dir_ / "out" / "energy-Q8_0.json").string() + "' '" +
                                    (dir_ / "out" / "energy-Q8_0-b2.json").string() + "'");
   EXPECT_EQ(valid.status, 0) << valid.out << valid.err;
 
@@ -133,20 +134,20 @@ TEST_F(MeasureCliTest, TruncatedModelIsBadInputNamingTheFile) {
     const std::string bytes = slurp(fixture());
     std::ofstream(broken, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
   }
-  const Outcome run = ecocompute("measure -m '" + broken.string() + "' -p Q8_0" + fast_flags());
+  const MeasureOutcome run = ecocompute("measure -m '" + broken.string() + "' -p Q8_0" + fast_flags());
   EXPECT_EQ(run.status, 2) << run.err;
   EXPECT_NE(run.err.find("broken.gguf"), std::string::npos) << run.err;
   EXPECT_FALSE(fs::exists(dir_ / "out" / "run.json"));
 }
 
 TEST_F(MeasureCliTest, UnknownPrecisionIsAUsageError) {
-  const Outcome run = ecocompute("measure -m '" + fixture() + "' -p Q9_X" + fast_flags());
+  const MeasureOutcome run = ecocompute("measure -m '" + fixture() + "' -p Q9_X" + fast_flags());
   EXPECT_EQ(run.status, 2) << run.err;
   EXPECT_NE(run.err.find("Q9_X"), std::string::npos) << run.err;
 }
 
 TEST_F(MeasureCliTest, MissingModelIsAnEnvironmentError) {
-  const Outcome run = ecocompute("measure -m '" + (dir_ / "nope.gguf").string() + "'" + fast_flags());
+  const MeasureOutcome run = ecocompute("measure -m '" + (dir_ / "nope.gguf").string() + "'" + fast_flags());
   EXPECT_EQ(run.status, 3) << run.err;  // README: 3 = environment unusable … model missing
   EXPECT_NE(run.err.find("nope.gguf"), std::string::npos) << run.err;
 }

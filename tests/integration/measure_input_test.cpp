@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/scratch_dir.hpp"
+#include "support/data_paths.hpp"
 
 extern char** environ;
 
@@ -30,7 +31,7 @@ using ecocompute::testing::slurp;
 class MeasureInputTest : public ecocompute::testing::ScratchDirTest {
  protected:
 
-  static std::string fixture() { return std::string(ECOCOMPUTE_SOURCE_DIR) + "/data/fixture/fixture-kjv-f16.gguf"; }
+  static std::string fixture() { return ecocompute::testing::kFixtureModel.string(); }
 
   // The binary with no NVML, the shipped data, stderr kept: the exit status (-1 when killed).
   int run(const std::string& args, std::string* err = nullptr) const {

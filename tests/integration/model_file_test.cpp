@@ -17,7 +17,7 @@
 namespace {
 namespace fs = std::filesystem;
 
-struct Outcome {
+struct ModelFileOutcome {
   bool exited = false;   ///< false: ended by a signal
   int code = -1;         ///< exit code, or the signal number when !exited
   std::string err;
@@ -41,12 +41,12 @@ class ModelFileTest : public ecocompute::testing::ScratchDirTest {
     return path;
   }
 
-  Outcome ecocompute(const std::string& args) const {
+  ModelFileOutcome ecocompute(const std::string& args) const {
     const fs::path err = dir_ / "stderr";
     const std::string command = "ECOCOMPUTE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 GGML_NO_BACKTRACE=1 '" +
                                 std::string(ECOCOMPUTE_BINARY) + "' " + args + " > /dev/null 2> '" + err.string() + "'";
     const int status = std::system(command.c_str());
-    Outcome o;
+    ModelFileOutcome o;
     // std::system's shell reports a child killed by signal N as exit 128 + N.
     o.exited = WIFEXITED(status) && WEXITSTATUS(status) < 128;
     o.code = WIFEXITED(status) ? (o.exited ? WEXITSTATUS(status) : WEXITSTATUS(status) - 128) : WTERMSIG(status);
@@ -64,7 +64,7 @@ TEST_F(ModelFileTest, FlippedBytesThatAbortedTheLoaderAreBadInput) {
   for (const auto& [position, mask] : {std::pair<std::size_t, unsigned char>{1121, 195}, {675, 191}}) {
     const fs::path model = flipped(position, mask, "flip-" + std::to_string(position) + ".gguf");
     // In-process, llama.cpp's loader still aborts: what the child absorbs.
-    const Outcome raw = ecocompute("inspect --in-process '" + model.string() + "'");
+    const ModelFileOutcome raw = ecocompute("inspect --in-process '" + model.string() + "'");
     EXPECT_FALSE(raw.exited) << position << ": " << raw.err;
     EXPECT_EQ(raw.code, SIGABRT) << position;
 
@@ -72,7 +72,7 @@ TEST_F(ModelFileTest, FlippedBytesThatAbortedTheLoaderAreBadInput) {
         "inspect", "quantize --type Q8_0 --cache-dir '" + (dir_ / "cache").string() + "' -m",
         "measure --no-progress -p Q8_0 -k 1 --out '" + (dir_ / "out").string() + "' -m"};
     for (const std::string& command : commands) {
-      const Outcome o = ecocompute(command + " '" + model.string() + "'");
+      const ModelFileOutcome o = ecocompute(command + " '" + model.string() + "'");
       EXPECT_TRUE(o.exited) << command << " died by signal " << o.code << ": " << o.err;
       EXPECT_EQ(o.code, 2) << command << ": " << o.err;
       EXPECT_NE(o.err.find(model.filename().string()), std::string::npos) << o.err;
@@ -94,12 +94,12 @@ TEST_F(ModelFileTest, NoFlippedByteMakesInspectOrQuantizeDieBySignal) {
     const std::size_t position = i < 120 ? header(random) : anywhere(random);
     const auto m = static_cast<unsigned char>(mask(random));
     const fs::path model = flipped(position, m, "random.gguf");
-    const Outcome o = ecocompute("inspect --quiet '" + model.string() + "'");
+    const ModelFileOutcome o = ecocompute("inspect --quiet '" + model.string() + "'");
     ASSERT_TRUE(o.exited) << "byte " << position << " ^ " << int(m) << ": signal " << o.code << ": " << o.err;
     ASSERT_TRUE(o.code == 0 || o.code == 2) << "byte " << position << " ^ " << int(m) << ": exit " << o.code << ": " << o.err;
     if (o.code == 2) ++bad_input;
     if (i % 8 == 0) {  // quantize does real work: a sample of the flips
-      const Outcome q = ecocompute("quantize --type Q8_0 --cache-dir '" + (dir_ / "cache").string() + "' -m '" +
+      const ModelFileOutcome q = ecocompute("quantize --type Q8_0 --cache-dir '" + (dir_ / "cache").string() + "' -m '" +
                                    model.string() + "'");
       ASSERT_TRUE(q.exited) << "quantize, byte " << position << " ^ " << int(m) << ": signal " << q.code << ": " << q.err;
       ASSERT_TRUE(q.code == 0 || q.code == 2) << "quantize, byte " << position << ": exit " << q.code << ": " << q.err;
@@ -112,7 +112,7 @@ TEST_F(ModelFileTest, NoFlippedByteMakesInspectOrQuantizeDieBySignal) {
 
 TEST_F(ModelFileTest, AMissingModelIsAnEnvironmentError) {
   for (const std::string command : {"inspect", "quantize --type Q8_0 -m", "measure --no-progress -m"}) {
-    const Outcome o = ecocompute(command + " '" + (dir_ / "nope.gguf").string() + "'");
+    const ModelFileOutcome o = ecocompute(command + " '" + (dir_ / "nope.gguf").string() + "'");
     EXPECT_TRUE(o.exited);
     EXPECT_EQ(o.code, 3) << command << ": " << o.err;  // README: 3 = environment unusable … model missing
     EXPECT_NE(o.err.find("nope.gguf"), std::string::npos) << o.err;

@@ -8,11 +8,12 @@
 #include <filesystem>
 
 #include "data/curve_set.hpp"
+#include "support/data_paths.hpp"
 
 namespace ecocompute::data {
 namespace {
 
-const std::filesystem::path kPublished = std::filesystem::path(ECOCOMPUTE_SOURCE_DIR) / "data" / "published";
+using ::ecocompute::testing::kPublishedData;
 
 const Curve& find(const std::vector<Curve>& curves, const std::string& arch, const std::string& precision) {
   for (const Curve& c : curves) {
@@ -39,7 +40,7 @@ const std::vector<Published> kCurves{
 };
 
 TEST(CurveFit, ReproducesThePublishedCurvesWithThePublishedMethod) {
-  auto curves = reproduce_published_curves(kPublished / "site_measured_fit_input.csv");
+  auto curves = reproduce_published_curves(kPublishedData / "site_measured_fit_input.csv");
   ASSERT_TRUE(curves) << curves.error().describe();
   ASSERT_EQ(curves->size(), 6u);
   for (const Published& p : kCurves) {
@@ -68,7 +69,7 @@ TEST(CurveFit, ReproducesThePublishedCurvesWithThePublishedMethod) {
 }
 
 TEST(CurveFit, AdaNf4MatchesTheIssueFigures) {
-  auto curves = reproduce_published_curves(kPublished / "site_measured_fit_input.csv");
+  auto curves = reproduce_published_curves(kPublishedData / "site_measured_fit_input.csv");
   ASSERT_TRUE(curves);
   const CurveFit& fit = find(*curves, "ada", "NF4").fit;
   // A ≈ 54.2, S ≈ 131.1 (on its bound s_cap + max ΔE = 75 + 56.09), N* ≈ 5.3; crossover
@@ -83,7 +84,7 @@ TEST(CurveFit, AdaNf4MatchesTheIssueFigures) {
 }
 
 TEST(CurveFit, AdaInt8PublishedOptimumSitsOnTheBoundOfA) {
-  auto curves = reproduce_published_curves(kPublished / "site_measured_fit_input.csv");
+  auto curves = reproduce_published_curves(kPublishedData / "site_measured_fit_input.csv");
   ASSERT_TRUE(curves);
   const CurveFit& fit = find(*curves, "ada", "INT8").fit;
   // max ΔE = (5302.51 − 1550.92)/1550.92 = 241.894 % → A ≤ 291.894: the optimum is on that bound.

@@ -15,12 +15,13 @@
 #include "data/curve_set.hpp"
 #include "data/dataset_import.hpp"
 #include "support/postgres_schema.hpp"
+#include "support/data_paths.hpp"
 
 namespace ecocompute::data {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kPublished = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data" / "published";
+using ::ecocompute::testing::kPublishedData;
 
 fs::path temp_dir(const std::string& name) {
   fs::path dir = fs::temp_directory_path() / ("ecocompute_data_test_" + name + "_" + std::to_string(::getpid()));
@@ -56,7 +57,7 @@ const DataRow* find_row(const std::vector<DataRow>& rows, const std::string& mod
 }
 
 TEST(PublishedImport, JulyDeltaIsRecomputedFromEnergies) {
-  auto batch = read_published_csv(kPublished / "rtx4090_2026-07-24.csv");
+  auto batch = read_published_csv(kPublishedData / "rtx4090_2026-07-24.csv");
   ASSERT_TRUE(batch) << batch.error().describe();
   const DataRow* row = find_row(batch->rows, "Qwen/Qwen2.5-3B", "NF4");
   ASSERT_NE(row, nullptr);
@@ -73,7 +74,7 @@ TEST(PublishedImport, JulyDeltaIsRecomputedFromEnergies) {
 }
 
 TEST(PublishedImport, ReplicateSummaryOfHalfBillionInt8) {
-  auto batch = read_published_csv(kPublished / "rtx4090_2026-08-20_int8_replicates.csv");
+  auto batch = read_published_csv(kPublishedData / "rtx4090_2026-08-20_int8_replicates.csv");
   ASSERT_TRUE(batch) << batch.error().describe();
   std::vector<DataRow> half;
   for (const DataRow& r : batch->rows) {
@@ -93,7 +94,7 @@ TEST(PublishedImport, ReplicateSummaryOfHalfBillionInt8) {
 }
 
 TEST(PublishedImport, PairedQualityRowsAreConsistentWithinOnePercent) {
-  auto batch = read_published_csv(kPublished / "rtx4090_2026-08-19_paired_quality.csv");
+  auto batch = read_published_csv(kPublishedData / "rtx4090_2026-08-19_paired_quality.csv");
   ASSERT_TRUE(batch) << batch.error().describe();
   ASSERT_EQ(batch->rows.size(), 10u);
   for (const DataRow& r : batch->rows) {
@@ -121,7 +122,7 @@ TEST(PublishedImport, ConsistencyFlagAboveTwoPercent) {
 }
 
 TEST(PublishedImport, DirectoryKeepsSessionsApart) {
-  auto batch = read_published_dir(kPublished);
+  auto batch = read_published_dir(kPublishedData);
   ASSERT_TRUE(batch) << batch.error().describe();
   // July, 08-19, 08-20, and one per GPU of the main dataset (RTX 5090, T4, A800, RTX 4090D).
   EXPECT_EQ(batch->sessions.size(), 7u);
@@ -132,7 +133,7 @@ TEST(PublishedImport, DirectoryKeepsSessionsApart) {
 TEST(DatasetStore, ImportsOnceAndQueries) {
   auto store = DatasetStore::open_in_memory();
   ASSERT_TRUE(store);
-  auto batch = read_published_dir(kPublished);
+  auto batch = read_published_dir(kPublishedData);
   ASSERT_TRUE(batch);
   auto first = store->import(*batch);
   ASSERT_TRUE(first) << first.error().describe();
@@ -160,7 +161,7 @@ TEST(DatasetStore, ImportsOnceAndQueries) {
 TEST(DatasetStore, FailedImportLeavesNothing) {
   auto store = DatasetStore::open_in_memory();
   ASSERT_TRUE(store);
-  auto batch = read_published_csv(kPublished / "rtx4090_2026-07-24.csv");
+  auto batch = read_published_csv(kPublishedData / "rtx4090_2026-07-24.csv");
   ASSERT_TRUE(batch);
   batch->rows.back().params_b = -3;  // the last row is bad: none of the others may be written
   auto result = store->import(*batch);
@@ -179,7 +180,7 @@ TEST(DatasetStore, PersistsInAFile) {
   {
     auto store = DatasetStore::open(dir / "store.sqlite");
     ASSERT_TRUE(store);
-    ASSERT_TRUE(store->import(*read_published_csv(kPublished / "rtx4090_2026-07-24.csv")));
+    ASSERT_TRUE(store->import(*read_published_csv(kPublishedData / "rtx4090_2026-07-24.csv")));
   }
   auto reopened = DatasetStore::open(dir / "store.sqlite");
   ASSERT_TRUE(reopened);
@@ -212,7 +213,7 @@ TEST(PublishedImport, BadFilesAreClearErrors) {
     EXPECT_NE(r.error().message().find(message), std::string::npos) << r.error().message();
   }
   // A folder with one bad file yields an error, not the good files' rows.
-  fs::copy_file(kPublished / "rtx4090_2026-07-24.csv", dir / "a_good.csv");
+  fs::copy_file(kPublishedData / "rtx4090_2026-07-24.csv", dir / "a_good.csv");
   EXPECT_FALSE(read_published_dir(dir));
   fs::remove_all(dir);
 }
@@ -344,7 +345,7 @@ class DatasetStoreOnPostgres : public ::testing::Test {
 TEST_F(DatasetStoreOnPostgres, ImportsOnceAndQueriesLikeSqlite) {
   auto store = DatasetStore::open(location_);
   ASSERT_TRUE(store) << store.error().describe();
-  auto batch = read_published_dir(kPublished);
+  auto batch = read_published_dir(kPublishedData);
   ASSERT_TRUE(batch);
   auto first = store->import(*batch);
   ASSERT_TRUE(first) << first.error().describe();
@@ -381,7 +382,7 @@ TEST_F(DatasetStoreOnPostgres, ImportsOnceAndQueriesLikeSqlite) {
 TEST_F(DatasetStoreOnPostgres, FailedImportLeavesNothing) {
   auto store = DatasetStore::open(location_);
   ASSERT_TRUE(store) << store.error().describe();
-  auto batch = read_published_csv(kPublished / "rtx4090_2026-07-24.csv");
+  auto batch = read_published_csv(kPublishedData / "rtx4090_2026-07-24.csv");
   ASSERT_TRUE(batch);
   batch->rows.back().params_b = -3;  // refused before any write
   EXPECT_FALSE(store->import(*batch));
@@ -398,7 +399,7 @@ TEST_F(DatasetStoreOnPostgres, ReopeningKeepsTheRows) {
   {
     auto store = DatasetStore::open(location_);
     ASSERT_TRUE(store) << store.error().describe();
-    ASSERT_TRUE(store->import(*read_published_csv(kPublished / "rtx4090_2026-07-24.csv")));
+    ASSERT_TRUE(store->import(*read_published_csv(kPublishedData / "rtx4090_2026-07-24.csv")));
   }
   auto reopened = DatasetStore::open(location_);
   ASSERT_TRUE(reopened) << reopened.error().describe();

@@ -13,12 +13,13 @@
 #include "data/published_reference.hpp"
 #include "report/energy_report.hpp"
 #include "util/file_io.hpp"
+#include "support/data_paths.hpp"
 
 namespace ecocompute::data {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kPublished = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data" / "published";
+using ::ecocompute::testing::kPublishedData;
 
 Evidence published_curves() {
   setenv("ECOCOMPUTE_DATA_DIR", (std::string(ECOCOMPUTE_SOURCE_DIR) + "/data").c_str(), 1);
@@ -54,7 +55,7 @@ report::EnergyReport measured(const std::string& arch, double params_b, const st
 report::EnergyReport ada_int8_1p1(double delta_pct) { return measured("ada", 1.1, "INT8", 1000.0 + 10.0 * delta_pct, 1000.0); }
 
 PublishedReference shipped_published_reference() {
-  auto reference = read_published_reference(kPublished);
+  auto reference = read_published_reference(kPublishedData);
   EXPECT_TRUE(reference) << reference.error().describe();
   return reference.value_or(PublishedReference{});
 }
@@ -288,8 +289,8 @@ TEST(PublishedReference, ShippedFilesGiveTheSiteCurvesAndAnchors) {
 }
 
 TEST(Comparison, SessionsWithDifferentStacksAreNotPooled) {
-  auto july = read_published_csv(kPublished / "rtx4090_2026-07-24.csv");
-  auto august = read_published_csv(kPublished / "rtx4090_2026-08-20_int8_replicates.csv");
+  auto july = read_published_csv(kPublishedData / "rtx4090_2026-07-24.csv");
+  auto august = read_published_csv(kPublishedData / "rtx4090_2026-08-20_int8_replicates.csv");
   ASSERT_TRUE(july && august);
   const Comparison c = compare(side_from_batch(*july, "july"), side_from_batch(*august, "august"));
   EXPECT_FALSE(c.same_stack);
@@ -354,7 +355,7 @@ TEST(CrossoverPlot, GnuplotWritesSvgAndPng) {
   if (std::system("gnuplot --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
   const fs::path dir = fs::temp_directory_path() / ("ecocompute_plot_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  auto curves = reproduce_published_curves(kPublished / "site_measured_fit_input.csv");
+  auto curves = reproduce_published_curves(kPublishedData / "site_measured_fit_input.csv");
   ASSERT_TRUE(curves);
   curves->resize(1);  // ada NF4
   for (const char* name : {"chart.svg", "chart.png"}) {

@@ -84,7 +84,7 @@ SweepResult sample_sweep(bool with_energy) {
   return s;
 }
 
-ServingContext sample_context(bool with_energy) {
+ServingContext serving_context(bool with_energy) {
   ServingContext c;
   c.report.run_id = "20261130T120000Z";
   c.report.host = "Linux-test-x86_64";
@@ -111,7 +111,7 @@ ServingContext sample_context(bool with_energy) {
 TEST(ServingReport, ServerReportIsSchemaValidAndMatchesTheGoldenFile) {
   const SweepResult sweep = sample_sweep(true);
   const auto analysis = protocol::analyze_serving(sweep.runs, 2);
-  const report::EnergyReport r = build_serving_report(sweep, analysis, 1, 4, sample_context(true));
+  const report::EnergyReport r = build_serving_report(sweep, analysis, 1, 4, serving_context(true));
   const OrderedJson json = report::to_json(r);
   const auto problems = report::validate_energy_json(json);
   EXPECT_TRUE(problems.empty()) << report::describe(problems);
@@ -136,10 +136,10 @@ TEST(ServingReport, ServerReportIsSchemaValidAndMatchesTheGoldenFile) {
 TEST(ServingReport, TheSchemaAsksServerReportsForConcurrencyAndOthersForTheirModelFile) {
   const SweepResult sweep = sample_sweep(true);
   const auto analysis = protocol::analyze_serving(sweep.runs, 2);
-  OrderedJson server = report::to_json(build_serving_report(sweep, analysis, 1, 4, sample_context(true)));
+  OrderedJson server = report::to_json(build_serving_report(sweep, analysis, 1, 4, serving_context(true)));
   server["workload"].erase("concurrency");
   EXPECT_FALSE(report::validate_energy_json(server).empty());
-  server = report::to_json(build_serving_report(sweep, analysis, 1, 4, sample_context(true)));
+  server = report::to_json(build_serving_report(sweep, analysis, 1, 4, serving_context(true)));
   server["measurement"]["window"] = "decode";
   EXPECT_FALSE(report::validate_energy_json(server).empty());
 
@@ -157,7 +157,7 @@ TEST(ServingReport, TheSchemaAsksServerReportsForConcurrencyAndOthersForTheirMod
 TEST(ServingReport, WithoutAnEnergySourceEveryEnergyFigureIsNull) {
   const SweepResult sweep = sample_sweep(false);
   const auto analysis = protocol::analyze_serving(sweep.runs, 2);
-  const ServingContext context = sample_context(false);
+  const ServingContext context = serving_context(false);
   const report::EnergyReport r = build_serving_report(sweep, analysis, 1, 1, context);
   EXPECT_TRUE(report::validate_energy_json(report::to_json(r)).empty())
       << report::describe(report::validate_energy_json(report::to_json(r)));
@@ -174,7 +174,7 @@ TEST(ServingReport, WithoutAnEnergySourceEveryEnergyFigureIsNull) {
 TEST(ServingReport, SummaryStatesTheBreakEvenAndTheWindowRule) {
   const SweepResult sweep = sample_sweep(true);
   const auto analysis = protocol::analyze_serving(sweep.runs, 2);
-  const ServingContext context = sample_context(true);
+  const ServingContext context = serving_context(true);
   const OrderedJson summary = serving_summary_json(sweep, analysis, context);
   const OrderedJson& b = summary["break_even"][0];
   EXPECT_EQ(b["label"], "Q8_0");
@@ -194,7 +194,7 @@ class ServingReportFiles : public ecocompute::testing::ScratchDirTest {};
 TEST_F(ServingReportFiles, WritesEveryReportAndTheSummaries) {
   const SweepResult sweep = sample_sweep(true);
   const auto analysis = protocol::analyze_serving(sweep.runs, 2);
-  auto written = write_serving_reports(dir_, sweep, analysis, sample_context(true));
+  auto written = write_serving_reports(dir_, sweep, analysis, serving_context(true));
   ASSERT_TRUE(written.has_value()) << written.error().message();
   for (const char* name : {"energy-F16-c1.json", "energy-Q8_0-c1.json", "energy-F16-c4.json", "energy-Q8_0-c4.json",
                            "sweep.json", "sweep.md", "jtoken-vs-concurrency.gp"}) {

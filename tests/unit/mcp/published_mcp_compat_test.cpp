@@ -14,7 +14,7 @@
 namespace ecocompute::mcp {
 namespace {
 
-std::vector<Json> converse(const std::vector<Json>& requests) {
+std::vector<Json> converse_all(const std::vector<Json>& requests) {
   std::string input =
       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
       "\n";
@@ -22,15 +22,15 @@ std::vector<Json> converse(const std::vector<Json>& requests) {
   return testing::converse(input);
 }
 
-Json call(const std::string& tool, const Json& arguments) {
-  const auto r = converse({Json{{"jsonrpc", "2.0"}, {"id", 7}, {"method", "tools/call"},
+Json call_result(const std::string& tool, const Json& arguments) {
+  const auto r = converse_all({Json{{"jsonrpc", "2.0"}, {"id", 7}, {"method", "tools/call"},
                                 {"params", {{"name", tool}, {"arguments", arguments}}}}});
   EXPECT_EQ(r.size(), 2u);
   return r.back()["result"];
 }
 
 Json schema_of(const std::string& tool) {
-  const auto r = converse({Json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}}});
+  const auto r = converse_all({Json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}}});
   for (const Json& t : r.back()["result"]["tools"]) {
     if (t["name"] == tool) return t["inputSchema"];
   }
@@ -54,7 +54,7 @@ TEST(PublishedMcpCompat, SchemasHaveEveryPublishedArgument) {
 }
 
 TEST(PublishedMcpCompat, ShouldIQuantizeAnswersInThePublishedShape) {
-  const Json r = call("should_i_quantize", {{"params_b", 7}, {"arch", "ada"}, {"precision", "NF4"}, {"batch", 1}, {"ctx", 2048}});
+  const Json r = call_result("should_i_quantize", {{"params_b", 7}, {"arch", "ada"}, {"precision", "NF4"}, {"batch", 1}, {"ctx", 2048}});
   ASSERT_EQ(r["isError"], false) << r;
   const Json& s = r["structuredContent"];
   for (const char* field : {"input", "delta_pct", "ci", "basis", "confidence", "recommendation", "verdict", "crossover_b",
@@ -68,7 +68,7 @@ TEST(PublishedMcpCompat, ShouldIQuantizeAnswersInThePublishedShape) {
 
 TEST(PublishedMcpCompat, QueryOverridesTheStructuredFields) {
   // server.js: "If given, it overrides the structured fields it can parse."
-  const Json r = call("should_i_quantize", {{"params_b", 3}, {"arch", "ada"}, {"query", "13B on A100 int8 batch 32 ctx 8k"}});
+  const Json r = call_result("should_i_quantize", {{"params_b", 3}, {"arch", "ada"}, {"query", "13B on A100 int8 batch 32 ctx 8k"}});
   ASSERT_EQ(r["isError"], false) << r;
   const Json& input = r["structuredContent"]["input"];
   EXPECT_EQ(input["params_b"], 13.0);
@@ -82,22 +82,22 @@ TEST(PublishedMcpCompat, QueryOverridesTheStructuredFields) {
 
 TEST(PublishedMcpCompat, ErrorsAreToolErrors) {
   for (const Json& args : {Json{{"arch", "ada"}}, Json{{"params_b", 7}}, Json{{"params_b", 7}, {"arch", "turing"}, {"precision", "INT8"}}}) {
-    const Json r = call("should_i_quantize", args);
+    const Json r = call_result("should_i_quantize", args);
     EXPECT_EQ(r["isError"], true) << args;
   }
 }
 
 TEST(PublishedMcpCompat, UnknownArgumentsAreRefused) {
-  const Json typo = call("should_i_quantize", {{"params_b", 7}, {"arch", "ada"}, {"precison", "INT8"}});
+  const Json typo = call_result("should_i_quantize", {{"params_b", 7}, {"arch", "ada"}, {"precison", "INT8"}});
   EXPECT_EQ(typo["isError"], true);
   EXPECT_NE(typo["content"][0]["text"].get<std::string>().find("precison"), std::string::npos) << typo;
-  EXPECT_EQ(call("recommend_config", {{"params_b", 7}, {"arch", "ada"}, {"max_vram", 16}})["isError"], true);
-  EXPECT_EQ(call("list_architectures", {{"verbose", true}})["isError"], true);
-  EXPECT_EQ(call("plan_measurement", {{"model", "m.gguf"}, {"trails", 5}})["isError"], true);
+  EXPECT_EQ(call_result("recommend_config", {{"params_b", 7}, {"arch", "ada"}, {"max_vram", 16}})["isError"], true);
+  EXPECT_EQ(call_result("list_architectures", {{"verbose", true}})["isError"], true);
+  EXPECT_EQ(call_result("plan_measurement", {{"model", "m.gguf"}, {"trails", 5}})["isError"], true);
 }
 
 TEST(PublishedMcpCompat, RecommendConfigTakesBatchAndContext) {
-  const Json r = call("recommend_config", {{"params_b", 7}, {"arch", "ada"}, {"batch", 8}, {"context", 4096}});
+  const Json r = call_result("recommend_config", {{"params_b", 7}, {"arch", "ada"}, {"batch", 8}, {"context", 4096}});
   ASSERT_EQ(r["isError"], false) << r;
   const Json& rec = r["structuredContent"]["recommended"];
   EXPECT_EQ(rec["batch"], 8);
@@ -107,7 +107,7 @@ TEST(PublishedMcpCompat, RecommendConfigTakesBatchAndContext) {
 }
 
 TEST(PublishedMcpCompat, ListArchitecturesInThePublishedShape) {
-  const Json r = call("list_architectures", Json::object());
+  const Json r = call_result("list_architectures", Json::object());
   const Json& s = r["structuredContent"];
   for (const char* arch : {"ada", "ampere", "blackwell", "turing"}) {
     ASSERT_TRUE(s.contains(arch)) << arch;

@@ -26,7 +26,7 @@ std::string device(const char* uuid, const char* pci, const std::string& power, 
                      uuid, pci, power, extra);
 }
 
-std::string two_gpus(const std::string& first_extra = "", const std::string& second_extra = "") {
+std::string two_gpu_devices(const std::string& first_extra = "", const std::string& second_extra = "") {
   return fmt::format(R"({{"start_time_s": 1000, "devices": [{}, {}]}})",
                      device(kFirst, "00000000:19:00.0", R"({"kind": "constant", "watts": 100})", first_extra),
                      device(kSecond, "00000000:3b:00.0", R"({"kind": "step", "before_watts": 200, "after_watts": 500, "at_s": 1005})",
@@ -53,7 +53,7 @@ class MultiGpuMeterTest : public FakeNvmlTest {
 };
 
 TEST_F(MultiGpuMeterTest, EnergyIsTheExactSumAndEachGpuKeepsItsOwnShare) {
-  load(two_gpus());
+  load(two_gpu_devices());
   auto meter = open({kFirst, kSecond});
   ASSERT_NE(meter, nullptr);
   EXPECT_EQ(meter->device(), fmt::format("2 GPUs: NVIDIA H200 {}; NVIDIA H200 {}", kFirst, kSecond));
@@ -77,7 +77,7 @@ TEST_F(MultiGpuMeterTest, EnergyIsTheExactSumAndEachGpuKeepsItsOwnShare) {
 }
 
 TEST_F(MultiGpuMeterTest, OneInvalidGpuInvalidatesTheWindowNamingIt) {
-  load(two_gpus("", R"(, "counter_reset_at_s": 1005)"));
+  load(two_gpu_devices("", R"(, "counter_reset_at_s": 1005)"));
   auto meter = open({kFirst, kSecond});
   ASSERT_NE(meter, nullptr);
   const Measurement m = window(*meter, 1000.5, 1010.5);
@@ -89,7 +89,7 @@ TEST_F(MultiGpuMeterTest, OneInvalidGpuInvalidatesTheWindowNamingIt) {
 }
 
 TEST_F(MultiGpuMeterTest, OneGpuIsThePlainMeter) {
-  load(two_gpus());
+  load(two_gpu_devices());
   auto meter = open({kFirst});
   ASSERT_NE(meter, nullptr);
   EXPECT_EQ(meter->device(), std::string("NVIDIA H200 ") + kFirst);
@@ -99,7 +99,7 @@ TEST_F(MultiGpuMeterTest, OneGpuIsThePlainMeter) {
 }
 
 TEST_F(MultiGpuMeterTest, BadGpuListsAreRefusedNamingTheEntry) {
-  load(two_gpus());
+  load(two_gpu_devices());
   NvmlMeterOptions options;
   options.start_sampler = false;
   auto twice = open_gpus_meter(nvml_, {kFirst, kFirst}, clock_, options);

@@ -16,8 +16,8 @@
 namespace ecocompute::protocol {
 namespace {
 
-using testing::FakeOpenAiServer;
-using testing::FakeReply;
+using ::ecocompute::testing::FakeOpenAiServer;
+using ::ecocompute::testing::FakeReply;
 
 // A thread-safe meter of a device drawing a constant 100 W: energy = 100 W × the window's duration.
 class ConstantPowerMeter final : public meter::Meter {
@@ -62,7 +62,7 @@ engine::EndpointClient client_for(const FakeOpenAiServer& server, const std::str
 }
 
 FakeReply paced_stream(int n) {
-  FakeReply reply = testing::good_stream(n);
+  FakeReply reply = ::ecocompute::testing::good_stream(n);
   reply.delay_between = std::chrono::milliseconds(20);
   return reply;
 }
@@ -214,7 +214,7 @@ namespace ecocompute::protocol {
 namespace {
 
 TEST(ServingSweep, AFailedEndpointSwitchStopsTheSweepNamingTheEndpoint) {
-  FakeOpenAiServer server([](const nlohmann::json&) { return testing::good_stream(2); });
+  FakeOpenAiServer server([](const nlohmann::json&) { return ::ecocompute::testing::good_stream(2); });
   std::vector<engine::EndpointClient> clients{client_for(server, "F16"), client_for(server, "Q8_0")};
   ConstantPowerMeter meter;
   const SweepResult sweep = run_sweep(
@@ -241,7 +241,7 @@ TEST(ServingSweep, LevelByLevelRunsEveryBlockOfALevelBeforeTheNextAndSwitchesOnc
   EXPECT_EQ(plan[4].concurrency, 4);
   EXPECT_EQ(plan[4].block, 0);
 
-  FakeOpenAiServer server([](const nlohmann::json&) { return testing::good_stream(2); });
+  FakeOpenAiServer server([](const nlohmann::json&) { return ::ecocompute::testing::good_stream(2); });
   std::vector<engine::EndpointClient> clients{client_for(server, "F16"), client_for(server, "Q8_0")};
   ConstantPowerMeter meter;
   std::vector<std::string> events;
@@ -265,7 +265,7 @@ TEST(ServingSweep, LevelByLevelRunsEveryBlockOfALevelBeforeTheNextAndSwitchesOnc
 }
 
 TEST(ServingSweep, AFailedLevelSwitchStopsTheSweepNamingTheLevelAndKeepsFinishedTrials) {
-  FakeOpenAiServer server([](const nlohmann::json&) { return testing::good_stream(2); });
+  FakeOpenAiServer server([](const nlohmann::json&) { return ::ecocompute::testing::good_stream(2); });
   std::vector<engine::EndpointClient> clients{client_for(server, "F16")};
   ConstantPowerMeter meter;
   SweepDesign design{{1, 8}, 1, 0, 1};
@@ -285,7 +285,7 @@ TEST(ServingSweep, AFailedLevelSwitchStopsTheSweepNamingTheLevelAndKeepsFinished
 }
 
 TEST(ServingSweep, ACancelStopsBeforeTheNextTrial) {
-  FakeOpenAiServer server([](const nlohmann::json&) { return testing::good_stream(2); });
+  FakeOpenAiServer server([](const nlohmann::json&) { return ::ecocompute::testing::good_stream(2); });
   std::vector<engine::EndpointClient> clients{client_for(server, "F16")};
   ConstantPowerMeter meter;
   std::atomic<bool> cancel{false};

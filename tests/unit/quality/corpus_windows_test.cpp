@@ -6,22 +6,17 @@
 #include <numeric>
 #include <vector>
 
+#include "window_policy.hpp"
+
 namespace ecocompute::quality {
 namespace {
+
+using testing::policy;
 
 std::vector<engine::Token> iota_stream(int n) {
   std::vector<engine::Token> stream(static_cast<std::size_t>(n));
   std::iota(stream.begin(), stream.end(), 0);
   return stream;
-}
-
-WindowPolicy policy(std::int32_t seq_len, std::int32_t stride, bool add_bos, std::int64_t max_tokens = 0) {
-  WindowPolicy p;
-  p.seq_len = seq_len;
-  p.stride = stride;
-  p.add_bos = add_bos;
-  p.max_tokens = max_tokens;
-  return p;
 }
 
 TEST(CorpusWindows, WithoutBosFirstWindowScoresAllButItsFirstToken) {

@@ -4,13 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <limits>
 #include <vector>
 
 namespace ecocompute::quality {
 namespace {
 
-const double ln2 = std::log(2.0);
 
 TEST(KlDivergence, SummaryOfNormalisedLogitsHasZeroLogSumExp) {
   // ln(¼) + … : Σ exp = ¼ + ½ + ¼ = 1 → log-sum-exp 0; argmax token 1.
@@ -21,14 +21,14 @@ TEST(KlDivergence, SummaryOfNormalisedLogitsHasZeroLogSumExp) {
   EXPECT_NEAR(s->log_sum_exp, 0.0, 1e-7);
   EXPECT_EQ(s->argmax, 1);
   // NLL of token 0: −ln ¼ = 2·ln2 = 1.386294.
-  EXPECT_NEAR(negative_log_likelihood(z, s->log_sum_exp, 0), 2 * ln2, 1e-6);
+  EXPECT_NEAR(negative_log_likelihood(z, s->log_sum_exp, 0), 2 * std::numbers::ln2, 1e-6);
 }
 
 TEST(KlDivergence, LargeLogitsDoNotOverflow) {
   // exp(1000) overflows a double; log(e^1000 + e^1000) = 1000 + ln2 = 1000.693147.
   auto s = summarize_logits(std::vector<float>{1000.0f, 1000.0f, -1000.0f});
   ASSERT_TRUE(s.has_value());
-  EXPECT_NEAR(s->log_sum_exp, 1000.0 + ln2, 1e-9);
+  EXPECT_NEAR(s->log_sum_exp, 1000.0 + std::numbers::ln2, 1e-9);
   EXPECT_EQ(s->argmax, 0);  // tie: the lowest id
 }
 
@@ -50,13 +50,13 @@ TEST(KlDivergence, HandComputedValue) {
                              static_cast<float>(std::log(0.25))};
   const double lse_p = summarize_logits(p)->log_sum_exp;
   const double lse_q = summarize_logits(q)->log_sum_exp;
-  EXPECT_NEAR(kl_divergence(p, lse_p, q, lse_q), ln2 / 4, 1e-7);
+  EXPECT_NEAR(kl_divergence(p, lse_p, q, lse_q), std::numbers::ln2 / 4, 1e-7);
   // These rows are each other with tokens 0 and 1 swapped, so KL(Q‖P) = ½ ln 2 + ¼ ln ½ = ln2/4 too.
-  EXPECT_NEAR(kl_divergence(q, lse_q, p, lse_p), ln2 / 4, 1e-7);
+  EXPECT_NEAR(kl_divergence(q, lse_q, p, lse_p), std::numbers::ln2 / 4, 1e-7);
   // Shifting every logit of Q by a constant changes nothing.
   std::vector<float> shifted = q;
   for (float& z : shifted) z += 5.0f;
-  EXPECT_NEAR(kl_divergence(p, lse_p, shifted, summarize_logits(shifted)->log_sum_exp), ln2 / 4, 1e-6);
+  EXPECT_NEAR(kl_divergence(p, lse_p, shifted, summarize_logits(shifted)->log_sum_exp), std::numbers::ln2 / 4, 1e-6);
 }
 
 TEST(KlDivergence, AsymmetricCase) {
@@ -67,7 +67,7 @@ TEST(KlDivergence, AsymmetricCase) {
   const double lse_p = summarize_logits(p)->log_sum_exp;
   const double lse_q = summarize_logits(q)->log_sum_exp;
   EXPECT_NEAR(kl_divergence(p, lse_p, q, lse_q), 0.5 * std::log(4.0 / 3.0), 1e-7);
-  EXPECT_NEAR(kl_divergence(q, lse_q, p, lse_p), 0.75 * std::log(1.5) - 0.25 * ln2, 1e-7);
+  EXPECT_NEAR(kl_divergence(q, lse_q, p, lse_p), 0.75 * std::log(1.5) - 0.25 * std::numbers::ln2, 1e-7);
 }
 
 TEST(KlDivergence, IdenticalLogitsGiveExactlyZero) {

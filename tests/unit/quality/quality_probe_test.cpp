@@ -4,18 +4,20 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <string>
 #include <vector>
 
 #include "bigram_engine.hpp"
+#include "window_policy.hpp"
 
 namespace ecocompute::quality {
 namespace {
 
 using testing::BigramEngine;
+using testing::policy;
 using testing::log_row;
 
-const double ln2 = std::log(2.0);
 const double ln3 = std::log(3.0);
 constexpr double tight = 1e-6;  // float logits carry ln p to ~1e-7
 
@@ -30,14 +32,6 @@ std::vector<std::vector<float>> candidate_rows() {
   return {log_row({0.5, 0.25, 0.25}), log_row({0.5, 0.25, 0.25}), log_row({1.0 / 3, 1.0 / 3, 1.0 / 3})};
 }
 
-WindowPolicy policy(std::int32_t seq_len, std::int32_t stride, bool add_bos) {
-  WindowPolicy p;
-  p.seq_len = seq_len;
-  p.stride = stride;
-  p.add_bos = add_bos;
-  p.max_tokens = 0;
-  return p;
-}
 
 // A deterministic a/b/c text of n letters (a linear congruential sequence).
 std::string letters(int n) {
@@ -81,7 +75,7 @@ TEST(QualityProbe, HandComputedWithoutBos) {
   EXPECT_EQ(b.windows, 1);
   EXPECT_FALSE(b.policy.add_bos);
   // Baseline NLL: −ln ½, −ln ¼, −ln ½ = (1, 2, 1)·ln2; mean 4/3·ln2 = 0.924196.
-  EXPECT_NEAR(b.mean_nll, 4.0 / 3 * ln2, tight);
+  EXPECT_NEAR(b.mean_nll, 4.0 / 3 * std::numbers::ln2, tight);
   // PPL 2^(4/3) = 2.519842; SE(mean NLL) = SD/√3 = (ln2/√3)/√3 = ln2/3; SE(PPL) = 2.519842·ln2/3 = 0.582207.
   EXPECT_NEAR(b.perplexity.value, 2.5198421, tight);
   EXPECT_NEAR(b.perplexity.standard_error, 0.5822071, tight);
@@ -96,9 +90,9 @@ TEST(QualityProbe, HandComputedWithoutBos) {
   EXPECT_EQ(c.baseline, "F16");
   EXPECT_EQ(c.tokens_evaluated, 3);
   // Candidate NLL: −ln ¼, −ln ¼, −ln ½ = (2, 2, 1)·ln2; mean 5/3·ln2; PPL 2^(5/3) = 3.174802.
-  EXPECT_NEAR(c.mean_nll, 5.0 / 3 * ln2, tight);
+  EXPECT_NEAR(c.mean_nll, 5.0 / 3 * std::numbers::ln2, tight);
   EXPECT_NEAR(c.perplexity.value, 3.1748021, tight);
-  EXPECT_NEAR(c.baseline_mean_nll, 4.0 / 3 * ln2, tight);
+  EXPECT_NEAR(c.baseline_mean_nll, 4.0 / 3 * std::numbers::ln2, tight);
   EXPECT_NEAR(c.baseline_perplexity.value, 2.5198421, tight);
   // ΔNLL = (1, 0, 0)·ln2: mean ln2/3, SE ln2/3. ΔPPL % = 100(2^(1/3) − 1) = 25.992105;
   // SE = 100 · 2^(1/3) · ln2/3 = 29.110357.
@@ -107,11 +101,11 @@ TEST(QualityProbe, HandComputedWithoutBos) {
   // KL after a: ¼ ln(¼/½) + ½ ln(½/¼) + ¼ ln 1 = ln2/4 = 0.173287; after b: 0 (same rows).
   // Per token (ln2/4, 0, 0): mean ln2/12 = 0.057762, SE = (ln2/4)/√3/√3 = ln2/12.
   ASSERT_TRUE(c.kld.has_value());
-  EXPECT_NEAR(c.kld->value, ln2 / 12, tight);
-  EXPECT_NEAR(c.kld->standard_error, ln2 / 12, tight);
+  EXPECT_NEAR(c.kld->value, std::numbers::ln2 / 12, tight);
+  EXPECT_NEAR(c.kld->standard_error, std::numbers::ln2 / 12, tight);
   // p99 of sorted (0, 0, ln2/4): h = 2 · 0.99 = 1.98 → 0 + 0.98 · ln2/4 = 0.169821.
   ASSERT_TRUE(c.kld_p99.has_value());
-  EXPECT_NEAR(*c.kld_p99, 0.98 * ln2 / 4, tight);
+  EXPECT_NEAR(*c.kld_p99, 0.98 * std::numbers::ln2 / 4, tight);
   // Argmax after a: baseline b, candidate a (disagree); after b: a and a, twice. (0, 100, 100):
   // mean 66.667 %, SD 57.735, SE 57.735/√3 = 33.333.
   ASSERT_TRUE(c.top1_agreement_pct.has_value());
@@ -132,12 +126,12 @@ TEST(QualityProbe, BosIsPrependedAndItsSuccessorScored) {
   EXPECT_EQ(b.tokens_evaluated, 4);
   // Targets a (after BOS = c), b, b, a: NLL (1, 1, 2, 1)·ln2; mean 5/4·ln2 = 0.866434; PPL 2^(5/4)
   // = 2.378414.
-  EXPECT_NEAR(b.mean_nll, 1.25 * ln2, tight);
+  EXPECT_NEAR(b.mean_nll, 1.25 * std::numbers::ln2, tight);
   EXPECT_NEAR(b.perplexity.value, 2.3784142, tight);
   // SD = ½·ln2, SE(mean) = ¼·ln2; SE(PPL) = 2.378414 · 0.173287 = 0.412148.
   EXPECT_NEAR(b.perplexity.standard_error, 0.4121478, tight);
   // KL after c: ln3 − H(½, ¼, ¼) = ln3 − 1.5·ln2 = 0.058892; then ln2/4, 0, 0 → mean 0.0580446.
-  EXPECT_NEAR((*results)[1].kld->value, (ln3 - 1.5 * ln2 + ln2 / 4) / 4, tight);
+  EXPECT_NEAR((*results)[1].kld->value, (ln3 - 1.5 * std::numbers::ln2 + std::numbers::ln2 / 4) / 4, tight);
   // Argmax after c: baseline a, uniform candidate a (lowest id among ties): agree; then 0, 100, 100.
   EXPECT_NEAR((*results)[1].top1_agreement_pct->value, 75.0, 1e-9);
 }

@@ -42,7 +42,7 @@ TEST(RequestBytes, ValidUtf8IsExactlyTheWellFormedSequences) {
   }
   for (const char* bad : {"\xff", "\xfe", "\x80", "\xc0\xaf", "\xc1\xbf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
                           "\xf5\x80\x80\x80", "\xc3", "\xe2\x82", "a\xc3(", "\xf0\x9f\x98"}) {
-    EXPECT_FALSE(is_valid_utf8(bad)) << testing::PrintToString(std::string(bad));
+    EXPECT_FALSE(is_valid_utf8(bad)) << ::testing::PrintToString(std::string(bad));
   }
 }
 
