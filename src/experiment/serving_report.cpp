@@ -21,6 +21,7 @@
 namespace ecocompute::experiment {
 namespace {
 
+using protocol::BreakEven;
 using protocol::LevelRun;
 using protocol::ServingAnalysis;
 using protocol::ServingLevelSummary;
@@ -366,21 +367,24 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                                  {"delta_pct", summary_json(p.delta_pct)},
                                  {"pairs", p.deltas_pct}});
   }
-  OrderedJson crossings = OrderedJson::array();
-  for (const auto& b : analysis.break_even) {
-    crossings.push_back(OrderedJson{{"label", sweep.endpoints.at(b.candidate).label},
-                                    {"crosses", b.crosses},
-                                    {"direction", text_or_null(b.direction)},
-                                    {"concurrency", json_or_null(b.concurrency)},
-                                    {"range_low", json_or_null(b.low)},
-                                    {"range_high", json_or_null(b.high)},
-                                    {"ci_available", b.ci_available},
-                                    {"ci_low", json_or_null(b.ci_low)},
-                                    {"ci_high", json_or_null(b.ci_high)},
-                                    {"ci_low_at_or_below_lowest", b.ci_low_at_or_below_lowest()},
-                                    {"ci_high_beyond_highest", b.ci_high_beyond_highest()},
-                                    {"note", b.note}});
-  }
+  const auto crossings_json = [&](const std::vector<BreakEven>& list) {
+    OrderedJson out = OrderedJson::array();
+    for (const auto& b : list) {
+      out.push_back(OrderedJson{{"label", sweep.endpoints.at(b.candidate).label},
+                                {"crosses", b.crosses},
+                                {"direction", text_or_null(b.direction)},
+                                {"concurrency", json_or_null(b.concurrency)},
+                                {"range_low", json_or_null(b.low)},
+                                {"range_high", json_or_null(b.high)},
+                                {"ci_available", b.ci_available},
+                                {"ci_low", json_or_null(b.ci_low)},
+                                {"ci_high", json_or_null(b.ci_high)},
+                                {"ci_low_at_or_below_lowest", b.ci_low_at_or_below_lowest()},
+                                {"ci_high_beyond_highest", b.ci_high_beyond_highest()},
+                                {"note", b.note}});
+    }
+    return out;
+  };
   OrderedJson gpu_uuids = OrderedJson::array();
   for (const meter::GpuInfo& g : context.report.sources.split_gpus) gpu_uuids.push_back(g.uuid);
   if (gpu_uuids.empty() && context.report.sources.gpu) gpu_uuids.push_back(context.report.sources.gpu->uuid);
@@ -404,7 +408,8 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                      {"endpoints", endpoints},
                      {"levels", levels},
                      {"paired_vs_baseline", paired},
-                     {"break_even", crossings}};
+                     {"break_even", crossings_json(analysis.break_even)},
+                     {"later_crossings", crossings_json(analysis.later_crossings)}};
 }
 
 std::string serving_summary_markdown(const SweepResult& sweep, const ServingAnalysis& analysis,
@@ -446,6 +451,9 @@ std::string serving_summary_markdown(const SweepResult& sweep, const ServingAnal
   out << "\nBreak-even concurrency (where the mean paired ΔE changes sign):\n\n";
   for (const auto& b : analysis.break_even) {
     out << fmt::format("- {}: {}\n", sweep.endpoints.at(b.candidate).label, b.note);
+    for (const auto& later : analysis.later_crossings) {
+      if (later.candidate == b.candidate) out << fmt::format("  - then {}\n", later.note);
+    }
   }
   if (analysis.break_even.empty()) out << "- no candidate endpoint\n";
   return out.str();

@@ -184,6 +184,28 @@ BreakEven find_break_even(std::span<const int> levels, std::span<const Summary> 
   return out;
 }
 
+std::vector<BreakEven> find_crossings(std::span<const int> levels, std::span<const Summary> deltas) {
+  std::vector<BreakEven> out;
+  std::size_t start = 0;
+  while (true) {
+    BreakEven b = find_break_even(levels.subspan(start), deltas.subspan(start));
+    if (!b.crosses) {
+      if (out.empty()) out.push_back(std::move(b));
+      return out;
+    }
+    if (!out.empty()) {
+      b.note = fmt::format("after the crossing at ≈ {:.3g}, on levels {}…{}: {}", *out.back().concurrency, levels[start],
+                           levels.back(), b.note);
+    }
+    const double at = *b.concurrency;
+    out.push_back(std::move(b));
+    std::size_t next = start + 1;
+    while (next < levels.size() && levels[next] < at) ++next;
+    if (levels.size() - next < 2) return out;
+    start = next;
+  }
+}
+
 ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_endpoints, double confidence) {
   ServingAnalysis analysis;
   analysis.confidence = confidence;
@@ -275,10 +297,11 @@ ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_en
       }
       analysis.paired.push_back(std::move(p));
     }
-    BreakEven b = find_break_even(crossing_levels, crossing_deltas);
-    b.candidate = e;
-    if (crossing_levels.empty()) b.note = "no paired ΔE at any level (no energy measured, or no ok trial pairs)";
-    analysis.break_even.push_back(std::move(b));
+    std::vector<BreakEven> crossings = find_crossings(crossing_levels, crossing_deltas);
+    for (BreakEven& b : crossings) b.candidate = e;
+    if (crossing_levels.empty()) crossings.front().note = "no paired ΔE at any level (no energy measured, or no ok trial pairs)";
+    analysis.break_even.push_back(std::move(crossings.front()));
+    for (std::size_t i = 1; i < crossings.size(); ++i) analysis.later_crossings.push_back(std::move(crossings[i]));
   }
   return analysis;
 }

@@ -96,7 +96,10 @@ inline constexpr int kBreakEvenDraws = 20000;
 struct ServingAnalysis {
   std::vector<ServingLevelSummary> levels;  ///< endpoint-major, levels ascending
   std::vector<ServingPaired> paired;        ///< candidates only
-  std::vector<BreakEven> break_even;        ///< one per candidate
+  std::vector<BreakEven> break_even;        ///< one per candidate: its first crossing
+  /// Crossings after a candidate's first, in ascending concurrency (a format that stops saving and
+  /// saves again further up), found by find_crossings.
+  std::vector<BreakEven> later_crossings;
   double confidence = defaults::ci_confidence;
 
   [[nodiscard]] const ServingLevelSummary* find(std::size_t endpoint, int concurrency) const;
@@ -110,5 +113,11 @@ struct ServingAnalysis {
 /// Finds the break-even concurrency from per-level paired ΔE (levels ascending, each with a mean
 /// and, when n ≥ 2, a CI). Exposed for tests.
 [[nodiscard]] BreakEven find_break_even(std::span<const int> levels, std::span<const Summary> deltas);
+
+/// Every sign change of the mean paired ΔE, in ascending concurrency. The first is find_break_even's;
+/// each later one is find_break_even on the levels from the first one at or past the previous
+/// crossing, so its range and CI rest on those levels only, and its note says after which crossing it
+/// comes. No crossing: one entry that says so.
+[[nodiscard]] std::vector<BreakEven> find_crossings(std::span<const int> levels, std::span<const Summary> deltas);
 
 }  // namespace ecocompute::protocol

@@ -189,6 +189,35 @@ TEST(ServingReport, SummaryStatesTheBreakEvenAndTheWindowRule) {
   EXPECT_NE(script.find("title \"Q8_0\""), std::string::npos);
 }
 
+TEST(ServingReport, ALaterCrossingIsReportedAfterTheFirst) {
+  // Q8_0 saves at C = 1, costs at 4 and saves again at 16: two crossings, both in sweep.json and sweep.md.
+  SweepResult sweep = sample_sweep(true);
+  sweep.design.concurrency = {1, 4, 16};
+  std::size_t order = sweep.runs.size();
+  for (int block = 0; block < 2; ++block) {
+    sweep.runs.push_back(trial(0, "F16", 16, block, 8.0, 160.0, 12.0, true));
+    sweep.runs.push_back(trial(1, "Q8_0", 16, block, block == 0 ? 6.4 : 6.6, 160.0, 9.6, true));
+  }
+  for (std::size_t i = order; i < sweep.runs.size(); ++i) sweep.runs[i].order_index = i;
+  const auto analysis = protocol::analyze_serving(sweep.runs, 2);
+  const ServingContext context = serving_context(true);
+  const OrderedJson summary = serving_summary_json(sweep, analysis, context);
+  EXPECT_EQ(summary["break_even"][0]["direction"], "stops_saving");
+  ASSERT_EQ(summary["later_crossings"].size(), 1u) << summary["later_crossings"].dump();
+  const OrderedJson& again = summary["later_crossings"][0];
+  EXPECT_EQ(again["label"], "Q8_0");
+  EXPECT_EQ(again["direction"], "starts_saving");
+  EXPECT_GT(again["concurrency"].get<double>(), 4.0);
+  EXPECT_LT(again["concurrency"].get<double>(), 16.0);
+  const std::string md = serving_summary_markdown(sweep, analysis, context);
+  EXPECT_NE(md.find("  - then after the crossing at"), std::string::npos) << md;
+  // With one crossing the list is there and empty.
+  const SweepResult one = sample_sweep(true);
+  const OrderedJson single = serving_summary_json(one, protocol::analyze_serving(one.runs, 2), context);
+  ASSERT_TRUE(single["later_crossings"].is_array());
+  EXPECT_TRUE(single["later_crossings"].empty());
+}
+
 class ServingReportFiles : public ecocompute::testing::ScratchDirTest {};
 
 TEST_F(ServingReportFiles, WritesEveryReportAndTheSummaries) {

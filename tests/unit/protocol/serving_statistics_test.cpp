@@ -51,6 +51,39 @@ TEST(ServingStatistics, BreakEvenIsInterpolatedInLogConcurrency) {
   EXPECT_NE(b.note.find("not a confidence interval"), std::string::npos);
 }
 
+TEST(ServingStatistics, AFormatThatStopsSavingAndSavesAgainHasTwoCrossings) {
+  // The shape of the H200 llama-server sweep: saves at 1 and 2, costs at 4 and 8, saves from 16 on.
+  const std::vector<int> levels{1, 2, 4, 8, 16, 32};
+  const std::vector<Summary> deltas{level(-37.0, 1.4), level(-22.0, 1.2), level(3.0, 0.5),
+                                    level(39.0, 4.0),  level(-18.0, 4.7), level(-5.0, 0.9)};
+  const std::vector<BreakEven> all = find_crossings(levels, deltas);
+  ASSERT_EQ(all.size(), 2u);
+  // The first is find_break_even's own.
+  const BreakEven first = find_break_even(levels, deltas);
+  EXPECT_EQ(all[0].direction, "stops_saving");
+  EXPECT_DOUBLE_EQ(*all[0].concurrency, *first.concurrency);
+  EXPECT_NEAR(*all[0].concurrency, std::exp2(1.0 + 22.0 / 25.0), 1e-9);
+  // The second: +39 at 8 to −18 at 16, 39/57 of the way in log2.
+  const BreakEven& again = all[1];
+  ASSERT_TRUE(again.crosses) << again.note;
+  EXPECT_EQ(again.direction, "starts_saving");
+  EXPECT_NEAR(*again.concurrency, std::exp2(3.0 + 39.0 / 57.0), 1e-9);
+  ASSERT_TRUE(again.ci_available) << again.note;
+  ASSERT_TRUE(again.ci_low && again.ci_high) << again.note;
+  EXPECT_GT(*again.ci_low, 8.0);
+  EXPECT_LT(*again.ci_high, 16.0);
+  EXPECT_NE(again.note.find("after the crossing at"), std::string::npos) << again.note;
+  EXPECT_NE(again.note.find("levels 4…32"), std::string::npos) << again.note;
+  // One crossing, or none: one entry, the same as find_break_even's.
+  const std::vector<int> three{1, 4, 16};
+  const std::vector<Summary> once{level(-30.0, 2.0), level(-20.0, 5.0), level(20.0, 5.0)};
+  ASSERT_EQ(find_crossings(three, once).size(), 1u);
+  const std::vector<Summary> never{level(-30.0, 2.0), level(-20.0, 5.0), level(-10.0, 5.0)};
+  const std::vector<BreakEven> none = find_crossings(three, never);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_FALSE(none.front().crosses);
+}
+
 TEST(ServingStatistics, TheCrossingHasASimulatedCiThatNarrowsWithTheLevelsCis) {
   const std::vector<int> levels{1, 4, 16};
   const std::vector<Summary> wide{level(-30.0, 2.0), level(-20.0, 5.0), level(20.0, 5.0)};
