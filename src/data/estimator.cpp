@@ -173,6 +173,25 @@ std::string provenance(const Curve& curve, const Evidence& evidence) {
   return fmt::format("{}, session{} {}", joined(curve_gpus(curve, evidence)), labels.size() == 1 ? "" : "s", joined(labels));
 }
 
+// The distinct labels (sorted) of these sessions and the distinct GPUs they ran on.
+struct NamedSessions {
+  std::vector<std::string> labels;
+  std::vector<std::string> gpus;
+};
+
+NamedSessions named_sessions(const std::vector<std::string>& ids, const Evidence& evidence) {
+  NamedSessions out;
+  std::set<std::string> gpus;
+  for (const std::string& id : ids) {
+    out.labels.push_back(session_label(evidence, id));
+    if (auto g = session_gpu(evidence, id); !g.empty()) gpus.insert(g);
+  }
+  std::sort(out.labels.begin(), out.labels.end());
+  out.labels.erase(std::unique(out.labels.begin(), out.labels.end()), out.labels.end());
+  out.gpus.assign(gpus.begin(), gpus.end());
+  return out;
+}
+
 // The basis of ΔE at batch 1 from the curve (before any batch / context model).
 // `points`: the anchors the answer used; for a curve without sessions of its own (the published
 // parameters) their sessions say which GPUs the figure was measured on.
@@ -189,15 +208,11 @@ FigureBasis curve_basis(const Question& q, const CurveChoice& choice, const FitP
     if (anchor == nullptr) {
       for (const FitPoint& p : points) sources.push_back(&p);
     }
-    b.sessions.clear();
-    std::set<std::string> seen;
-    for (const FitPoint* p : sources) {
-      b.sessions.push_back(session_label(evidence, p->session_id));
-      if (auto g = session_gpu(evidence, p->session_id); !g.empty()) seen.insert(g);
-    }
-    std::sort(b.sessions.begin(), b.sessions.end());
-    b.sessions.erase(std::unique(b.sessions.begin(), b.sessions.end()), b.sessions.end());
-    gpus.assign(seen.begin(), seen.end());
+    std::vector<std::string> ids;
+    for (const FitPoint* p : sources) ids.push_back(p->session_id);
+    NamedSessions named = named_sessions(ids, evidence);
+    b.sessions = std::move(named.labels);
+    gpus = std::move(named.gpus);
   }
   b.gpu = joined(gpus);
   b.arch = c.key.gpu_arch;
@@ -245,14 +260,13 @@ struct MeasuredBatch {
   double delta_pct = 0.0;
   double own_half_width = 0.0;
   double spread_half_width = 0.0;
-  std::vector<std::string> sessions;
-  std::string gpus;
+  NamedSessions where;
 };
 
 MeasuredBatch measured_batch(const std::vector<const DataRow*>& rows, const Evidence& evidence) {
   MeasuredBatch m;
   std::vector<double> deltas;
-  std::set<std::string> gpus;
+  std::vector<std::string> ids;
   for (const DataRow* r : rows) {
     deltas.push_back(r->delta_pct());
     if (r->delta_ci95_low_pct && r->delta_ci95_high_pct) {
@@ -261,15 +275,12 @@ MeasuredBatch measured_batch(const std::vector<const DataRow*>& rows, const Evid
       m.own_half_width = std::max(m.own_half_width, student_t_critical(0.95, static_cast<std::size_t>(r->n_trials - 1)) *
                                                         *r->delta_sd_pct / std::sqrt(r->n_trials));
     }
-    m.sessions.push_back(session_label(evidence, r->session_id));
-    if (auto g = session_gpu(evidence, r->session_id); !g.empty()) gpus.insert(g);
+    ids.push_back(r->session_id);
   }
   m.delta_pct = summarize(deltas).mean;
   const auto [low, high] = std::minmax_element(deltas.begin(), deltas.end());
   m.spread_half_width = kZ95 * (*high - *low) / 2;
-  std::sort(m.sessions.begin(), m.sessions.end());
-  m.sessions.erase(std::unique(m.sessions.begin(), m.sessions.end()), m.sessions.end());
-  m.gpus = joined(std::vector<std::string>(gpus.begin(), gpus.end()));
+  m.where = named_sessions(ids, evidence);
   return m;
 }
 
@@ -549,10 +560,11 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
       } else {
         // The figure is the batch cells': their sessions and GPUs, not those of the batch-1 anchors.
         out.delta_basis.basis = Basis::measured;
-        out.delta_basis.sessions = m.sessions;
-        out.delta_basis.gpu = m.gpus;
+        out.delta_basis.sessions = m.where.labels;
+        out.delta_basis.gpu = joined(m.where.gpus);
         out.delta_basis.label = fmt::format("measured at {:g} B and batch {} on {}, session{} {} ({})", rows.front()->params_b,
-                                            q.batch, m.gpus, m.sessions.size() == 1 ? "" : "s", joined(m.sessions), rows_text);
+                                            q.batch, out.delta_basis.gpu, m.where.labels.size() == 1 ? "" : "s",
+                                            joined(m.where.labels), rows_text);
       }
     } else {
       const ModelledDelta m = modelled_delta(delta, q.batch, q.context);

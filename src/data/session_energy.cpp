@@ -115,10 +115,8 @@ std::optional<std::string> fp16_reference_session(const std::vector<DataRow>& ro
   std::optional<std::string> best;
   std::tuple<std::size_t, int, std::string> best_rank{0, 0, ""};
   for (const auto& [id, sizes_count] : by_session) {
-    std::string date;
-    for (const Session& s : sessions) {
-      if (s.id == id) date = s.date;
-    }
+    const Session* s = find_session(sessions, id);
+    const std::string date = s != nullptr ? s->date : std::string();
     const std::tuple<std::size_t, int, std::string> rank{sizes_count.first.size(), sizes_count.second, date};
     if (!best || rank > best_rank) {
       best = id;
