@@ -13,9 +13,12 @@
 #   campaign:<arch>  one cell of the batch-1 crossover campaign: synthetic <arch> (see `synth --list`)
 #              F16 vs $CAMPAIGN_FORMATS (default Q8_0,Q6_K,Q4_K_M,IQ4_NL,Q4_0), k = $CAMPAIGN_K (3),
 #              $CAMPAIGN_EDGES edges (corrected), decode windows of $CAMPAIGN_WINDOW s (3), prefill
-#              $CAMPAIGN_PREFILL s (2), idle 10 s; reports packed as campaign-<arch>.tar.gz
+#              $CAMPAIGN_PREFILL s (2), idle 10 s, extra measure flags $CAMPAIGN_ARGS (e.g. --accept-throttled,
+#              where F16 reaches the power limit, as at 14 B); reports packed as campaign-<arch>.tar.gz
 #   batch:<arch>  the batch sweep of one size: F16 vs $BATCH_FORMATS (Q8_0,Q4_K_M) at batch $BATCHES
 #              (1,4,16,64), k = 3, corrected edges, 3-s decode windows; packed as batch-<arch>.tar.gz
+#   prequantize:<arch>  quantizes synthetic <arch>'s F16 into the cache for $PREQUANTIZE_FORMATS (a later call's
+#              campaign then starts measuring at once); evict:<types> removes cached types (disk room)
 #   fixture    the trained fixture (data/fixture/) on the GPU with its quality probe: F16 vs
 #              $FIXTURE_FORMATS (Q8_0,Q4_K_M,Q4_0), k = 3, corrected edges, 3-s decode windows; fixture.tar.gz
 #   pair       needs two GPUs (A, B as nvidia-smi lists them): one sweep plan ($PAIR_JOBS synthetic
@@ -142,8 +145,24 @@ for step in "$@"; do
       f16=$(synth_f16 "$arch")
       measure_into "/tmp/eco/campaign-$arch" "${MEASURE_TIMEOUT:-480}" -m "$f16" \
         -p "${CAMPAIGN_FORMATS:-Q8_0,Q6_K,Q4_K_M,IQ4_NL,Q4_0}" -k "${CAMPAIGN_K:-3}" --edges "${CAMPAIGN_EDGES:-corrected}" \
-        --min-window "${CAMPAIGN_WINDOW:-3}" --min-prefill-window "${CAMPAIGN_PREFILL:-2}" --idle-window 10
+        --min-window "${CAMPAIGN_WINDOW:-3}" --min-prefill-window "${CAMPAIGN_PREFILL:-2}" --idle-window 10 ${CAMPAIGN_ARGS-}
       pack "campaign-$arch" "/tmp/eco/campaign-$arch" ;;
+    prequantize:*)
+      # The quantizations a later call's campaign needs, done at the end of this one (at 14 B a k-quant takes
+      # minutes of the host CPU); formats $PREQUANTIZE_FORMATS, each inside what SESSION_SECONDS leaves.
+      arch=${step#prequantize:}
+      f16=$(synth_f16 "$arch")
+      for t in $(echo "${PREQUANTIZE_FORMATS:?set PREQUANTIZE_FORMATS}" | tr , ' '); do
+        if (( $(seconds_left) < 60 )); then echo "prequantize: $t skipped, less than 60 s left"; status=1; break; fi
+        { time timeout -s TERM "$(step_limit 1200)" "$eco" quantize -m "$f16" --type "$t" --cache-dir "$cache"; } 2>&1 | tail -4
+        echo "prequantize $t exit ${PIPESTATUS[0]} $(stamp)"
+      done
+      rm -f "$cache"/*/*.tmp-*  # a quantization cut by the limit leaves its temporary file
+      ls -l "$cache"/*/ ; df -h "$models" | tail -1 ;;
+    evict:*)
+      # Disk room (64 GiB on the lent machine): removes the cached files of the types named (evict:Q8_0,Q4_0).
+      for t in $(echo "${step#evict:}" | tr , ' '); do rm -fv "$cache"/*/"$t".gguf; done
+      df -h "$models" | tail -1 ;;
     batch:*)
       arch=${step#batch:}
       f16=$(synth_f16 "$arch")
