@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/environment_fingerprint.hpp"
 #include "util/check.hpp"
@@ -240,6 +241,38 @@ std::string per_sequence_note(int batch, std::int64_t tokens_per_sequence, std::
   return note + ".";
 }
 
+// Why a condition has no energy figure: no energy source, or a source whose windows all failed (a
+// throttled or invalid trial is kept in the run with its reason but never enters a mean).
+std::string unmeasured_note(const ConditionView& v) {
+  const bool source_read = v.source != "none" && v.run.meter_measures_energy;
+  if (!source_read) return "No energy source read the windows: energy figures are null; throughput and quality are measured.";
+  const auto failed = std::count_if(v.trials.begin(), v.trials.end(), [](const TrialResult* t) { return t->failed(); });
+  return fmt::format("No valid trial: {} of {} trials failed (each one's reason is in the run's trials; --accept-throttled "
+                     "counts throttled trials, flagged); the energy source read the windows, but energy figures are "
+                     "null because no trial is in the statistics.",
+                     failed, v.trials.size());
+}
+
+// "Throttled trials counted: …" when the statistics hold trials the GPU throttled in (the design accepted
+// them), of this condition or of the baseline it is compared with; nothing otherwise.
+std::optional<std::string> throttled_trials_counted(const ConditionView& v, const Condition* baseline) {
+  std::vector<std::string> parts;
+  auto count = [&](std::size_t condition, const std::string& name) {
+    std::size_t ok = 0, throttled = 0;
+    for (const TrialResult& t : v.run.trials) {
+      if (t.condition != condition || !t.is_ok()) continue;
+      ++ok;
+      if (t.throttled) ++throttled;
+    }
+    if (throttled > 0) parts.push_back(fmt::format("{} {} of {}", name, throttled, ok));
+  };
+  count(v.condition.index, v.condition.label());
+  if (baseline != nullptr && baseline->index != v.condition.index) count(baseline->index, baseline->label() + " (baseline)");
+  if (parts.empty()) return std::nullopt;
+  return fmt::format("{} (--accept-throttled; each trial's reason names the throttle): {}.", report::kThrottledTrialsCounted,
+                     fmt::join(parts, ", "));
+}
+
 report::Results results(const ConditionView& v) {
   report::Results r;
   r.decode = phase_summary(v, "decode", &TrialResult::decode);
@@ -269,10 +302,14 @@ report::Results results(const ConditionView& v) {
                ? "energy_per_token_mj: mean over valid trials of gross decode-window energy per generated token; "
                  "vs_fp16_energy_pct: mean of the paired per-block differences against the same-run baseline "
                  "(fp16_energy_per_token_mj, which is the baseline precision's); net figures subtract idle power."
-               : "No energy source read the windows: energy figures are null; throughput and quality are measured.";
+               : unmeasured_note(v);
+  if (v.measured && !r.vs_fp16_energy_pct && !v.condition.is_baseline) {
+    *r.note += " vs_fp16_energy_pct is null: the baseline has no valid trial to pair with.";
+  }
   if (v.condition.batch > 1) {
     *r.note += per_sequence_note(v.condition.batch, v.run.design.tokens_per_iteration, r.energy_per_token_mj);
   }
+  if (auto counted = throttled_trials_counted(v, baseline)) *r.note += " " + *counted;
   return r;
 }
 

@@ -39,7 +39,8 @@ report::RunReport build_run_report(const protocol::RunResult& run, const ReportC
                                  std::vector<std::int64_t>(d.batches.begin(), d.batches.end()),
                                  std::string(protocol::to_string(run.schedule.order)),
                                  std::to_string(run.schedule.seed),
-                                 decision.explanation};
+                                 decision.explanation,
+                                 d.accept_throttled};
 
   for (const protocol::TrialResult& t : run.trials) {
     const std::string label = t.condition < run.conditions.size() ? run.conditions[t.condition].label() : t.precision;

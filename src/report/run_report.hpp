@@ -32,6 +32,7 @@ struct RunDesign {
   std::string schedule;
   std::string seed;                   ///< decimal text
   std::string iterations_explanation;
+  bool accept_throttled = false;      ///< throttled trials counted (flagged); written only when true
 };
 
 struct RunTrial {

@@ -26,6 +26,7 @@ RunDesign read_design(const JsonReader& r) {
   d.schedule = r.text_or("schedule", "");
   d.seed = r.text_or("seed", "");
   d.iterations_explanation = r.text_or("iterations_explanation", "");
+  d.accept_throttled = r.boolean("accept_throttled").value_or(false);
   return d;
 }
 
@@ -150,6 +151,8 @@ OrderedJson to_json(const RunReport& run) {
   if (!(d.batches.empty() || d.batches == std::vector<std::int64_t>{1})) {
     design["batches"] = d.batches;
   }
+  // Only when set: a reader must know that throttled windows are in the means (each trial's reason says which).
+  if (d.accept_throttled) design["accept_throttled"] = true;
   OrderedJson trials = OrderedJson::array();
   for (const RunTrial& t : run.trials) {
     trials.push_back({{"order_index", t.order_index},

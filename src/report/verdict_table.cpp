@@ -28,17 +28,31 @@ std::string fixed(std::optional<double> v, int decimals, bool sign = false) {
 constexpr std::size_t n_columns = 7;
 using Row = std::array<std::string, n_columns>;
 
-Row row_of(const EnergyReport& r, bool& any_unavailable) {
+// What the footer must explain, gathered over the rows.
+struct Footnotes {
+  bool no_energy_source = false;
+  bool no_valid_trial = false;
+};
+
+Row row_of(const EnergyReport& r, Footnotes& notes) {
   // Several batch sizes of one precision are rows of their own: name the batch above 1.
   std::string precision = r.workload.precision;
   if (r.workload.batch_size > 1) precision += fmt::format("/b{}", r.workload.batch_size);
   const bool is_baseline = r.is_baseline();
   std::string energy;
-  if (r.results.basis == ResultBasis::unavailable) {
+  // An energy source that read windows which all failed (throttled, invalid) is not "no energy source".
+  const bool source_read = r.measurement_source && *r.measurement_source != "none";
+  const bool no_valid_trial = r.statistics && r.statistics->n_trials == 0;
+  if (r.results.basis == ResultBasis::unavailable && source_read && no_valid_trial) {
+    energy = "n/a: no valid trial";
+    notes.no_valid_trial = true;
+  } else if (r.results.basis == ResultBasis::unavailable) {
     energy = "n/a: no energy source";
-    any_unavailable = true;
+    notes.no_energy_source = true;
   } else if (is_baseline) {
     energy = "baseline";
+  } else if (!r.results.vs_fp16_energy_pct && r.statistics) {
+    energy = "n/a: no baseline pair";
   } else {
     const std::optional<double> mean = r.results.vs_fp16_energy_pct;
     energy = fixed(mean, 2, true);
@@ -80,8 +94,8 @@ Row row_of(const EnergyReport& r, bool& any_unavailable) {
 std::string format_verdict_table(std::span<const EnergyReport> reports) {
   const Row header = {"precision", "ΔE % (95% CI)", "ΔPPL % (± SE)", "KLD", "tok/s", "W", "trials"};
   std::vector<Row> rows{header};
-  bool any_unavailable = false;
-  for (const EnergyReport& report : reports) rows.push_back(row_of(report, any_unavailable));
+  Footnotes notes;
+  for (const EnergyReport& report : reports) rows.push_back(row_of(report, notes));
 
   std::array<std::size_t, n_columns> widths{};
   for (const Row& row : rows) {
@@ -102,8 +116,12 @@ std::string format_verdict_table(std::span<const EnergyReport> reports) {
       out += std::string(total + 2 * (n_columns - 1), '-') + "\n";
     }
   }
-  if (any_unavailable) {
+  if (notes.no_energy_source) {
     out += "Energy: no energy source was readable (no NVML, no RAPL); throughput and quality were measured.\n";
+  }
+  if (notes.no_valid_trial) {
+    out += "No valid trial: every trial of that row failed (run.json gives each reason); a throttled trial counts "
+           "only under --accept-throttled, flagged.\n";
   }
   out += "ΔE: paired mean vs the same-run baseline, negative = saves energy; ΔPPL: positive = worse.\n";
   return out;

@@ -112,6 +112,51 @@ TEST(ReportBuilder, InterruptedAndNeverRunTrialsAreNotCountedAsFailed) {
   EXPECT_TRUE(report::validate_energy_json(to_json(q4)).empty());
 }
 
+TEST(ReportBuilder, ABaselineWhoseTrialsAllThrottledSaysSoAndNotThatNoSourceWasRead) {
+  // As at 14 B F16 on the H200: the energy counter read every window, but each baseline trial hit the
+  // power cap and was left out of the statistics (without --accept-throttled).
+  protocol::RunResult run = sample_run();
+  for (protocol::TrialResult& t : run.trials) {
+    if (t.condition != 0) continue;
+    t.status = protocol::TrialStatus::throttled;
+    t.reason = "throttled: sw_power_cap (decode)";
+  }
+  run.summaries = protocol::summarize_conditions(run.conditions, run.trials);
+  run.comparisons = protocol::compare_paired(run.conditions, run.trials);
+  const report::EnergyReport f16 = *build_energy_report(run, 0, sample_context());
+  EXPECT_EQ(f16.results.basis, report::ResultBasis::unavailable);
+  EXPECT_FALSE(f16.results.energy_per_token_mj.has_value());
+  EXPECT_EQ(f16.statistics->n_failed, 3);
+  EXPECT_NE(f16.results.note->find("No valid trial: 3 of 3 trials failed"), std::string::npos) << *f16.results.note;
+  EXPECT_EQ(f16.results.note->find("No energy source"), std::string::npos) << *f16.results.note;
+  const report::EnergyReport q4 = *build_energy_report(run, 2, sample_context());
+  EXPECT_EQ(q4.results.basis, report::ResultBasis::measured);
+  EXPECT_DOUBLE_EQ(q4.results.energy_per_token_mj.value(), 820.46875);  // its own windows are still measured
+  EXPECT_FALSE(q4.results.vs_fp16_energy_pct.has_value());
+  EXPECT_NE(q4.results.note->find("the baseline has no valid trial to pair with"), std::string::npos);
+  EXPECT_TRUE(report::validate_energy_json(to_json(f16)).empty());
+  EXPECT_TRUE(report::validate_energy_json(to_json(q4)).empty());
+}
+
+TEST(ReportBuilder, ACountedThrottledBaselineIsNamedInEveryReportItIsComparedIn) {
+  // --accept-throttled: the baseline's trials ran throttled and are in the statistics, flagged.
+  protocol::RunResult run = sample_run();
+  run.design.accept_throttled = true;
+  for (protocol::TrialResult& t : run.trials) {
+    if (t.condition != 0) continue;
+    t.throttled = true;
+    t.reason = "throttled, accepted by the design: sw_power_cap (decode)";
+  }
+  const report::EnergyReport q4 = *build_energy_report(run, 2, sample_context());
+  EXPECT_NE(q4.results.note->find("Throttled trials counted"), std::string::npos) << *q4.results.note;
+  EXPECT_NE(q4.results.note->find("F16 (baseline) 3 of 3"), std::string::npos) << *q4.results.note;
+  const report::EnergyReport f16 = *build_energy_report(run, 0, sample_context());
+  EXPECT_NE(f16.results.note->find("F16 3 of 3"), std::string::npos) << *f16.results.note;
+  EXPECT_EQ(f16.results.note->find("(baseline)"), std::string::npos) << *f16.results.note;
+  // Without throttled trials the note has no such sentence.
+  EXPECT_EQ(build(2).results.note->find("Throttled"), std::string::npos);
+}
+
 TEST(ReportBuilder, ThroughputIsTheMeanOfTheTrialsWithItsSpread) {
   protocol::RunResult run = sample_run();
   // One slow Q4_K_M trial: 2560 tokens in 40 s instead of 10 s (64 instead of 256 tok/s).
@@ -227,6 +272,18 @@ TEST(ReportBuilder, RunSummaryMatchesGoldenFile) {
     reports.push_back(r);
   }
   expect_golden("energy/run.json", to_json(build_run_report(run, context, reports)).dump(2) + "\n");
+}
+
+TEST(ReportBuilder, TheRunSummaryNamesAcceptedThrottlingOnlyWhenTheDesignAskedForIt) {
+  protocol::RunResult run = sample_run();
+  const ReportContext context = sample_context();
+  EXPECT_FALSE(to_json(build_run_report(run, context, {}))["design"].contains("accept_throttled"));
+  run.design.accept_throttled = true;
+  const OrderedJson summary = to_json(build_run_report(run, context, {}));
+  EXPECT_EQ(summary["design"]["accept_throttled"], true);
+  auto reread = report::run_report_from_json(summary, "run.json");
+  ASSERT_TRUE(reread.has_value()) << reread.error().describe();
+  EXPECT_TRUE(reread->design.accept_throttled);
 }
 
 TEST(ReportBuilder, InvalidReportIsNotWritten) {

@@ -35,6 +35,22 @@ TEST(VerdictTable, ABatchAboveOneIsNamedInItsRow) {
   EXPECT_EQ(table.find("/b1 "), std::string::npos) << table;
 }
 
+TEST(VerdictTable, ABaselineWithNoValidTrialIsNotCalledANoEnergySourceRun) {
+  // The counter read the windows (source direct-nvml) but every baseline trial failed: the rows say
+  // which figure is missing and why, and the footer does not claim that no energy source was readable.
+  std::vector<EnergyReport> reports = golden_reports(true);
+  reports[0].results.basis = ResultBasis::unavailable;
+  reports[0].results.energy_per_token_mj.reset();
+  reports[0].statistics->n_trials = 0;
+  reports[0].statistics->n_failed = 3;
+  for (std::size_t i = 1; i < reports.size(); ++i) reports[i].results.vs_fp16_energy_pct.reset();
+  const std::string table = format_verdict_table(reports);
+  EXPECT_NE(table.find("n/a: no valid trial"), std::string::npos) << table;
+  EXPECT_NE(table.find("n/a: no baseline pair"), std::string::npos) << table;
+  EXPECT_NE(table.find("No valid trial: every trial of that row failed"), std::string::npos) << table;
+  EXPECT_EQ(table.find("no energy source"), std::string::npos) << table;
+}
+
 TEST(VerdictTable, PublishedReportShowsItsStatedDelta) {
   const std::string table = format_verdict_table(std::vector<EnergyReport>{testing::published_1_1_report()});
   // The 1.1 report's own ΔE (no CI: one report is n = 1), its ΔPPL, and no trials column figure.
