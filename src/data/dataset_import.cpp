@@ -13,8 +13,10 @@
 #include "data/model_size.hpp"
 #include "report/energy_report.hpp"
 #include "report/measurement_claim.hpp"
+#include "report/run_report.hpp"
 #include "report/stated_delta.hpp"
 #include "util/file_io.hpp"
+#include "util/json.hpp"
 #include "util/precision.hpp"
 
 namespace ecocompute::data {
@@ -387,10 +389,59 @@ Result<ImportBatch> parse_energy_report(const OrderedJson& document, std::string
   return import_energy_report(*report, source);
 }
 
+namespace {
+
+// Whether a run.json trial label ("Q4_K_M", "F16/p512", "F16/b4") is a trial of this precision and batch.
+bool trial_of(std::string_view label, std::string_view precision, int batch) {
+  const std::size_t slash = label.find('/');
+  if (label.substr(0, slash) != precision) return false;
+  const std::size_t level = label.find("/b");
+  if (level == std::string_view::npos) return batch == 1;
+  return label.substr(level + 2, label.find('/', level + 2) - level - 2) == std::to_string(batch);
+}
+
+// Reports written before their note said so (ecocompute f79bca9 and older): the run summary beside the
+// report lists every trial with its reason, the baseline's too, which a candidate's report lacks. An ok
+// trial with a "throttled" reason was counted under --accept-throttled.
+std::optional<std::string> throttled_trials_in_run(const fs::path& run_json, const report::EnergyReport& r) {
+  std::error_code ec;
+  if (!r.provenance || !r.provenance->run_id || !fs::exists(run_json, ec)) return std::nullopt;
+  auto json = read_json_file(run_json);
+  if (!json) return std::nullopt;
+  auto run = report::run_report_from_json(*json, run_json.string());
+  if (!run || run->run_id != *r.provenance->run_id) return std::nullopt;
+  const std::string baseline = r.measurement.baseline_precision.value_or(run->design.baseline);
+  std::string joined;
+  auto count = [&](const std::string& precision, const std::string& name) {
+    int ok = 0, throttled = 0;
+    for (const report::RunTrial& t : run->trials) {
+      if (t.status != "ok" || !trial_of(t.condition, precision, r.workload.batch_size)) continue;
+      ++ok;
+      if (t.reason.starts_with("throttled")) ++throttled;
+    }
+    if (throttled > 0) joined += fmt::format("{}{} {} of {}", joined.empty() ? "" : ", ", name, throttled, ok);
+  };
+  count(r.workload.precision, r.workload.precision);
+  if (baseline != r.workload.precision) count(baseline, baseline + " (baseline)");
+  if (joined.empty()) return std::nullopt;
+  return fmt::format("{} (--accept-throttled, read from {}): {}.", report::kThrottledTrialsCounted,
+                     run_json.filename().string(), joined);
+}
+
+}  // namespace
+
 Result<ImportBatch> read_report_batch(const fs::path& path) {
   auto report = report::read_energy_report(path);
   if (!report) return report.error();
-  return import_energy_report(*report, path.string());
+  auto batch = import_energy_report(*report, path.string());
+  if (!batch) return batch;
+  for (DataRow& row : batch->rows) {
+    if (row.note.find(report::kThrottledTrialsCounted) != std::string::npos) continue;  // the report says so itself
+    if (auto counted = throttled_trials_in_run(path.parent_path() / "run.json", *report)) {
+      row.note += (row.note.empty() ? "" : " ") + *counted;
+    }
+  }
+  return batch;
 }
 
 Result<ImportBatch> read_import_source(const fs::path& path) {

@@ -14,6 +14,7 @@
 #include "data/model_size.hpp"
 #include "data/query_text.hpp"
 #include "data/session_energy.hpp"
+#include "report/energy_report.hpp"
 #include "util/precision.hpp"
 #include "util/statistics.hpp"
 
@@ -583,6 +584,20 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   }
   out.delta_pct = delta;
   out.basis = out.delta_basis.basis;
+  if (out.basis == Basis::measured) {
+    // A measured figure whose trials (or whose baseline's) ran throttled says so: at 14.8 B on the H200
+    // F16 ran at the card's power limit, and ΔE there is against that F16.
+    for (const DataRow& r : evidence.rows) {
+      const bool behind_figure = r.basis == Basis::measured && r.batch_size == (measured_at_batch ? q.batch : 1) &&
+                                 r.gpu_arch == curve.key.gpu_arch && r.engine == curve.key.engine &&
+                                 r.precision == curve.key.precision && same_size(r.params_b, q.n);
+      const std::size_t at = r.note.find(report::kThrottledTrialsCounted);
+      if (behind_figure && at != std::string::npos) {
+        out.notes.push_back(fmt::format("session {}: {} The figure is against the baseline as the throttled card ran it.",
+                                        session_label(evidence, r.session_id), r.note.substr(at)));
+      }
+    }
+  }
 
   // Between sessions: the random-effects spread of every session that measured this key.
   bool single_session = false;
@@ -598,6 +613,24 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
       out.band.between_sessions_note = fmt::format("no two sessions measured {} {} on {} at a shared size: the spread between "
                                                    "sessions is unknown, so the band is the session's own",
                                                    curve.key.precision, curve.key.engine, curve.key.gpu_arch);
+    }
+  } else if (anchor != nullptr && exact.size() == 1 && !measured_at_batch) {
+    // One session measured this size: its CI says how sure that card is, not what another card of the
+    // model would give. The spread seen where several cards measured one size stands in for it.
+    if (const SessionSpread* s = find_spread(evidence.delta_spreads, curve.key)) {
+      out.band.between_sessions = kZ95 * s->tau;
+      out.ci_kind = "anchor CI and between-session spread";
+      out.band.between_sessions_note = fmt::format(
+          "one session measured {:g} B; {} sessions measured {} {} on {} at {} shared size{}: between-session SD τ = {:.1f} "
+          "pts (DerSimonian–Laird), in the band for the card another session would use",
+          q.n, s->session_ids.size(), curve.key.precision, curve.key.engine, curve.key.gpu_arch, s->shared_sizes,
+          s->shared_sizes == 1 ? "" : "s", s->tau);
+    } else {
+      single_session = true;
+      out.band.between_sessions_note = fmt::format(
+          "one session measured {:g} B, and no two sessions measured {} {} on {} at a shared size: the spread between "
+          "cards is unknown, so the band is the session's own",
+          q.n, curve.key.precision, curve.key.engine, curve.key.gpu_arch);
     }
   } else {
     out.band.between_sessions_note = "the curve pools sessions: its residual carries their spread";

@@ -147,6 +147,42 @@ TEST_F(EstimatorTest, AMeasuredBatchAnswerCarriesTheBatchCellsOwnCiAndSession) {
   EXPECT_EQ(b64->basis, Basis::modelled) << b64->delta_basis.label;
 }
 
+TEST_F(EstimatorTest, ASizeOneSessionMeasuredCarriesTheSpreadSeenBetweenCards) {
+  // Shipped: synthetic Qwen2.5-14B (14.77 B), measured in one session on one card (2026-12-01,
+  // GPU-cfe5d909): Q4_K_M −41.63 % with a CI of ±0.04. Where several cards measured Q4_K_M at one size
+  // (1.24, 3.21, 8.03 B) they differ by up to 3 pts, so the answer's band holds that spread as well.
+  EstimateRequest r = ask(14.77, "hopper", "Q4_K_M");
+  r.engine = "llama.cpp";
+  auto e = estimate(r, *store_);
+  ASSERT_TRUE(e) << e.error().describe();
+  EXPECT_EQ(e->basis, Basis::measured) << e->delta_basis.label;
+  EXPECT_NEAR(*e->delta_pct, -41.63, 0.01);
+  ASSERT_TRUE(e->band.within_session && e->band.between_sessions);
+  EXPECT_LT(*e->band.within_session, 0.1);
+  EXPECT_GT(*e->band.between_sessions, 1.0);
+  EXPECT_NEAR(e->band.half_width, std::hypot(*e->band.within_session, *e->band.between_sessions), 1e-9);
+  EXPECT_NE(e->band.between_sessions_note.find("one session measured 14.77 B"), std::string::npos)
+      << e->band.between_sessions_note;
+  // Its F16 baseline ran at the card's power limit, counted under --accept-throttled: the answer says so.
+  bool throttling_named = false;
+  for (const std::string& note : e->notes) {
+    throttling_named = throttling_named || note.find("F16 (baseline) 3 of 3") != std::string::npos;
+  }
+  EXPECT_TRUE(throttling_named);
+  auto unthrottled = estimate(ask(7.62, "hopper", "Q4_K_M"), *store_);
+  ASSERT_TRUE(unthrottled);
+  for (const std::string& note : unthrottled->notes) EXPECT_EQ(note.find("Throttled"), std::string::npos) << note;
+  // Q6_K: no two cards measured it at a shared size, so that spread is unknown and the answer says so.
+  r.precision = "Q6_K";
+  auto q6 = estimate(r, *store_);
+  ASSERT_TRUE(q6) << q6.error().describe();
+  EXPECT_EQ(q6->basis, Basis::measured);
+  EXPECT_FALSE(q6->band.between_sessions.has_value());
+  EXPECT_NE(q6->band.between_sessions_note.find("spread between cards is unknown"), std::string::npos)
+      << q6->band.between_sessions_note;
+  EXPECT_NE(q6->confidence, "high");
+}
+
 TEST_F(EstimatorTest, PublishedCurvesAnswerWithResidualCi) {
   auto e = estimate(ask(2.0, "ada", "NF4"), *published_);
   ASSERT_TRUE(e);

@@ -1,6 +1,8 @@
 // data/sessions/shipped.txt: which of our sessions are default evidence.
 #include "data/shipped_sessions.hpp"
 
+#include "data/dataset_import.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -55,6 +57,33 @@ TEST_F(ShippedSessionsTest, AReportThatIsNotAMeasurementIsAnError) {
   auto batches = read_shipped_sessions(dir_);
   ASSERT_FALSE(batches);
   EXPECT_NE(batches.error().describe().find("energy-Q4_0.json"), std::string::npos) << batches.error().describe();
+}
+
+TEST_F(ShippedSessionsTest, ARowSaysSoWhenItsBaselineRanThrottledAndWasCounted) {
+  // The 14.8 B H200 session: every F16 trial ran at the power limit (sw_power_cap) and was counted
+  // under --accept-throttled. The candidate's report does not list the baseline's trials; the run
+  // summary beside it does, and the row's note says so.
+  const fs::path session = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data/sessions/h200-2026-12-01-qwen2.5-14b-campaign-1";
+  fs::create_directories(dir_ / "b");
+  fs::copy_file(session / "energy-Q4_K_M.json", dir_ / "b" / "energy-Q4_K_M.json");
+  auto alone = read_report_batch(dir_ / "b" / "energy-Q4_K_M.json");
+  ASSERT_TRUE(alone) << alone.error().describe();
+  ASSERT_EQ(alone->rows.size(), 1u);
+  EXPECT_EQ(alone->rows.front().note.find("Throttled trials counted"), std::string::npos);  // nothing to read it from
+
+  // Another run's summary (the golden run) does not speak for this report.
+  fs::copy_file(fs::path(ECOCOMPUTE_SOURCE_DIR) / "tests/golden/energy/run.json", dir_ / "b" / "run.json");
+  auto other = read_report_batch(dir_ / "b" / "energy-Q4_K_M.json");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->rows.front().note.find("Throttled trials counted"), std::string::npos);
+
+  fs::copy_file(session / "run.json", dir_ / "b" / "run.json", fs::copy_options::overwrite_existing);
+  auto beside = read_report_batch(dir_ / "b" / "energy-Q4_K_M.json");
+  ASSERT_TRUE(beside) << beside.error().describe();
+  const std::string& note = beside->rows.front().note;
+  EXPECT_NE(note.find("Throttled trials counted"), std::string::npos) << note;
+  EXPECT_NE(note.find("F16 (baseline) 3 of 3"), std::string::npos) << note;
+  EXPECT_EQ(note.find("Q4_K_M 3 of 3"), std::string::npos) << note;  // Q4_K_M itself was not throttled
 }
 
 }  // namespace
