@@ -62,6 +62,33 @@ std::vector<std::string> throttle_names(const meter::Measurement& m) {
   return {names.begin(), names.end()};
 }
 
+// One warning per condition whose every trial that ran was left out as throttled: the GPU runs it at a
+// limit (at 14 B F16 on the H200, its power cap) each time, so that condition has no figure and
+// nothing is compared with it. Counting such trials is the user's choice (--accept-throttled).
+std::vector<std::string> always_throttled(std::span<const Condition> conditions, std::span<const TrialResult> trials) {
+  std::vector<std::string> out;
+  for (const Condition& c : conditions) {
+    std::size_t ran = 0, throttled = 0;
+    std::string reason;
+    for (const TrialResult& t : trials) {
+      if (t.condition != c.index || t.status == TrialStatus::not_run || t.status == TrialStatus::cancelled) continue;
+      ++ran;
+      if (t.status == TrialStatus::throttled) {
+        ++throttled;
+        constexpr std::string_view kPrefix = "throttled: ";
+        if (reason.empty()) reason = t.reason.starts_with(kPrefix) ? t.reason.substr(kPrefix.size()) : t.reason;
+      }
+    }
+    if (ran >= 2 && throttled == ran) {
+      out.push_back(fmt::format("every trial of {} ({} of {}) was throttled ({}): the GPU ran it at a limit each time, so it "
+                                "has no valid trial{}; where that limit is how the card runs this work, --accept-throttled "
+                                "counts such trials, each flagged with its reason",
+                                c.label(), throttled, ran, reason, c.is_baseline ? " and no candidate is compared with it" : ""));
+    }
+  }
+  return out;
+}
+
 std::int64_t ceil_ratio(double numerator, double denominator) {
   return static_cast<std::int64_t>(std::ceil(numerator / denominator - kCeilTolerance));
 }
@@ -603,6 +630,10 @@ Result<RunResult> Execution::run(std::vector<std::string> warnings) {
     run_.stop = std::move(stop);
   }
   for (std::string& warning : throughput_outliers(run_.conditions, run_.trials)) {
+    log::warn("{}", warning);
+    run_.warnings.push_back(std::move(warning));
+  }
+  for (std::string& warning : always_throttled(run_.conditions, run_.trials)) {
     log::warn("{}", warning);
     run_.warnings.push_back(std::move(warning));
   }

@@ -162,6 +162,36 @@ TEST(Runner, ThrottledTrialIsFlaggedAndExcludedUnlessAccepted) {
   }
 }
 
+TEST(Runner, AConditionThrottledInEveryTrialIsNamedInAWarningThatSaysWhatToDo) {
+  // As at 14 B F16 on the H200: every baseline trial reaches the power cap.
+  for (bool accept : {false, true}) {
+    FakeRun fake;
+    for (const char* trial : {"F16 #1 decode", "F16 #2 decode", "F16 #3 decode"}) fake.meter.throttle(trial, {"sw_power_cap"});
+    Design design = testing::test_design();
+    design.accept_throttled = accept;
+    Result<RunResult> result = fake.run(design);
+    ASSERT_TRUE(result.has_value());
+    std::string warned;
+    for (const std::string& w : result->warnings) {
+      if (w.find("every trial of F16") != std::string::npos) warned = w;
+    }
+    if (accept) {
+      EXPECT_EQ(warned, "");  // counted, flagged: nothing to warn about
+      EXPECT_EQ(result->summaries[0].n_ok, 3u);
+    } else {
+      EXPECT_NE(warned.find("(3 of 3) was throttled (sw_power_cap (decode))"), std::string::npos) << warned;
+      EXPECT_NE(warned.find("no candidate is compared with it"), std::string::npos) << warned;
+      EXPECT_NE(warned.find("--accept-throttled"), std::string::npos) << warned;
+    }
+  }
+  // One throttled trial of three is not "every trial".
+  FakeRun fake;
+  fake.meter.throttle("F16 #3 decode", {"sw_power_cap"});
+  Result<RunResult> one = fake.run();
+  ASSERT_TRUE(one.has_value());
+  for (const std::string& w : one->warnings) EXPECT_EQ(w.find("every trial of"), std::string::npos) << w;
+}
+
 TEST(Runner, CancellationKeepsCompletedTrialsAndRecordsTheRestAsNotRun) {
   FakeRun fake;
   std::atomic<bool> cancel{false};
