@@ -614,7 +614,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
                                                    "sessions is unknown, so the band is the session's own",
                                                    curve.key.precision, curve.key.engine, curve.key.gpu_arch);
     }
-  } else if (anchor != nullptr && exact.size() == 1 && !measured_at_batch) {
+  } else if (curve.source == "fit" && anchor != nullptr && exact.size() == 1 && !measured_at_batch) {
     // One session measured this size: its CI says how sure that card is, not what another card of the
     // model would give. The spread seen where several cards measured one size stands in for it.
     if (const SessionSpread* s = find_spread(evidence.delta_spreads, curve.key)) {
