@@ -150,7 +150,7 @@ TEST_F(EstimatorTest, AMeasuredBatchAnswerCarriesTheBatchCellsOwnCiAndSession) {
 TEST_F(EstimatorTest, ASizeOneSessionMeasuredCarriesTheSpreadSeenBetweenCards) {
   // Shipped: synthetic Qwen2.5-14B (14.77 B), measured in one session on one card (2026-12-01,
   // GPU-cfe5d909): Q4_K_M −41.63 % with a CI of ±0.04. Where several cards measured Q4_K_M at one size
-  // (1.24, 3.21, 8.03 B) they differ by up to 3 pts, so the answer's band holds that spread as well.
+  // (1.24 and 8.03 B) they differ by up to 3 pts, so the answer's band holds that spread as well.
   EstimateRequest r = ask(14.77, "hopper", "Q4_K_M");
   r.engine = "llama.cpp";
   auto e = estimate(r, *store_);
