@@ -15,6 +15,7 @@
 #include "report/measurement_claim.hpp"
 #include "report/run_report.hpp"
 #include "report/stated_delta.hpp"
+#include "report/throttled_trials.hpp"
 #include "util/file_io.hpp"
 #include "util/json.hpp"
 #include "util/precision.hpp"
@@ -411,21 +412,18 @@ std::optional<std::string> throttled_trials_in_run(const fs::path& run_json, con
   auto run = report::run_report_from_json(*json, run_json.string());
   if (!run || run->run_id != *r.provenance->run_id) return std::nullopt;
   const std::string baseline = r.measurement.baseline_precision.value_or(run->design.baseline);
-  std::string joined;
-  auto count = [&](const std::string& precision, const std::string& name) {
-    int ok = 0, throttled = 0;
+  auto count = [&](const std::string& precision, std::string name) {
+    report::ThrottledCount out{std::move(name)};
     for (const report::RunTrial& t : run->trials) {
       if (t.status != "ok" || !trial_of(t.condition, precision, r.workload.batch_size)) continue;
-      ++ok;
-      if (t.reason.starts_with("throttled")) ++throttled;
+      ++out.counted;
+      if (t.reason.starts_with("throttled")) ++out.throttled;
     }
-    if (throttled > 0) joined += fmt::format("{}{} {} of {}", joined.empty() ? "" : ", ", name, throttled, ok);
+    return out;
   };
-  count(r.workload.precision, r.workload.precision);
-  if (baseline != r.workload.precision) count(baseline, baseline + " (baseline)");
-  if (joined.empty()) return std::nullopt;
-  return fmt::format("{} (--accept-throttled, read from {}): {}.", report::kThrottledTrialsCounted,
-                     run_json.filename().string(), joined);
+  std::vector<report::ThrottledCount> counts{count(r.workload.precision, r.workload.precision)};
+  if (baseline != r.workload.precision) counts.push_back(count(baseline, baseline + " (baseline)"));
+  return report::throttled_trials_note("--accept-throttled, read from " + run_json.filename().string(), counts);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 #include "data/model_size.hpp"
 #include "data/query_text.hpp"
 #include "data/session_energy.hpp"
-#include "report/energy_report.hpp"
+#include "report/throttled_trials.hpp"
 #include "util/precision.hpp"
 #include "util/statistics.hpp"
 
@@ -242,14 +242,17 @@ FigureBasis curve_basis(const Question& q, const CurveChoice& choice, const FitP
   return b;
 }
 
+// Whether a row is a measurement of this key at this batch size.
+bool measured_row_of(const DataRow& r, const CurveKey& key, int batch) {
+  return r.basis == Basis::measured && r.batch_size == batch && r.gpu_arch == key.gpu_arch && r.engine == key.engine &&
+         r.precision == key.precision;
+}
+
 // The measured batch-1 points of a key, one per (session, size): the anchors of a curve without points.
 std::vector<FitPoint> measured_points(const CurveKey& key, const Evidence& evidence) {
   std::vector<DataRow> rows;
   for (const DataRow& r : evidence.rows) {
-    if (r.basis == Basis::measured && r.batch_size == 1 && r.gpu_arch == key.gpu_arch && r.engine == key.engine &&
-        r.precision == key.precision) {
-      rows.push_back(r);
-    }
+    if (measured_row_of(r, key, 1)) rows.push_back(r);
   }
   return summarize_points(rows);
 }
@@ -289,8 +292,7 @@ MeasuredBatch measured_batch(const std::vector<const DataRow*>& rows, const Evid
 std::vector<const DataRow*> batch_rows(const Question& q, const Curve& curve, const Evidence& evidence) {
   std::vector<const DataRow*> out;
   for (const DataRow& r : evidence.rows) {
-    if (r.basis == Basis::measured && r.batch_size == q.batch && r.gpu_arch == curve.key.gpu_arch && r.engine == curve.key.engine &&
-        r.precision == curve.key.precision && same_size(r.params_b, q.n) &&
+    if (measured_row_of(r, curve.key, q.batch) && same_size(r.params_b, q.n) &&
         std::find(curve.session_ids.begin(), curve.session_ids.end(), r.session_id) != curve.session_ids.end()) {
       out.push_back(&r);
     }
@@ -588,9 +590,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
     // A measured figure whose trials (or whose baseline's) ran throttled says so: at 14.8 B on the H200
     // F16 ran at the card's power limit, and ΔE there is against that F16.
     for (const DataRow& r : evidence.rows) {
-      const bool behind_figure = r.basis == Basis::measured && r.batch_size == (measured_at_batch ? q.batch : 1) &&
-                                 r.gpu_arch == curve.key.gpu_arch && r.engine == curve.key.engine &&
-                                 r.precision == curve.key.precision && same_size(r.params_b, q.n);
+      const bool behind_figure = measured_row_of(r, curve.key, measured_at_batch ? q.batch : 1) && same_size(r.params_b, q.n);
       const std::size_t at = r.note.find(report::kThrottledTrialsCounted);
       if (behind_figure && at != std::string::npos) {
         out.notes.push_back(fmt::format("session {}: {} The figure is against the baseline as the throttled card ran it.",

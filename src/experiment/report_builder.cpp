@@ -7,9 +7,9 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "report/environment_fingerprint.hpp"
+#include "report/throttled_trials.hpp"
 #include "util/check.hpp"
 #include "util/clock.hpp"
 #include "util/file_io.hpp"
@@ -48,6 +48,11 @@ struct ConditionView {
   const protocol::ConditionSummary* summary;  // over `ok`; null when the protocol made none
   std::string_view source;                    // measurement_source
   bool measured;                              // a real energy source read the valid windows
+
+  // Trials that failed (throttled, invalid window, engine failure); interrupted and never-run ones are not.
+  [[nodiscard]] std::int64_t n_failed() const {
+    return std::count_if(trials.begin(), trials.end(), [](const TrialResult* t) { return t->failed(); });
+  }
 
   // A metric's mean over the ok trials, when at least one trial had it.
   [[nodiscard]] std::optional<double> mean(std::string_view metric) const { return metric_mean(summary, metric); }
@@ -246,31 +251,27 @@ std::string per_sequence_note(int batch, std::int64_t tokens_per_sequence, std::
 std::string unmeasured_note(const ConditionView& v) {
   const bool source_read = v.source != "none" && v.run.meter_measures_energy;
   if (!source_read) return "No energy source read the windows: energy figures are null; throughput and quality are measured.";
-  const auto failed = std::count_if(v.trials.begin(), v.trials.end(), [](const TrialResult* t) { return t->failed(); });
   return fmt::format("No valid trial: {} of {} trials failed (each one's reason is in the run's trials; --accept-throttled "
                      "counts throttled trials, flagged); the energy source read the windows, but energy figures are "
                      "null because no trial is in the statistics.",
-                     failed, v.trials.size());
+                     v.n_failed(), v.trials.size());
 }
 
 // "Throttled trials counted: …" when the statistics hold trials the GPU throttled in (the design accepted
 // them), of this condition or of the baseline it is compared with; nothing otherwise.
 std::optional<std::string> throttled_trials_counted(const ConditionView& v, const Condition* baseline) {
-  std::vector<std::string> parts;
-  auto count = [&](std::size_t condition, const std::string& name) {
-    std::size_t ok = 0, throttled = 0;
+  auto count = [&](const Condition& c, std::string name) {
+    report::ThrottledCount out{std::move(name)};
     for (const TrialResult& t : v.run.trials) {
-      if (t.condition != condition || !t.is_ok()) continue;
-      ++ok;
-      if (t.throttled) ++throttled;
+      if (t.condition != c.index || !t.is_ok()) continue;
+      ++out.counted;
+      if (t.throttled) ++out.throttled;
     }
-    if (throttled > 0) parts.push_back(fmt::format("{} {} of {}", name, throttled, ok));
+    return out;
   };
-  count(v.condition.index, v.condition.label());
-  if (baseline != nullptr && baseline->index != v.condition.index) count(baseline->index, baseline->label() + " (baseline)");
-  if (parts.empty()) return std::nullopt;
-  return fmt::format("{} (--accept-throttled; each trial's reason names the throttle): {}.", report::kThrottledTrialsCounted,
-                     fmt::join(parts, ", "));
+  std::vector<report::ThrottledCount> counts{count(v.condition, v.condition.label())};
+  if (baseline != nullptr && baseline->index != v.condition.index) counts.push_back(count(*baseline, baseline->label() + " (baseline)"));
+  return report::throttled_trials_note("--accept-throttled; each trial's reason names the throttle", counts);
 }
 
 report::Results results(const ConditionView& v) {
@@ -318,7 +319,7 @@ report::Spread spread_of(const Summary& x) { return report::Spread{x.mean, x.sd,
 report::Statistics statistics(const ConditionView& v) {
   report::Statistics s;
   s.n_trials = static_cast<std::int64_t>(v.ok.size());
-  s.n_failed = std::count_if(v.trials.begin(), v.trials.end(), [](const TrialResult* t) { return t->failed(); });
+  s.n_failed = v.n_failed();
   s.n_cancelled = static_cast<std::int64_t>(v.trials.size() - v.ok.size()) - s.n_failed;
   const protocol::MetricSummary* throughput =
       v.summary != nullptr ? v.summary->find(kDecodeThroughput) : nullptr;

@@ -152,10 +152,6 @@ struct PhaseSummary {
   std::int64_t tokens = 0;
 };
 
-/// Opens the sentence of a result note that says trials the GPU throttled in were counted
-/// (`measure --accept-throttled`), this condition's or its baseline's; readers find it by this phrase.
-inline constexpr std::string_view kThrottledTrialsCounted = "Throttled trials counted";
-
 struct Results {
   std::optional<double> energy_per_token_mj;
   ResultBasis basis = ResultBasis::unavailable;
