@@ -38,6 +38,8 @@
 #              first run had 64 fixed slots and no flags (a batch's attention spans every KV stream between
 #              its lowest and highest slot, so speed depended on where the requests landed), the second 64
 #              slots with --kv-unified (steady at C ≤ 8, slower above, and the F16 server died at C = 32);
+#              more `measure-endpoint` flags in $SERVE_SWEEP_ARGS (none; e.g. "--target-ci 2 --min-trials 3",
+#              "--level-warmup 0", "--endpoint-order baseline-first" as in the sweeps of 2026-12-01);
 #              sweep and server logs packed as serve-<arch>.tar.gz
 #   engines:<arch>  the engine effect on one shape: transformers FP16 vs BF16 (eager, random weights from
 #              the shape's config, contrib/transformers_example.py through the command engine) and
@@ -249,6 +251,7 @@ PY
           --concurrency "${SERVE_LEVELS:-1,2,4,8,16,32,64}" -k "${SERVE_K:-3}" --n-requests "${SERVE_REQUESTS:-24}" \
           --requests-per-stream "${SERVE_PER_STREAM:-4}" \
           --output-tokens "${SERVE_OUTPUT:-64-128}" --params-b "$params" --ready-timeout 300 "${sized[@]}" \
+          ${SERVE_SWEEP_ARGS-} \
           -o "$dir/sweep" > "$dir/stdout.md" 2> "$dir/stderr.log"
         echo "measure-endpoint exit $? $(stamp)"; grep -E "warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
       fi

@@ -134,6 +134,45 @@ OrderedJson request_failures_json(const ServingLevelSummary& level) {
   return out;
 }
 
+std::string sequential_rule_words(const protocol::SweepDesign& design) {
+  return fmt::format(
+      "Sequential rule: up to {} blocks per level, looks after blocks {} … {}; a level stops once every candidate's "
+      "paired ΔE interval is within ± {} pt. Every interval is at {:.2f} % so that the one reported covers with "
+      "≥ 95 % whatever look stopped its level (Bonferroni over the looks).",
+      design.trials, design.min_trials, design.trials, *design.target_ci_pt, design.confidence() * 100.0);
+}
+
+// The blocks a level ran: the sequential rule's count when it ran, else the design's k.
+int trials_at_level(const SweepResult& sweep, int concurrency) {
+  for (const protocol::LevelStop& stop : sweep.stops) {
+    if (stop.concurrency == concurrency) return stop.blocks_run;
+  }
+  return sweep.design.trials;
+}
+
+std::string level_warmup_words(const protocol::SweepDesign& design, int concurrency) {
+  if (design.level_warmup_per_stream == 0) return "";
+  return fmt::format(", and {} unmetered requests at concurrency {} before each endpoint's first trial of the level "
+                     "(and again after a --level-cmd or --restart-cmd)",
+                     static_cast<std::int64_t>(design.level_warmup_per_stream) * concurrency, concurrency);
+}
+
+std::string schedule_words(const protocol::SweepDesign& design) {
+  std::string text = design.level_by_level
+                         ? "level by level: every block of a level before the next level, each block every endpoint"
+                         : "blocks: each block runs every level, each level every endpoint";
+  text += design.endpoint_order == protocol::EndpointOrder::alternating
+              ? "; the endpoint order reversed from block to block: the baseline first in the first, third … "
+                "block, last in the second, fourth …"
+              : "; the baseline endpoint first in every block";
+  if (design.target_ci_pt) {
+    text += fmt::format("; a level takes no more blocks once every candidate's paired ΔE CI is within ± {} pt "
+                        "(looks after blocks {} … {})",
+                        *design.target_ci_pt, design.min_trials, design.trials);
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string serving_report_file_name(const std::string& label, int concurrency) {
@@ -206,15 +245,17 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
   m.tokens_per_run = level != nullptr && level->n_ok > 0 ? level->window_tokens / static_cast<std::int64_t>(level->n_ok) : 0;
   m.iterations = runs.empty() ? per_trial : static_cast<std::int64_t>(runs.front()->records.size());
   m.warmup = sweep.design.warmup_requests;
+  const int trials_here = trials_at_level(sweep, concurrency);
   m.iterations_note = fmt::format(
-      "iterations: requests per trial ({} requests: {}), {} kept in flight; tokens_per_run: mean output tokens "
-      "inside the steady-state window per trial; {} trials per endpoint and level, interleaved with the baseline "
-      "endpoint in blocks.",
-      m.iterations.value_or(0), context.request_set, concurrency, sweep.design.trials);
+      "iterations: requests per trial ({} requests: {}), {} kept in flight; warmup: unmetered requests, one at a "
+      "time, before every trial{}; tokens_per_run: mean output tokens inside the steady-state window per trial; "
+      "{} trials per endpoint and level, interleaved with the baseline endpoint in blocks{}.",
+      m.iterations.value_or(0), context.request_set, concurrency, level_warmup_words(sweep.design, concurrency),
+      trials_here, sweep.design.target_ci_pt ? " (the sequential rule's count: see sweep.json)" : "");
   m.window = "steady-state";
   m.baseline_precision = sweep.endpoints.front().label;
-  m.trials_per_precision = sweep.design.trials;
-  m.schedule = "blocks: each block runs every level, each level every endpoint, the baseline endpoint first";
+  m.trials_per_precision = trials_here;
+  m.schedule = schedule_words(sweep.design);
   m.seed = context.request_set_seed;
 
   r.software = OrderedJson{{"ecocompute", rc.ecocompute_version},
@@ -326,6 +367,27 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
   return r;
 }
 
+namespace {
+
+OrderedJson sequential_rule_json(const SweepResult& sweep) {
+  if (!sweep.design.target_ci_pt) return nullptr;
+  OrderedJson levels = OrderedJson::array();
+  for (const protocol::LevelStop& stop : sweep.stops) {
+    levels.push_back(OrderedJson{{"concurrency", stop.concurrency},
+                                 {"blocks_run", stop.blocks_run},
+                                 {"reached", stop.reached},
+                                 {"status", stop.status}});
+  }
+  return OrderedJson{{"target_ci_pt", *sweep.design.target_ci_pt},
+                     {"min_trials", sweep.design.min_trials},
+                     {"max_trials", sweep.design.trials},
+                     {"confidence_per_look", sweep.design.confidence()},
+                     {"rule", sequential_rule_words(sweep.design)},
+                     {"levels", levels}};
+}
+
+}  // namespace
+
 OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis& analysis,
                                  const ServingContext& context) {
   OrderedJson endpoints = OrderedJson::array();
@@ -348,6 +410,8 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                                  {"trials_ok", l.n_ok},
                                  {"requests_ok", l.requests_ok},
                                  {"requests_failed", l.requests_failed},
+                                 {"level_warmup_requests", l.level_warmup_sent},
+                                 {"level_warmup_failed", l.level_warmup_failed},
                                  {"window_tokens", l.window_tokens},
                                  {"whole_run_tokens", l.whole_tokens},
                                  {"window_mj_per_token", energy(l.window_mj_per_token)},
@@ -398,6 +462,9 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                      {"request_set", context.request_set},
                      {"trials_per_level", sweep.design.trials},
                      {"order", sweep.design.level_by_level ? "level_by_level" : "blocks_interleave_levels"},
+                     {"endpoint_order", std::string(protocol::to_string(sweep.design.endpoint_order))},
+                     {"level_warmup_requests_per_stream", sweep.design.level_warmup_per_stream},
+                     {"sequential_rule", sequential_rule_json(sweep)},
                      {"restart_cmd", text_or_null(context.restart_cmd)},
                      {"level_cmd", text_or_null(context.level_cmd)},
                      {"concurrency", sweep.design.concurrency},
@@ -415,12 +482,18 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
 std::string serving_summary_markdown(const SweepResult& sweep, const ServingAnalysis& analysis,
                                      const ServingContext& context) {
   std::ostringstream out;
-  out << fmt::format("Serving sweep {} — energy source: {}; baseline endpoint: {}; {} trials per level; "
-                     "CIs {:.0f} % Student-t over trials.\n\n",
+  out << fmt::format("Serving sweep {} — energy source: {}; baseline endpoint: {}; {}{} trials per level, endpoint "
+                     "order {}; CIs {:.4g} % Student-t over trials.\n\n",
                      context.report.run_id, measurement_source(context.meter_source), sweep.endpoints.front().label,
-                     sweep.design.trials, analysis.confidence * 100.0);
+                     sweep.design.target_ci_pt ? "up to " : "", sweep.design.trials,
+                     protocol::to_string(sweep.design.endpoint_order), analysis.confidence * 100.0);
   if (sweep.design.level_by_level) {
     out << fmt::format("Levels ran one after another, each after `{}` ({{concurrency}} substituted).\n\n", context.level_cmd);
+  }
+  if (sweep.design.target_ci_pt) {
+    out << sequential_rule_words(sweep.design) << "\n\n";
+    for (const protocol::LevelStop& stop : sweep.stops) out << "- " << stop.status << "\n";
+    out << "\n";
   }
   out << "| endpoint | C | trials ok | mJ/token (window) | mJ/token (whole run) | J/request | W | tokens/s | "
          "TTFT p50/p90/p99 ms | ITL p50/p90/p99 ms | ΔE vs baseline % |\n";

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <set>
 
+#include "util/statistics.hpp"
+
 namespace ecocompute::protocol {
 
 std::string_view to_string(ScheduleOrder order) noexcept {
@@ -202,8 +204,7 @@ Result<ValidatedDesign> validate(Design design) {
 
 double sequential_confidence(const Design& design) {
   if (!design.target_ci_pt) return defaults::ci_confidence;
-  const int looks = std::max(1, design.trials - design.min_trials + 1);
-  return 1.0 - (1.0 - defaults::ci_confidence) / looks;
+  return confidence_per_look(design.trials - design.min_trials + 1);
 }
 
 }  // namespace ecocompute::protocol

@@ -120,6 +120,27 @@ Percentiles percentiles(std::vector<double> values) {
   return p;
 }
 
+ServingPaired paired_at_level(std::span<const LevelRun> runs, std::size_t candidate, int concurrency,
+                              double confidence) {
+  ServingPaired p;
+  p.candidate = candidate;
+  p.concurrency = concurrency;
+  std::map<int, double> baseline;
+  for (const LevelRun& r : runs) {
+    if (r.endpoint == 0 && r.concurrency == concurrency && r.is_ok()) {
+      if (auto v = trial_figures(r).window_mj_per_token) baseline[r.block] = *v;
+    }
+  }
+  for (const LevelRun& r : runs) {
+    if (r.endpoint != candidate || r.concurrency != concurrency || !r.is_ok()) continue;
+    const auto v = trial_figures(r).window_mj_per_token;
+    const auto b = baseline.find(r.block);
+    if (v && b != baseline.end() && b->second > 0.0) p.deltas_pct.push_back(delta_pct(*v, b->second));
+  }
+  p.delta_pct = summarize(p.deltas_pct, confidence);
+  return p;
+}
+
 const ServingLevelSummary* ServingAnalysis::find(std::size_t endpoint, int concurrency) const {
   for (const auto& l : levels) {
     if (l.endpoint == endpoint && l.concurrency == concurrency) return &l;
@@ -227,6 +248,8 @@ ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_en
         if (r.endpoint != e || r.concurrency != c) continue;
         s.label = r.label;
         ++s.n_trials;
+        s.level_warmup_sent += r.level_warmup_sent;
+        s.level_warmup_failed += r.level_warmup_failed;
         for (const auto& record : r.records) {
           if (record.ok) {
             ++s.requests_ok;
@@ -275,22 +298,7 @@ ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_en
     std::vector<int> crossing_levels;
     std::vector<Summary> crossing_deltas;
     for (int c : levels) {
-      ServingPaired p;
-      p.candidate = e;
-      p.concurrency = c;
-      std::map<int, double> baseline;
-      for (const LevelRun& r : runs) {
-        if (r.endpoint == 0 && r.concurrency == c && r.is_ok()) {
-          if (auto v = trial_figures(r).window_mj_per_token) baseline[r.block] = *v;
-        }
-      }
-      for (const LevelRun& r : runs) {
-        if (r.endpoint != e || r.concurrency != c || !r.is_ok()) continue;
-        const auto v = trial_figures(r).window_mj_per_token;
-        const auto b = baseline.find(r.block);
-        if (v && b != baseline.end() && b->second > 0.0) p.deltas_pct.push_back(delta_pct(*v, b->second));
-      }
-      p.delta_pct = summarize(p.deltas_pct, confidence);
+      ServingPaired p = paired_at_level(runs, e, c, confidence);
       if (p.delta_pct.n > 0) {
         crossing_levels.push_back(c);
         crossing_deltas.push_back(p.delta_pct);

@@ -42,6 +42,8 @@ struct ServingLevelSummary {
   std::size_t n_ok = 0;            ///< trials in the statistics
   std::int64_t requests_ok = 0;
   std::int64_t requests_failed = 0;
+  std::int64_t level_warmup_sent = 0;    ///< unmetered level warm-up requests before its trials
+  std::int64_t level_warmup_failed = 0;  ///< of those, failed (a server not ready, or overloaded)
   std::int64_t window_tokens = 0;  ///< summed over ok trials (rounded)
   std::int64_t whole_tokens = 0;
   Summary window_mj_per_token;
@@ -63,6 +65,10 @@ struct ServingPaired {
   std::vector<double> deltas_pct;  ///< one per block where both trials are ok and measured
   Summary delta_pct;
 };
+
+/// Pairs the candidate's ok trials at `concurrency` with the baseline's (endpoint 0) of the same block.
+[[nodiscard]] ServingPaired paired_at_level(std::span<const LevelRun> runs, std::size_t candidate, int concurrency,
+                                            double confidence);
 
 /// Where the candidate's mean paired ΔE first changes sign between adjacent levels (in ascending
 /// concurrency), interpolated linearly in log2(concurrency). The bounds are where the CI limits of

@@ -3,6 +3,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "util/check.hpp"
@@ -31,6 +32,10 @@ Summary summarize(std::span<const double> values, double confidence) {
   s.ci_low = s.mean - half;
   s.ci_high = s.mean + half;
   return s;
+}
+
+double confidence_per_look(int looks, double overall) {
+  return 1.0 - (1.0 - overall) / std::max(1, looks);
 }
 
 double student_t_critical(double confidence, std::size_t df) {

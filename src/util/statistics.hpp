@@ -34,6 +34,12 @@ struct Summary {
 /// e.g. 4.302653 for 95 % and df = 2. Throws InvariantError for df < 1 or confidence ∉ (0, 1).
 [[nodiscard]] double student_t_critical(double confidence, std::size_t df);
 
+/// Returns the confidence of each look of a sequential rule that may stop after any of `looks`
+/// looks: 1 − (1 − overall) / looks. Stopping at the first narrow enough interval would make a plain
+/// `overall` interval too short (the run stops when the noise happens to be small); by the union
+/// bound, the interval reported at whatever look stops the run covers with probability ≥ `overall`.
+[[nodiscard]] double confidence_per_look(int looks, double overall = defaults::ci_confidence);
+
 /// Returns (candidate − baseline) / baseline × 100: positive costs energy, negative saves.
 /// Throws InvariantError when baseline is 0.
 [[nodiscard]] double delta_pct(double candidate, double baseline);

@@ -348,10 +348,19 @@ TEST_F(EndpointCliTest, LevelCommandRunsOncePerLevelBeforeAllItsBlocksAndIsRecor
             0)
       << err();
   EXPECT_EQ(slurp(dir_ / "levels.log"), "1\n2\n");
-  // Level by level: the third trial is level 1's second block, not level 2's first.
-  EXPECT_NE(err().find("[3/8] F16 C=1 block 2"), std::string::npos) << err();
+  // Level by level: the third trial is level 1's second block, not level 2's first; that block
+  // reverses the endpoint order, so the candidate runs first.
+  EXPECT_NE(err().find("[3/8] Q4 C=1 block 2"), std::string::npos) << err();
   const auto sweep = nlohmann::json::parse(slurp(dir_ / "out" / "sweep.json"));
   EXPECT_EQ(sweep["order"], "level_by_level");
+  EXPECT_EQ(sweep["endpoint_order"], "alternating");
+  EXPECT_EQ(sweep["level_warmup_requests_per_stream"], 1);
+  EXPECT_TRUE(sweep["sequential_rule"].is_null());
+  // Each level command restarts the servers: both endpoints warm up once per level, at C requests.
+  for (const auto& level : sweep["levels"]) {
+    EXPECT_EQ(level["level_warmup_requests"], level["concurrency"]) << level.dump();
+    EXPECT_EQ(level["level_warmup_failed"], 0) << level.dump();
+  }
   EXPECT_EQ(sweep["level_cmd"], "echo {concurrency} >> " + levels);
   EXPECT_TRUE(sweep["restart_cmd"].is_null());
   ASSERT_EQ(sweep["levels"].size(), 4u);
@@ -360,6 +369,50 @@ TEST_F(EndpointCliTest, LevelCommandRunsOncePerLevelBeforeAllItsBlocksAndIsRecor
   EXPECT_EQ(run("--endpoint F16=" + url + "#m --concurrency 1 --no-energy --level-cmd 'exit 3'"), 3);
   EXPECT_NE(err().find("switching to concurrency 1 failed: --level-cmd 'exit 3' exited with status"), std::string::npos)
       << err();
+}
+
+TEST_F(EndpointCliTest, TargetCiFlagsAreCheckedAndTheRuleIsRecordedPerLevel) {
+  ecocompute::testing::FakeOpenAiServer server([](const nlohmann::json&) {
+    ecocompute::testing::FakeReply reply = ecocompute::testing::good_stream(16);
+    reply.delay_between = std::chrono::milliseconds(5);
+    return reply;
+  });
+  const std::string url = server.base_url();
+  const std::string two = "--endpoint F16=" + url + "#m --endpoint Q4=" + url + "#m ";
+  EXPECT_EQ(run("--endpoint F16=" + url + "#m --target-ci 2 --no-energy"), 2);
+  EXPECT_NE(err().find("--target-ci: one endpoint gives no paired ΔE"), std::string::npos) << err();
+  EXPECT_EQ(run(two + "--target-ci 2 --min-trials 5 -k 4 --no-energy"), 2);
+  EXPECT_NE(err().find("--min-trials: 5; with --target-ci it must be at least 2"), std::string::npos) << err();
+  EXPECT_EQ(run(two + "--endpoint-order random --no-energy"), 2);
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+
+  // Without an energy source there is no ΔE to look at: every level runs all its blocks and says why.
+  ASSERT_EQ(run(two + "--concurrency 1,2 -k 3 --min-trials 2 --target-ci 5 --n-requests 2 --output-tokens 16 "
+                "--endpoint-order baseline-first --level-warmup 0 --no-energy"),
+            0)
+      << err();
+  const auto sweep = nlohmann::json::parse(slurp(dir_ / "out" / "sweep.json"));
+  EXPECT_EQ(sweep["endpoint_order"], "baseline_first");
+  EXPECT_EQ(sweep["level_warmup_requests_per_stream"], 0);
+  const auto& rule = sweep["sequential_rule"];
+  ASSERT_TRUE(rule.is_object()) << sweep.dump(2);
+  EXPECT_EQ(rule["target_ci_pt"], 5.0);
+  EXPECT_EQ(rule["min_trials"], 2);
+  EXPECT_EQ(rule["max_trials"], 3);
+  EXPECT_DOUBLE_EQ(rule["confidence_per_look"].get<double>(), 0.975);  // looks after blocks 2 and 3
+  EXPECT_DOUBLE_EQ(sweep["confidence"].get<double>(), 0.975);
+  ASSERT_EQ(rule["levels"].size(), 2u);
+  for (const auto& level : rule["levels"]) {
+    EXPECT_EQ(level["blocks_run"], 3) << level.dump();
+    EXPECT_FALSE(level["reached"].get<bool>()) << level.dump();
+    EXPECT_NE(level["status"].get<std::string>().find("Q4: 0 valid pair(s), a CI needs 2"), std::string::npos)
+        << level.dump();
+  }
+  const std::string summary = slurp(dir_ / "out" / "sweep.md");
+  EXPECT_NE(summary.find("up to 3 trials per level, endpoint order baseline_first; CIs 97.5 %"), std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("Sequential rule: up to 3 blocks per level"), std::string::npos) << summary;
+  for (const auto& level : sweep["levels"]) EXPECT_EQ(level["level_warmup_requests"], 0) << level.dump();
 }
 
 TEST_F(EndpointCliTest, AnEndpointThatDoesNotAnswerIsAnEnvironmentError) {

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -56,6 +57,10 @@ struct EndpointFlags {
   std::string seed = "0";
   int requests_per_stream = defaults::serving_requests_per_stream;
   int warmup_requests = defaults::serving_warmup_requests;
+  int level_warmup = defaults::serving_level_warmup_per_stream;
+  std::string endpoint_order = "alternating";
+  std::optional<double> target_ci_pt;
+  int min_trials = defaults::min_trials;
   std::string edges{defaults::serving_edges};
   std::string api = "completions";
   bool no_stream = false;
@@ -183,6 +188,15 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   design.warmup_requests = flags.warmup_requests;
   design.requests_per_stream = flags.requests_per_stream;
   design.level_by_level = !flags.level_cmd.empty();
+  design.level_warmup_per_stream = flags.level_warmup;
+  design.endpoint_order =
+      flags.endpoint_order == "baseline-first" ? protocol::EndpointOrder::baseline_first : protocol::EndpointOrder::alternating;
+  design.target_ci_pt = flags.target_ci_pt;
+  design.min_trials = flags.min_trials;
+  if (design.target_ci_pt && specs.size() < 2) {
+    return report_error(Error{ErrorCode::invalid_argument,
+                              "--target-ci: one endpoint gives no paired ΔE to stop on; name a candidate endpoint"});
+  }
   if (auto valid = design.validate(); !valid) return report_error(valid.error());
 
   std::vector<engine::CompletionRequest> requests;
@@ -298,7 +312,8 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
 
-  const protocol::ServingAnalysis analysis = protocol::analyze_serving(sweep.runs, sweep.endpoints.size());
+  const protocol::ServingAnalysis analysis =
+      protocol::analyze_serving(sweep.runs, sweep.endpoints.size(), design.confidence());
   auto written = experiment::write_serving_reports(flags.out, sweep, analysis, context);
   if (!written) return report_error(written.error());
   std::cout << experiment::serving_summary_markdown(sweep, analysis, context);
@@ -328,7 +343,8 @@ Command make_measure_endpoint_command(CLI::App& root) {
       ->required();
   app->add_option("--concurrency", flags->concurrency, "Requests kept in flight, comma separated levels (1 … 4096)")
       ->capture_default_str();
-  app->add_option("-k,--trials", flags->trials, "Trials per endpoint and level, interleaved in blocks")
+  app->add_option("-k,--trials", flags->trials,
+                  "Trials per endpoint and level, interleaved in blocks (with --target-ci: the most)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   app->add_option("--requests", flags->requests_file, "JSONL request set: {\"prompt\": …, \"max_tokens\": N} per line")
@@ -348,6 +364,24 @@ Command make_measure_endpoint_command(CLI::App& root) {
   app->add_option("--warmup-requests", flags->warmup_requests, "Unmetered requests before every trial")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
+  app->add_option("--level-warmup", flags->level_warmup,
+                  "Unmetered requests per stream at the level's concurrency before each endpoint's first trial of a "
+                  "level (and again after --level-cmd or --restart-cmd); 0: none")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  app->add_option("--endpoint-order", flags->endpoint_order,
+                  "Order of the endpoints in each block: alternating (reversed from block to block, the baseline first "
+                  "in the first, third … block, so a drift cannot favour one endpoint) or baseline-first")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"alternating", "baseline-first"}));
+  app->add_option("--target-ci", flags->target_ci_pt,
+                  "A level takes no more blocks once every candidate's paired ΔE CI there is within ± this many "
+                  "points (looks after blocks --min-trials … -k; each CI widened so the reported one keeps ≥ 95 % "
+                  "coverage)")
+      ->check(CLI::Range(0.01, 100.0));
+  app->add_option("--min-trials", flags->min_trials, "Blocks of a level before --target-ci may stop it")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
   app->add_option("--api", flags->api, "completions (/v1/completions) or chat (/v1/chat/completions)")
       ->capture_default_str()
       ->check(CLI::IsMember({"completions", "chat"}));

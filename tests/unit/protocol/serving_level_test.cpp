@@ -6,6 +6,9 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -19,16 +22,18 @@ namespace {
 using ::ecocompute::testing::FakeOpenAiServer;
 using ::ecocompute::testing::FakeReply;
 
-// A thread-safe meter of a device drawing a constant 100 W: energy = 100 W × the window's duration.
+// A thread-safe meter of a device drawing 100 W, or the power a test sets (an endpoint switch may
+// set it, so each endpoint's windows are read at its own power): energy = power × the window's duration.
 class ConstantPowerMeter final : public meter::Meter {
  public:
   [[nodiscard]] std::string source() const override { return "nvml-energy-counter"; }
-  [[nodiscard]] std::string device() const override { return "constant 100 W"; }
+  [[nodiscard]] std::string device() const override { return "set power"; }
   [[nodiscard]] bool measures_energy() const override { return true; }
   int windows_opened() const {
     std::lock_guard lock(mutex_);
     return opened_;
   }
+  void set_power(double watts) { watts_.store(watts); }
 
  protected:
   meter::Window do_begin(std::string label) override {
@@ -44,7 +49,7 @@ class ConstantPowerMeter final : public meter::Meter {
     m.source = source();
     m.status = meter::WindowStatus::valid;
     m.duration = Seconds{system_clock()->now().value - starts_.at(window.id()).value};
-    m.energy = Joules{100.0 * m.duration.value};
+    m.energy = Joules{watts_.load() * m.duration.value};
     close(window);
     return m;
   }
@@ -54,6 +59,7 @@ class ConstantPowerMeter final : public meter::Meter {
   std::map<std::uint64_t, Seconds> starts_;
   std::uint64_t next_ = 1;
   int opened_ = 0;
+  std::atomic<double> watts_{100.0};
 };
 
 engine::EndpointClient client_for(const FakeOpenAiServer& server, const std::string& label = "F16") {
@@ -68,6 +74,15 @@ FakeReply paced_stream(int n) {
 }
 
 const std::vector<engine::CompletionRequest> kRequests{{"a b c", 16}, {"d e", 16}};
+
+SweepDesign sweep_design(std::vector<int> levels, int trials, int warmup_requests, int requests_per_stream) {
+  SweepDesign design;
+  design.concurrency = std::move(levels);
+  design.trials = trials;
+  design.warmup_requests = warmup_requests;
+  design.requests_per_stream = requests_per_stream;
+  return design;
+}
 
 TEST(ServingLevel, KeepsCInFlightAndMetersASteadyWindowInsideTheWholeRun) {
   FakeOpenAiServer server([](const nlohmann::json&) { return paced_stream(6); });
@@ -169,20 +184,30 @@ TEST(ServingLevel, TokensInsideSpreadUsageOverChunks) {
   EXPECT_DOUBLE_EQ(tokens_inside(std::vector{r}, Seconds{0.0}, Seconds{20.0}), 0.0);
 }
 
-TEST(ServingSweep, BlocksRunEveryLevelAndTheBaselineFirstThenPairPerLevel) {
-  const auto plan = sweep_schedule(SweepDesign{{1, 4}, 2, 0, 1}, 2);
+TEST(ServingSweep, BlocksRunEveryLevelWithTheEndpointsInAlternatingOrderThenPairPerLevel) {
+  const auto plan = sweep_schedule(sweep_design({1, 4}, 2, 0, 1), 2);
   ASSERT_EQ(plan.size(), 8u);
   EXPECT_EQ(plan[0].endpoint, 0u);
   EXPECT_EQ(plan[0].concurrency, 1);
   EXPECT_EQ(plan[1].endpoint, 1u);
   EXPECT_EQ(plan[2].concurrency, 4);
   EXPECT_EQ(plan[2].endpoint, 0u);
+  // The second block reverses the order at every level: the baseline runs last.
   EXPECT_EQ(plan[4].block, 1);
+  EXPECT_EQ(plan[4].concurrency, 1);
+  EXPECT_EQ(plan[4].endpoint, 1u);
+  EXPECT_EQ(plan[5].endpoint, 0u);
+  EXPECT_EQ(plan[6].endpoint, 1u);
+  SweepDesign fixed = sweep_design({1, 4}, 2, 0, 1);
+  fixed.endpoint_order = EndpointOrder::baseline_first;
+  const auto fixed_plan = sweep_schedule(fixed, 2);
+  EXPECT_EQ(fixed_plan[4].endpoint, 0u);
+  EXPECT_EQ(fixed_plan[6].endpoint, 0u);
 
   FakeOpenAiServer server([](const nlohmann::json&) { return paced_stream(4); });
   std::vector<engine::EndpointClient> clients{client_for(server, "F16"), client_for(server, "Q8_0")};
   ConstantPowerMeter meter;
-  SweepDesign design{{1, 2}, 2, 1, 3};
+  SweepDesign design = sweep_design({1, 2}, 2, 1, 3);
   std::vector<std::string> switched;
   const SweepResult sweep = run_sweep(
       clients, kRequests, design, meter, *system_clock(),
@@ -192,7 +217,8 @@ TEST(ServingSweep, BlocksRunEveryLevelAndTheBaselineFirstThenPairPerLevel) {
       }, {}},
       {}, nullptr);
   ASSERT_EQ(sweep.runs.size(), 8u);
-  EXPECT_EQ(switched.size(), 8u);  // the endpoint changes before every trial in this plan
+  // F16 Q8_0 F16 Q8_0 | Q8_0 F16 Q8_0 F16: the endpoint changes before every trial but the fifth.
+  EXPECT_EQ(switched.size(), 7u);
   const ServingAnalysis analysis = analyze_serving(sweep.runs, 2);
   for (const LevelRun& r : sweep.runs) EXPECT_TRUE(r.is_ok()) << r.label << " C=" << r.concurrency << ": " << r.reason();
   const ServingPaired* paired = analysis.find_paired(1, 2);
@@ -218,7 +244,7 @@ TEST(ServingSweep, AFailedEndpointSwitchStopsTheSweepNamingTheEndpoint) {
   std::vector<engine::EndpointClient> clients{client_for(server, "F16"), client_for(server, "Q8_0")};
   ConstantPowerMeter meter;
   const SweepResult sweep = run_sweep(
-      clients, kRequests, SweepDesign{{1}, 1, 0, 1}, meter, *system_clock(),
+      clients, kRequests, sweep_design({1}, 1, 0, 1), meter, *system_clock(),
       {[](const engine::EndpointSpec& spec) -> Result<void> {
         if (spec.label == "Q8_0") return unexpected(ErrorCode::unavailable, "restart command exited with status 1");
         return {};
@@ -230,14 +256,14 @@ TEST(ServingSweep, AFailedEndpointSwitchStopsTheSweepNamingTheEndpoint) {
 }
 
 TEST(ServingSweep, LevelByLevelRunsEveryBlockOfALevelBeforeTheNextAndSwitchesOncePerLevel) {
-  SweepDesign design{{1, 4}, 2, 0, 1};
+  SweepDesign design = sweep_design({1, 4}, 2, 0, 1);
   design.level_by_level = true;
   const auto plan = sweep_schedule(design, 2);
   ASSERT_EQ(plan.size(), 8u);
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(plan[i].concurrency, 1) << i;
   EXPECT_EQ(plan[1].endpoint, 1u);
   EXPECT_EQ(plan[2].block, 1);
-  EXPECT_EQ(plan[2].endpoint, 0u);
+  EXPECT_EQ(plan[2].endpoint, 1u);
   EXPECT_EQ(plan[4].concurrency, 4);
   EXPECT_EQ(plan[4].block, 0);
 
@@ -259,8 +285,9 @@ TEST(ServingSweep, LevelByLevelRunsEveryBlockOfALevelBeforeTheNextAndSwitchesOnc
   ASSERT_EQ(sweep.runs.size(), 8u);
   EXPECT_EQ(sweep.runs[2].concurrency, 1);
   EXPECT_EQ(sweep.runs[2].block, 1);
-  // The level switch runs once per level and before that level's first endpoint switch.
-  const std::vector<std::string> expected{"C=1", "F16", "Q8_0", "F16", "Q8_0", "C=4", "F16", "Q8_0", "F16", "Q8_0"};
+  // The level switch runs once per level and before that level's first endpoint switch; the second
+  // block starts with the endpoint the first ended with, so it needs no switch there.
+  const std::vector<std::string> expected{"C=1", "F16", "Q8_0", "F16", "C=4", "F16", "Q8_0", "F16"};
   EXPECT_EQ(events, expected);
 }
 
@@ -268,7 +295,7 @@ TEST(ServingSweep, AFailedLevelSwitchStopsTheSweepNamingTheLevelAndKeepsFinished
   FakeOpenAiServer server([](const nlohmann::json&) { return ::ecocompute::testing::good_stream(2); });
   std::vector<engine::EndpointClient> clients{client_for(server, "F16")};
   ConstantPowerMeter meter;
-  SweepDesign design{{1, 8}, 1, 0, 1};
+  SweepDesign design = sweep_design({1, 8}, 1, 0, 1);
   design.level_by_level = true;
   const SweepResult sweep = run_sweep(
       clients, kRequests, design, meter, *system_clock(),
@@ -290,10 +317,192 @@ TEST(ServingSweep, ACancelStopsBeforeTheNextTrial) {
   ConstantPowerMeter meter;
   std::atomic<bool> cancel{false};
   const SweepResult sweep = run_sweep(
-      clients, kRequests, SweepDesign{{1, 2}, 2, 0, 1}, meter, *system_clock(), {},
+      clients, kRequests, sweep_design({1, 2}, 2, 0, 1), meter, *system_clock(), {},
       [&](const LevelRun&, std::size_t, std::size_t) { cancel.store(true); }, &cancel);
   EXPECT_TRUE(sweep.cancelled);
   EXPECT_EQ(sweep.runs.size(), 1u);
+}
+
+}  // namespace
+}  // namespace ecocompute::protocol
+
+namespace ecocompute::protocol {
+namespace {
+
+SweepResult run_sequential_sweep(double target_ci_pt) {
+  FakeOpenAiServer server([](const nlohmann::json&) { return paced_stream(4); });
+  std::vector<engine::EndpointClient> clients{client_for(server, "F16"), client_for(server, "Q8_0")};
+  ConstantPowerMeter meter;
+  SweepDesign design = sweep_design({1, 2}, 5, 0, 3);
+  design.level_warmup_per_stream = 0;
+  design.target_ci_pt = target_ci_pt;
+  design.min_trials = 3;
+  return run_sweep(clients, kRequests, design, meter, *system_clock(),
+                   {[&](const engine::EndpointSpec& spec) -> Result<void> {
+                      meter.set_power(spec.label == "F16" ? 100.0 : 50.0);
+                      return {};
+                    }, {}},
+                   {}, nullptr);
+}
+
+std::size_t runs_at(const SweepResult& sweep, int concurrency) {
+  return static_cast<std::size_t>(std::count_if(sweep.runs.begin(), sweep.runs.end(),
+                                                [&](const LevelRun& r) { return r.concurrency == concurrency; }));
+}
+
+// The candidate draws half the baseline's power at the same speed: ΔE ≈ −50 %, within a few points.
+TEST(ServingSweepSequential, ALevelWhoseCiIsNarrowEnoughTakesNoMoreBlocksAfterTheFirstLook) {
+  const SweepResult sweep = run_sequential_sweep(60.0);
+  for (int c : {1, 2}) EXPECT_EQ(runs_at(sweep, c), 6u) << "C=" << c;  // 3 blocks × 2 endpoints, not 5
+  ASSERT_EQ(sweep.stops.size(), 2u);
+  for (const LevelStop& stop : sweep.stops) {
+    EXPECT_TRUE(stop.reached) << stop.status;
+    EXPECT_EQ(stop.blocks_run, 3) << stop.status;
+    EXPECT_NE(stop.status.find("target reached after 3 blocks at 98.33 % per look"), std::string::npos) << stop.status;
+  }
+  const ServingAnalysis analysis = analyze_serving(sweep.runs, 2, sweep.design.confidence());
+  const ServingPaired* paired = analysis.find_paired(1, 2);
+  ASSERT_NE(paired, nullptr);
+  EXPECT_NEAR(paired->delta_pct.mean, -50.0, 10.0);
+  EXPECT_DOUBLE_EQ(paired->delta_pct.confidence, 1.0 - 0.05 / 3.0);
+}
+
+TEST(ServingSweepSequential, ALevelThatNeverReachesTheTargetRunsEveryBlockAndSaysSo) {
+  const SweepResult sweep = run_sequential_sweep(0.0001);
+  for (int c : {1, 2}) EXPECT_EQ(runs_at(sweep, c), 10u) << "C=" << c;
+  ASSERT_EQ(sweep.stops.size(), 2u);
+  for (const LevelStop& stop : sweep.stops) {
+    EXPECT_FALSE(stop.reached) << stop.status;
+    EXPECT_EQ(stop.blocks_run, 5) << stop.status;
+    EXPECT_NE(stop.status.find("target not reached after 5 blocks"), std::string::npos) << stop.status;
+  }
+}
+
+// A trial measured by hand: `joules` over a window holding `tokens` tokens.
+LevelRun measured_trial(std::size_t endpoint, const std::string& label, int block, double joules, double tokens) {
+  LevelRun r;
+  r.endpoint = endpoint;
+  r.label = label;
+  r.concurrency = 8;
+  r.block = block;
+  meter::Measurement m;
+  m.status = meter::WindowStatus::valid;
+  m.duration = Seconds{10.0};
+  m.energy = Joules{joules};
+  r.steady.measurement = m;
+  r.steady.end = Seconds{10.0};
+  r.steady.tokens = tokens;
+  return r;
+}
+
+TEST(ServingSweepSequential, TheLookComparesEachCandidatesHalfWidthWithTheTarget) {
+  // ΔE −50, −49, −51: mean −50, SD 1, 95 % half-width t(0.975, 2) / √3 = 2.48 pt.
+  std::vector<LevelRun> runs;
+  const double candidate_joules[] = {50.0, 51.0, 49.0};
+  for (int block = 0; block < 3; ++block) {
+    runs.push_back(measured_trial(0, "F16", block, 100.0, 100.0));
+    runs.push_back(measured_trial(1, "Q4", block, candidate_joules[block], 100.0));
+  }
+  const LevelStop wide = look_at_level(runs, 2, 8, 3, 3.0, 0.95);
+  EXPECT_TRUE(wide.reached) << wide.status;
+  EXPECT_NE(wide.status.find("Q4 -50.00 ± 2.48 pt"), std::string::npos) << wide.status;
+  EXPECT_FALSE(look_at_level(runs, 2, 8, 3, 2.0, 0.95).reached);
+  // One pair gives no interval: never reached, and the status says why.
+  runs.resize(2);
+  const LevelStop one = look_at_level(runs, 2, 8, 1, 50.0, 0.95);
+  EXPECT_FALSE(one.reached);
+  EXPECT_NE(one.status.find("Q4: 1 valid pair(s), a CI needs 2"), std::string::npos) << one.status;
+}
+
+TEST(ServingSweepSequential, ATargetNeedsAMinimumOfTwoBlocksAndAtMostK) {
+  SweepDesign design = sweep_design({1}, 4, 0, 1);
+  design.target_ci_pt = 2.0;
+  design.min_trials = 5;
+  const auto too_many = design.validate();
+  ASSERT_FALSE(too_many);
+  EXPECT_NE(too_many.error().message().find("--min-trials: 5"), std::string::npos) << too_many.error().message();
+  design.min_trials = 1;
+  EXPECT_FALSE(design.validate());
+  design.min_trials = 3;
+  EXPECT_TRUE(design.validate());
+  EXPECT_DOUBLE_EQ(design.confidence(), 1.0 - 0.05 / 2.0);  // looks after blocks 3 and 4
+  design.target_ci_pt = 0.0;
+  EXPECT_FALSE(design.validate());
+}
+
+// Counts what the fake server was asked and how many requests it held at once.
+struct RequestLog {
+  std::mutex mutex;
+  int total = 0;
+};
+
+TEST(ServingSweepWarmUp, EachEndpointWarmsUpOncePerLevelAtItsConcurrencyAndAgainAfterARestart) {
+  auto log = std::make_shared<RequestLog>();
+  FakeOpenAiServer server([log](const nlohmann::json&) {
+    std::lock_guard lock(log->mutex);
+    ++log->total;
+    return paced_stream(4);
+  });
+  std::vector<engine::EndpointClient> clients{client_for(server, "F16"), client_for(server, "Q8_0")};
+  ConstantPowerMeter meter;
+  SweepDesign design = sweep_design({2}, 2, 0, 3);
+  design.level_warmup_per_stream = 2;
+  // No switches: the servers never restart, so each endpoint warms up before its first trial only.
+  const SweepResult plain = run_sweep(clients, kRequests, design, meter, *system_clock(), {}, {}, nullptr);
+  ASSERT_EQ(plain.runs.size(), 4u);
+  const std::vector<std::int64_t> plain_warmups{4, 4, 0, 0};  // 2 per stream × C = 2
+  for (std::size_t i = 0; i < plain.runs.size(); ++i) {
+    EXPECT_EQ(plain.runs[i].level_warmup_sent, plain_warmups[i]) << i;
+    EXPECT_EQ(plain.runs[i].level_warmup_failed, 0) << i;
+    EXPECT_TRUE(plain.runs[i].is_ok()) << plain.runs[i].reason();
+  }
+  {
+    std::lock_guard lock(log->mutex);
+    EXPECT_EQ(log->total, 4 * 6 + 2 * 4);  // four trials of 3 × C requests, two warm-ups of 4
+    log->total = 0;
+  }
+  // A restart per endpoint switch: F16 | Q8_0 | Q8_0 (no switch) | F16 — the warm-up follows each restart.
+  const SweepResult restarted = run_sweep(
+      clients, kRequests, design, meter, *system_clock(),
+      {[](const engine::EndpointSpec&) -> Result<void> { return {}; }, {}}, {}, nullptr);
+  ASSERT_EQ(restarted.runs.size(), 4u);
+  const std::vector<std::int64_t> restarted_warmups{4, 4, 0, 4};
+  for (std::size_t i = 0; i < restarted.runs.size(); ++i) {
+    EXPECT_EQ(restarted.runs[i].level_warmup_sent, restarted_warmups[i]) << i;
+  }
+  const ServingAnalysis analysis = analyze_serving(restarted.runs, 2);
+  ASSERT_NE(analysis.find(0, 2), nullptr);
+  EXPECT_EQ(analysis.find(0, 2)->level_warmup_sent, 8);
+  EXPECT_EQ(analysis.find(1, 2)->level_warmup_sent, 4);
+  // None asked for: no warm-up.
+  design.level_warmup_per_stream = 0;
+  const SweepResult none = run_sweep(clients, kRequests, design, meter, *system_clock(), {}, {}, nullptr);
+  for (const LevelRun& r : none.runs) EXPECT_EQ(r.level_warmup_sent, 0);
+}
+
+TEST(ServingSweepWarmUp, FailedWarmUpRequestsAreCountedAndTheTrialIsJudgedOnItsOwnWindow) {
+  auto log = std::make_shared<RequestLog>();
+  // The first two requests the server sees (the warm-up's) fail; every later one streams.
+  FakeOpenAiServer server([log](const nlohmann::json&) {
+    std::lock_guard lock(log->mutex);
+    if (++log->total <= 2) {
+      FakeReply reply;
+      reply.status = 503;
+      reply.body = R"({"error": {"message": "loading model"}})";
+      return reply;
+    }
+    return paced_stream(4);
+  });
+  std::vector<engine::EndpointClient> clients{client_for(server, "F16")};
+  ConstantPowerMeter meter;
+  SweepDesign design = sweep_design({2}, 1, 0, 3);
+  design.level_warmup_per_stream = 1;
+  const SweepResult sweep = run_sweep(clients, kRequests, design, meter, *system_clock(), {}, {}, nullptr);
+  ASSERT_EQ(sweep.runs.size(), 1u);
+  EXPECT_EQ(sweep.runs[0].level_warmup_sent, 2);
+  EXPECT_EQ(sweep.runs[0].level_warmup_failed, 2);
+  EXPECT_TRUE(sweep.runs[0].is_ok()) << sweep.runs[0].reason();
+  EXPECT_EQ(sweep.runs[0].failed_requests(), 0);
 }
 
 }  // namespace
