@@ -404,13 +404,11 @@ bool trial_of(std::string_view label, std::string_view precision, int batch) {
 // Reports written before their note said so (ecocompute f79bca9 and older): the run summary beside the
 // report lists every trial with its reason, the baseline's too, which a candidate's report lacks. An ok
 // trial with a "throttled" reason was counted under --accept-throttled.
-std::optional<std::string> throttled_trials_in_run(const fs::path& run_json, const report::EnergyReport& r) {
-  std::error_code ec;
-  if (!r.provenance || !r.provenance->run_id || !fs::exists(run_json, ec)) return std::nullopt;
-  auto json = read_json_file(run_json);
-  if (!json) return std::nullopt;
-  auto run = report::run_report_from_json(*json, run_json.string());
-  if (!run || run->run_id != *r.provenance->run_id) return std::nullopt;
+std::optional<std::string> throttled_trials_in_run(const fs::path& run_json, const report::EnergyReport& r,
+                                                   RunSummaries& runs) {
+  if (!r.provenance || !r.provenance->run_id) return std::nullopt;
+  const report::RunReport* run = runs.at(run_json);
+  if (run == nullptr || run->run_id != *r.provenance->run_id) return std::nullopt;
   const std::string baseline = r.measurement.baseline_precision.value_or(run->design.baseline);
   auto count = [&](const std::string& precision, std::string name) {
     report::ThrottledCount out{std::move(name)};
@@ -428,26 +426,51 @@ std::optional<std::string> throttled_trials_in_run(const fs::path& run_json, con
 
 }  // namespace
 
+const report::RunReport* RunSummaries::at(const fs::path& path) {
+  auto found = parsed_.find(path);
+  if (found == parsed_.end()) {
+    std::optional<report::RunReport> run;
+    std::error_code ec;
+    if (fs::exists(path, ec)) {
+      if (auto json = read_json_file(path)) {
+        if (auto parsed = report::run_report_from_json(*json, path.string())) run = std::move(*parsed);
+      }
+    }
+    found = parsed_.emplace(path, std::move(run)).first;
+  }
+  return found->second ? &*found->second : nullptr;
+}
+
 Result<ImportBatch> read_report_batch(const fs::path& path) {
+  RunSummaries runs;
+  return read_report_batch(path, runs);
+}
+
+Result<ImportBatch> read_report_batch(const fs::path& path, RunSummaries& runs) {
   auto report = report::read_energy_report(path);
   if (!report) return report.error();
   auto batch = import_energy_report(*report, path.string());
   if (!batch) return batch;
   for (DataRow& row : batch->rows) {
     if (row.note.find(report::kThrottledTrialsCounted) != std::string::npos) continue;  // the report says so itself
-    if (auto counted = throttled_trials_in_run(path.parent_path() / "run.json", *report)) {
+    if (auto counted = throttled_trials_in_run(path.parent_path() / "run.json", *report, runs)) {
       row.note += (row.note.empty() ? "" : " ") + *counted;
     }
   }
   return batch;
 }
 
-Result<ImportBatch> read_import_source(const fs::path& path) {
+Result<ImportBatch> read_import_source(const fs::path& path, RunSummaries& runs) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return read_published_dir(path);
   if (!fs::exists(path, ec)) return unexpected(ErrorCode::not_found, path.string() + " does not exist");
   if (path.extension() == ".csv") return read_published_csv(path);
-  return read_report_batch(path);
+  return read_report_batch(path, runs);
+}
+
+Result<ImportBatch> read_import_source(const fs::path& path) {
+  RunSummaries runs;
+  return read_import_source(path, runs);
 }
 
 }  // namespace ecocompute::data

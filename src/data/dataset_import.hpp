@@ -4,10 +4,13 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string_view>
 
 #include "data/data_row.hpp"
 #include "report/energy_report.hpp"
+#include "report/run_report.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
 
@@ -42,13 +45,30 @@ bool is_baseline_report(const report::EnergyReport& report);
 /// Returns the precision's canonical spelling ("q4_k_m" → "Q4_K_M"), or the text as given when unknown.
 std::string canonical_precision(std::string_view precision);
 
-/// Reads one energy.json file and imports it.
+/// The run summaries (run.json) that older reports are read beside, each file parsed once however
+/// many reports of its folder ask for it.
+class RunSummaries {
+ public:
+  /// Returns the run summary at `path`, or nullptr when it is absent or not a run summary.
+  const report::RunReport* at(const std::filesystem::path& path);
+
+ private:
+  std::map<std::filesystem::path, std::optional<report::RunReport>> parsed_;
+};
+
+/// Reads one energy.json file and imports it. A report written before its "Throttled trials counted"
+/// note existed gets the note from the run.json beside it, taken from `runs`.
+Result<ImportBatch> read_report_batch(const std::filesystem::path& path, RunSummaries& runs);
+/// The same with run summaries of its own (one report: nothing to share).
 Result<ImportBatch> read_report_batch(const std::filesystem::path& path);
 
 /// Reads an energy.json document already parsed and imports it; `source` names it in errors.
 Result<ImportBatch> parse_energy_report(const OrderedJson& document, std::string_view source);
 
-/// Dispatches on the path: a folder → published CSVs; *.csv → one published CSV; else energy.json.
+/// Dispatches on the path: a folder → published CSVs; *.csv → one published CSV; else energy.json
+/// (read_report_batch with `runs`).
+Result<ImportBatch> read_import_source(const std::filesystem::path& path, RunSummaries& runs);
+/// The same with run summaries of its own.
 Result<ImportBatch> read_import_source(const std::filesystem::path& path);
 
 }  // namespace ecocompute::data

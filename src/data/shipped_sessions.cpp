@@ -16,6 +16,7 @@ Result<std::vector<ImportBatch>> read_shipped_sessions(const std::filesystem::pa
   if (!fs::exists(list, ec)) return out;
   std::ifstream in(list);
   if (!in) return unexpected(ErrorCode::io, "cannot read " + list.string());
+  RunSummaries runs;
   std::string line;
   while (std::getline(in, line)) {
     const std::string name = trimmed(line);
@@ -31,7 +32,7 @@ Result<std::vector<ImportBatch>> read_shipped_sessions(const std::filesystem::pa
     }
     std::sort(reports.begin(), reports.end());
     for (const fs::path& report : reports) {
-      auto batch = read_report_batch(report);
+      auto batch = read_report_batch(report, runs);
       if (!batch) return Error{ErrorCode::invalid_input, "shipped session report " + report.string(), batch.error()};
       out.push_back(std::move(*batch));
     }

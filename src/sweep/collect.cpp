@@ -53,9 +53,10 @@ Result<StoreCollection> collect_to_store(const fs::path& sweep_dir, const std::s
   auto store = data::DatasetStore::open(location);
   if (!store) return store.error();
   StoreCollection collection;
+  data::RunSummaries runs;  // the reports of one job share its run.json
   for (const FinishedReport& report : *reports) {
     if (report.is_run_summary) continue;
-    auto batch = data::read_report_batch(report.path);
+    auto batch = data::read_report_batch(report.path, runs);
     if (!batch) {
       if (batch.error().code() == ErrorCode::io) return batch.error();
       collection.refused.push_back(batch.error().describe());

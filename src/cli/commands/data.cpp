@@ -27,8 +27,9 @@ int run_import(const DataOptions& o) {
   auto store = data::DatasetStore::open(o.store);
   if (!store) return report_error(store.error());
   Json out = Json::array();
+  data::RunSummaries runs;  // the reports of one run share its run.json
   for (const std::string& source : o.sources) {
-    auto batch = data::read_import_source(source);
+    auto batch = data::read_import_source(source, runs);
     if (!batch) return report_error(batch.error());
     auto summary = store->import(*batch);
     if (!summary) return report_error(summary.error());

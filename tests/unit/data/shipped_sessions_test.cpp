@@ -86,5 +86,29 @@ TEST_F(ShippedSessionsTest, ARowSaysSoWhenItsBaselineRanThrottledAndWasCounted) 
   EXPECT_EQ(note.find("Q4_K_M 3 of 3"), std::string::npos) << note;  // Q4_K_M itself was not throttled
 }
 
+TEST_F(ShippedSessionsTest, TheReportsOfOneFolderShareOneParsedRunSummary) {
+  const fs::path session = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data/sessions/h200-2026-12-01-qwen2.5-14b-campaign-1";
+  fs::create_directories(dir_ / "b");
+  for (const char* name : {"energy-Q4_K_M.json", "energy-Q4_0.json", "run.json"}) {
+    fs::copy_file(session / name, dir_ / "b" / name);
+  }
+  RunSummaries runs;
+  auto first = read_report_batch(dir_ / "b" / "energy-Q4_K_M.json", runs);
+  ASSERT_TRUE(first) << first.error().describe();
+  const report::RunReport* parsed = runs.at(dir_ / "b" / "run.json");
+  ASSERT_NE(parsed, nullptr);
+  // Gone from the disk, the summary still serves the folder's next report: it was parsed once.
+  fs::remove(dir_ / "b" / "run.json");
+  EXPECT_EQ(runs.at(dir_ / "b" / "run.json"), parsed);
+  auto second = read_report_batch(dir_ / "b" / "energy-Q4_0.json", runs);
+  ASSERT_TRUE(second) << second.error().describe();
+  ASSERT_EQ(second->rows.size(), 1u);
+  EXPECT_NE(second->rows.front().note.find("F16 (baseline) 3 of 3"), std::string::npos) << second->rows.front().note;
+  // Absent or not a run summary: nothing, remembered as nothing.
+  EXPECT_EQ(runs.at(dir_ / "a" / "run.json"), nullptr);
+  std::ofstream(dir_ / "a" / "broken.json") << "{ not json";
+  EXPECT_EQ(runs.at(dir_ / "a" / "broken.json"), nullptr);
+}
+
 }  // namespace
 }  // namespace ecocompute::data
