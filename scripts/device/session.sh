@@ -251,7 +251,7 @@ PY
           --concurrency "${SERVE_LEVELS:-1,2,4,8,16,32,64}" -k "${SERVE_K:-3}" --n-requests "${SERVE_REQUESTS:-24}" \
           --requests-per-stream "${SERVE_PER_STREAM:-4}" \
           --output-tokens "${SERVE_OUTPUT:-64-128}" --params-b "$params" --ready-timeout 300 "${sized[@]}" \
-          ${SERVE_SWEEP_ARGS-} \
+          --server-engine llama-server ${SERVE_SWEEP_ARGS-} \
           -o "$dir/sweep" > "$dir/stdout.md" 2> "$dir/stderr.log"
         echo "measure-endpoint exit $? $(stamp)"; grep -E "warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
       fi

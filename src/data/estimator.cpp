@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "data/batch_model.hpp"
 #include "data/gpu_spec.hpp"
@@ -105,6 +107,26 @@ Result<Question> resolve(EstimateRequest r) {
   return q;
 }
 
+// Whether a row is a measurement of this key at this batch size.
+bool measured_row_of(const DataRow& r, const CurveKey& key, int batch) {
+  return r.basis == Basis::measured && r.batch_size == batch && r.gpu_arch == key.gpu_arch && r.engine == key.engine &&
+         r.precision == key.precision;
+}
+
+// The sizes (and batches) at which the question's key is measured on its own architecture, in words,
+// when that key has no curve ("8.03 B (batch 1, 2, 4, 8)"); empty when it has a curve or no rows.
+std::string sizes_without_curve(const Question& q, const Evidence& evidence) {
+  const CurveKey key{q.arch, q.engine, std::string(q.precision.name)};
+  if (evidence.curves.find(key) != nullptr) return "";
+  std::map<double, std::set<int>> batches;
+  for (const DataRow& r : evidence.rows) {
+    if (measured_row_of(r, key, r.batch_size)) batches[r.params_b].insert(r.batch_size);
+  }
+  std::vector<std::string> parts;
+  for (const auto& [size, at] : batches) parts.push_back(fmt::format("{:g} B (batch {})", size, fmt::join(at, ", ")));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 // The curve that answers, and whether it belongs to another architecture.
 struct CurveChoice {
   const Curve* curve = nullptr;
@@ -127,7 +149,8 @@ Result<CurveChoice> choose_curve(const Question& q, const Evidence& evidence) {
     if (const Curve* c = evidence.curves.find(CurveKey{*borrow, q.engine, precision})) return CurveChoice{c, true, true};
   }
   const std::string measured = measured_architectures(evidence, q);
-  if (measured.empty()) {
+  const std::string sizes = sizes_without_curve(q, evidence);
+  if (measured.empty() && sizes.empty()) {
     return unexpected(ErrorCode::not_found,
                       fmt::format("{} with {} is not measured on any architecture: no curve to answer from; measure it "
                                   "(ecocompute measure, or the MCP tool plan_measurement)",
@@ -137,6 +160,16 @@ Result<CurveChoice> choose_curve(const Question& q, const Evidence& evidence) {
     for (const std::string& arch : architectures_nearest_to(q.arch)) {
       if (const Curve* c = evidence.curves.find(CurveKey{arch, q.engine, precision})) return CurveChoice{c, true, false};
     }
+  }
+  if (!sizes.empty()) {
+    // Cells without a curve answer their own size and batch (answer_from_cells); any other question
+    // has nothing to be read from.
+    return unexpected(ErrorCode::not_found,
+                      fmt::format("{} with {} on {} is measured at {} only, too few sizes for a curve: nothing to read "
+                                  "{:g} B at batch {} from{}; measure it (ecocompute measure, or the MCP tool "
+                                  "plan_measurement)",
+                                  precision, q.engine, q.arch, sizes, q.n, q.batch,
+                                  measured.empty() ? "" : fmt::format(" (curves on {}: ask with allow_borrow)", measured)));
   }
   return unexpected(ErrorCode::not_found,
                     fmt::format("{} with {} is not measured for {} (measured: {}); ask with allow_borrow to read the "
@@ -240,12 +273,6 @@ FigureBasis curve_basis(const Question& q, const CurveChoice& choice, const FitP
     b = b.at_most(Basis::borrowed, fmt::format("borrowed: measured on {}, not on the {} asked about", b.gpu, q.gpu->name));
   }
   return b;
-}
-
-// Whether a row is a measurement of this key at this batch size.
-bool measured_row_of(const DataRow& r, const CurveKey& key, int batch) {
-  return r.basis == Basis::measured && r.batch_size == batch && r.gpu_arch == key.gpu_arch && r.engine == key.engine &&
-         r.precision == key.precision;
 }
 
 // The measured batch-1 points of a key, one per (session, size): the anchors of a curve without points.
@@ -420,6 +447,173 @@ std::optional<EnergyEstimate> absolute_energy(const Question& q, const Curve& cu
   return e;
 }
 
+// Notes naming the throttled trials counted behind a measured figure: at 14.8 B on the H200 F16 ran
+// at the card's power limit, and ΔE there is against that F16.
+void note_throttled(EstimateResponse& out, const CurveKey& key, int batch, double n, const Evidence& evidence) {
+  for (const DataRow& r : evidence.rows) {
+    const bool behind_figure = measured_row_of(r, key, batch) && same_size(r.params_b, n);
+    const std::size_t at = r.note.find(report::kThrottledTrialsCounted);
+    if (behind_figure && at != std::string::npos) {
+      out.notes.push_back(fmt::format("session {}: {} The figure is against the baseline as the throttled card ran it.",
+                                      session_label(evidence, r.session_id), r.note.substr(at)));
+    }
+  }
+}
+
+// The band's half-width from its terms, and the CI around `delta`.
+void close_band(EstimateResponse& out, double delta) {
+  const BandTerms& b = out.band;
+  const double within = b.within_session.value_or(0), between = b.between_sessions.value_or(0);
+  out.band.half_width = std::sqrt(within * within + between * between + b.extrapolation * b.extrapolation +
+                                  b.borrowing * b.borrowing + b.batch_model * b.batch_model);
+  if (out.band.half_width > 0) {
+    out.ci_low_pct = std::max(delta - out.band.half_width, -100.0);
+    out.ci_high_pct = delta + out.band.half_width;
+  } else {
+    out.notes.push_back("nothing bounds this figure (no residual degrees of freedom, no replicates): no CI");
+  }
+}
+
+void write_verdict(EstimateResponse& out, const Question& q, double delta) {
+  const std::string ci_text =
+      out.ci_low_pct ? fmt::format(" (95 % CI {} … {})", signed_pct(*out.ci_low_pct), signed_pct(*out.ci_high_pct)) : "";
+  out.verdict = fmt::format("{} {} {:.1f} % energy per token{} vs FP16 for a {:g} B model on {} with {}: {} — {}.",
+                            q.precision.name, delta < 0 ? "saves" : "costs", std::abs(delta), ci_text, q.n,
+                            q.gpu ? q.gpu->name : q.arch, q.engine, to_string(out.basis), out.delta_basis.label);
+  if (out.modelled || out.basis == Basis::borrowed || out.basis == Basis::extrapolated) {
+    out.verdict += " Not a measurement of this configuration: measure it to know.";
+  }
+}
+
+// The measured quality cost of the precision, borrowed when measured on another GPU, in the verdict.
+void attach_quality(EstimateResponse& out, const Question& q, const Evidence& evidence) {
+  const std::string precision(q.precision.name);
+  out.quality_cost = find_quality_cost(evidence, q.engine, precision, q.n);
+  if (!out.quality_cost) {
+    out.notes.push_back("no measured quality cost for " + precision + " with " + q.engine);
+    return;
+  }
+  // Perplexity measured on another GPU (or architecture) than the one asked about is that GPU's.
+  FigureBasis& qb = out.quality_cost->basis;
+  const auto measured_on = find_gpu(qb.gpu);
+  const bool other = q.gpu ? !(measured_on && measured_on->name == q.gpu->name) : qb.arch != q.arch;
+  if (other && qb.borrowed_from.empty()) {
+    qb.borrowed_from = fmt::format("{} ({})", qb.gpu, qb.arch);
+    qb = qb.at_most(Basis::borrowed, fmt::format("borrowed: measured on {}, not on the {} asked about", qb.gpu,
+                                                 q.gpu ? q.gpu->name : q.arch));
+  }
+  out.verdict += " Quality: " + out.quality_cost->note + ".";
+}
+
+// Rows of `key` measured at the question's size and `batch`.
+std::vector<const DataRow*> cells_at(const Question& q, const CurveKey& key, int batch, const Evidence& evidence) {
+  std::vector<const DataRow*> out;
+  for (const DataRow& r : evidence.rows) {
+    if (measured_row_of(r, key, batch) && same_size(r.params_b, q.n)) out.push_back(&r);
+  }
+  return out;
+}
+
+// A key with no curve of its own architecture (measured at one size: llama-server behind
+// measure-endpoint, at each concurrency) still has its measured cells. At a measured size they answer:
+// measured at a measured batch, modelled from the batch-1 cell otherwise. Nothing when the size has
+// no cell.
+std::optional<EstimateResponse> answer_from_cells(const Question& q, const Evidence& evidence) {
+  const std::string precision(q.precision.name);
+  const CurveKey key{q.arch, q.engine, precision};
+  if (evidence.curves.find(key) != nullptr) return std::nullopt;
+  const bool context_measured = q.context <= kBaselineContext;
+  std::vector<const DataRow*> rows = context_measured ? cells_at(q, key, q.batch, evidence) : std::vector<const DataRow*>{};
+  const bool measured = !rows.empty();
+  if (!measured) rows = cells_at(q, key, 1, evidence);  // the batch / context model starts from batch 1
+  if (rows.empty()) return std::nullopt;
+  const int cell_batch = measured ? q.batch : 1;
+
+  EstimateResponse out;
+  out.engine = q.engine;
+  out.input = echo(q, evidence);
+  out.weight_gb = weight_gb(q.n, q.precision);
+  out.weight_gb_fp16 = weight_gb(q.n, *parse_precision("FP16"));
+  out.arch_used = q.arch;
+  for (const DataRow* r : rows) {
+    out.anchors.push_back(Anchor{r->params_b, r->delta_pct(), r->n_trials, r->model, session_label(evidence, r->session_id),
+                                 session_gpu(evidence, r->session_id)});
+  }
+  const MeasuredBatch m = measured_batch(rows, evidence);
+  double delta = m.delta_pct;
+  out.band.within_session = m.own_half_width;
+  out.ci_kind = "measured cell CI";
+  const bool single_session = m.where.labels.size() == 1;
+  if (single_session) {
+    out.band.between_sessions_note = fmt::format("one session measured {} {} on {} at {:g} B and batch {}: the spread "
+                                                 "between sessions is unknown, so the band is the session's own",
+                                                 precision, q.engine, q.arch, rows.front()->params_b, cell_batch);
+  } else {
+    out.band.between_sessions = m.spread_half_width;
+    out.band.between_sessions_note = fmt::format("{} sessions measured {:g} B at batch {}: the value is their mean and "
+                                                 "the band covers their spread",
+                                                 m.where.labels.size(), rows.front()->params_b, cell_batch);
+  }
+  out.notes.push_back(out.band.between_sessions_note);
+  out.notes.push_back(fmt::format("no curve: {} with {} on {} is measured at {} only; this size is answered from its "
+                                  "measured cells, and no other size can be read off",
+                                  precision, q.engine, q.arch, sizes_without_curve(q, evidence)));
+
+  FigureBasis& b = out.delta_basis;
+  b.basis = Basis::measured;
+  b.sessions = m.where.labels;
+  b.gpu = joined(m.where.gpus);
+  b.arch = q.arch;
+  b.label = fmt::format("measured at {:g} B and batch {} on {}, session{} {} ({} row{})", rows.front()->params_b,
+                        cell_batch, b.gpu, b.sessions.size() == 1 ? "" : "s", joined(b.sessions), rows.size(),
+                        rows.size() == 1 ? "" : "s");
+  const bool borrowed_gpu = q.gpu && (!gpu_among(*q.gpu, m.where.gpus) || m.where.gpus.size() > 1);
+  if (borrowed_gpu) {
+    b.borrowed_from = fmt::format("{} (same architecture, {})", b.gpu, q.arch);
+    b = b.at_most(Basis::borrowed, fmt::format("borrowed: measured on {}, not on the {} asked about", b.gpu, q.gpu->name));
+    out.band.borrowing = kZ95 * kBorrowGpuSigma;
+    out.notes.push_back(fmt::format("measured on {}, not on the {} asked about (same architecture); the band widens by "
+                                    "±{:.1f} pts",
+                                    b.gpu, q.gpu->name, out.band.borrowing));
+  }
+  std::optional<double> model_factor;
+  if (!measured) {
+    const ModelledDelta modelled = modelled_delta(delta, q.batch, q.context);
+    out.band.batch_model = kZ95 * modelled.sigma_pct;
+    delta = modelled.delta_pct;
+    out.modelled = true;
+    model_factor = modelled.factor;
+    b = b.at_most(Basis::modelled, fmt::format("batch {} / context {} not measured: modelled from batch 1 (savings × {:.3f})",
+                                               q.batch, q.context, modelled.factor));
+    b.model = "batch/context savings factor 1/(1 + (batch−1)/8) · 1/(1 + 0.12·log2(ctx/2048))";
+    out.notes.push_back(fmt::format("batch {} / context {} is not measured at this size: ΔE is modelled from the batch-1 "
+                                    "cell (savings × {:.3f}); the band widens by ±{:.1f} pts",
+                                    q.batch, q.context, modelled.factor, out.band.batch_model));
+  }
+  out.delta_pct = delta;
+  out.basis = b.basis;
+  if (out.basis == Basis::measured) note_throttled(out, key, cell_batch, q.n, evidence);
+  close_band(out, delta);
+  out.recommendation = recommend(out.ci_low_pct, out.ci_high_pct);
+  out.confidence = confidence_of(out, measured ? Basis::measured : Basis::modelled, single_session, false, borrowed_gpu,
+                                 model_factor);
+  write_verdict(out, q, delta);
+  attach_quality(out, q, evidence);
+
+  Curve cells;
+  cells.key = key;
+  cells.source = "cells";
+  for (const DataRow* r : rows) {
+    if (std::find(cells.session_ids.begin(), cells.session_ids.end(), r->session_id) == cells.session_ids.end()) {
+      cells.session_ids.push_back(r->session_id);
+    }
+  }
+  const std::optional<std::string> own_session =
+      cells.session_ids.size() == 1 ? std::optional(cells.session_ids.front()) : std::nullopt;
+  out.energy_estimate = absolute_energy(q, cells, out, !out.modelled, measured && q.batch > 1, own_session, evidence);
+  return out;
+}
+
 }  // namespace
 
 std::string recommend(std::optional<double> ci_low_pct, std::optional<double> ci_high_pct) {
@@ -469,6 +663,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   auto question = resolve(request);
   if (!question) return question.error();
   const Question& q = *question;
+  if (auto cells = answer_from_cells(q, evidence)) return std::move(*cells);
   auto choice = choose_curve(q, evidence);
   if (!choice) return choice.error();
   const Curve& curve = *choice->curve;
@@ -586,18 +781,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   }
   out.delta_pct = delta;
   out.basis = out.delta_basis.basis;
-  if (out.basis == Basis::measured) {
-    // A measured figure whose trials (or whose baseline's) ran throttled says so: at 14.8 B on the H200
-    // F16 ran at the card's power limit, and ΔE there is against that F16.
-    for (const DataRow& r : evidence.rows) {
-      const bool behind_figure = measured_row_of(r, curve.key, measured_at_batch ? q.batch : 1) && same_size(r.params_b, q.n);
-      const std::size_t at = r.note.find(report::kThrottledTrialsCounted);
-      if (behind_figure && at != std::string::npos) {
-        out.notes.push_back(fmt::format("session {}: {} The figure is against the baseline as the throttled card ran it.",
-                                        session_label(evidence, r.session_id), r.note.substr(at)));
-      }
-    }
-  }
+  if (out.basis == Basis::measured) note_throttled(out, curve.key, measured_at_batch ? q.batch : 1, q.n, evidence);
 
   // Between sessions: the random-effects spread of every session that measured this key.
   bool single_session = false;
@@ -655,47 +839,15 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
     out.notes.push_back(fmt::format("measured on {}, not on the {} asked about (same architecture); the band widens by ±{:.1f} pts",
                                     out.delta_basis.gpu, q.gpu->name, out.band.borrowing));
   }
-  const BandTerms& b = out.band;
-  const double within = b.within_session.value_or(0), between = b.between_sessions.value_or(0);
-  out.band.half_width = std::sqrt(within * within + between * between + b.extrapolation * b.extrapolation +
-                                  b.borrowing * b.borrowing + b.batch_model * b.batch_model);
-  if (out.band.half_width > 0) {
-    out.ci_low_pct = std::max(delta - out.band.half_width, -100.0);
-    out.ci_high_pct = delta + out.band.half_width;
-  } else {
-    out.notes.push_back("nothing bounds this figure (no residual degrees of freedom, no replicates): no CI");
-  }
+  close_band(out, delta);
   if (curve.source == "fit") {
     out.notes.push_back("curve fitted to " + (curve.session_ids.size() == 1 ? "session " : std::string()) + curve.session_label + " (" +
                         std::string(to_string(curve.fit.weighting)) + ")" + (curve.session_ids.size() == 1 ? "; sessions are not pooled" : ""));
   }
-
   out.recommendation = recommend(out.ci_low_pct, out.ci_high_pct);
   out.confidence = confidence_of(out, evidence_kind, single_session, choice->borrowed_arch, borrowed_gpu, model_factor);
-  const std::string ci_text =
-      out.ci_low_pct ? fmt::format(" (95 % CI {} … {})", signed_pct(*out.ci_low_pct), signed_pct(*out.ci_high_pct)) : "";
-  out.verdict = fmt::format("{} {} {:.1f} % energy per token{} vs FP16 for a {:g} B model on {} with {}: {} — {}.", precision,
-                            delta < 0 ? "saves" : "costs", std::abs(delta), ci_text, q.n,
-                            q.gpu ? q.gpu->name : q.arch, q.engine, to_string(out.basis), out.delta_basis.label);
-  if (out.modelled || out.basis == Basis::borrowed || out.basis == Basis::extrapolated) {
-    out.verdict += " Not a measurement of this configuration: measure it to know.";
-  }
-
-  out.quality_cost = find_quality_cost(evidence, q.engine, precision, q.n);
-  if (out.quality_cost) {
-    // Perplexity measured on another GPU (or architecture) than the one asked about is that GPU's.
-    FigureBasis& qb = out.quality_cost->basis;
-    const auto measured_on = find_gpu(qb.gpu);
-    const bool other = q.gpu ? !(measured_on && measured_on->name == q.gpu->name) : qb.arch != q.arch;
-    if (other && qb.borrowed_from.empty()) {
-      qb.borrowed_from = fmt::format("{} ({})", qb.gpu, qb.arch);
-      qb = qb.at_most(Basis::borrowed, fmt::format("borrowed: measured on {}, not on the {} asked about", qb.gpu,
-                                                   q.gpu ? q.gpu->name : q.arch));
-    }
-    out.verdict += " Quality: " + out.quality_cost->note + ".";
-  } else {
-    out.notes.push_back("no measured quality cost for " + precision + " with " + q.engine);
-  }
+  write_verdict(out, q, delta);
+  attach_quality(out, q, evidence);
   const bool measured_here = (anchor != nullptr && !out.modelled) || measured_at_batch;
   std::optional<std::string> anchor_session;
   if (anchor != nullptr && exact.size() == 1 && !choice->borrowed_arch) anchor_session = anchor->session_id;

@@ -206,10 +206,12 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
 
   // The client sees the server only through HTTP: what it cannot know is stated, not guessed.
   report::EngineSection engine;
-  engine.name = "openai-endpoint";
+  // The server behind the endpoint, as the user declared it (--server-engine); the API does not say.
+  engine.name = context.server_engine.empty() ? "openai-endpoint" : context.server_engine;
   engine.version = "not reported by the API";
   engine.commit = "not reported by the API";
-  engine.backend = fmt::format("OpenAI-compatible HTTP, /{}", context.api);
+  engine.backend = fmt::format("OpenAI-compatible HTTP, /{}{}", context.api,
+                               context.server_engine.empty() ? "" : "; the server's name as declared by --server-engine");
   engine.device = spec.base_url();
   r.engine = engine;
 

@@ -31,6 +31,7 @@ struct ServingContext {
   bool streamed = true;
   std::string restart_cmd;            ///< --restart-cmd as given (empty: none)
   std::string level_cmd;              ///< --level-cmd as given (empty: none; then blocks interleave levels)
+  std::string server_engine;          ///< --server-engine: the server's name ("" = not declared: openai-endpoint)
 };
 
 /// Returns "energy-<label>-c<C>.json".

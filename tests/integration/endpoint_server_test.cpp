@@ -311,6 +311,13 @@ TEST_F(EndpointServerTest, LevelCommandRestartsRealServersWithOneSlotPerStream) 
 
 namespace {
 
+// 16 tokens, 5 ms apart: the streams of a level overlap, so every level has a steady window.
+ecocompute::testing::FakeReply overlapping_streams(const nlohmann::json&) {
+  ecocompute::testing::FakeReply reply = ecocompute::testing::good_stream(16);
+  reply.delay_between = std::chrono::milliseconds(5);
+  return reply;
+}
+
 class EndpointCliTest : public ecocompute::testing::ScratchDirTest {
  protected:
   int run(const std::string& args) const {
@@ -336,11 +343,7 @@ TEST_F(EndpointCliTest, BadFlagsAreUsageErrorsNamingTheInput) {
 }
 
 TEST_F(EndpointCliTest, LevelCommandRunsOncePerLevelBeforeAllItsBlocksAndIsRecorded) {
-  ecocompute::testing::FakeOpenAiServer server([](const nlohmann::json&) {
-    ecocompute::testing::FakeReply reply = ecocompute::testing::good_stream(16);
-    reply.delay_between = std::chrono::milliseconds(5);  // streams overlap, so every level has a steady window
-    return reply;
-  });
+  ecocompute::testing::FakeOpenAiServer server(overlapping_streams);
   const std::string url = server.base_url();
   const std::string levels = (dir_ / "levels.log").string();
   ASSERT_EQ(run("--endpoint F16=" + url + "#m --endpoint Q4=" + url + "#m --concurrency 1,2 -k 2 --n-requests 2 " +
@@ -372,11 +375,7 @@ TEST_F(EndpointCliTest, LevelCommandRunsOncePerLevelBeforeAllItsBlocksAndIsRecor
 }
 
 TEST_F(EndpointCliTest, TargetCiFlagsAreCheckedAndTheRuleIsRecordedPerLevel) {
-  ecocompute::testing::FakeOpenAiServer server([](const nlohmann::json&) {
-    ecocompute::testing::FakeReply reply = ecocompute::testing::good_stream(16);
-    reply.delay_between = std::chrono::milliseconds(5);
-    return reply;
-  });
+  ecocompute::testing::FakeOpenAiServer server(overlapping_streams);
   const std::string url = server.base_url();
   const std::string two = "--endpoint F16=" + url + "#m --endpoint Q4=" + url + "#m ";
   EXPECT_EQ(run("--endpoint F16=" + url + "#m --target-ci 2 --no-energy"), 2);
@@ -413,6 +412,23 @@ TEST_F(EndpointCliTest, TargetCiFlagsAreCheckedAndTheRuleIsRecordedPerLevel) {
       << summary;
   EXPECT_NE(summary.find("Sequential rule: up to 3 blocks per level"), std::string::npos) << summary;
   for (const auto& level : sweep["levels"]) EXPECT_EQ(level["level_warmup_requests"], 0) << level.dump();
+}
+
+TEST_F(EndpointCliTest, TheDeclaredServerEngineNamesTheReportsEngine) {
+  ecocompute::testing::FakeOpenAiServer server(overlapping_streams);
+  const std::string url = server.base_url();
+  EXPECT_EQ(run("--endpoint F16=" + url + "#m --server-engine 'llama server' --no-energy"), 2);
+  EXPECT_NE(err().find("--server-engine: 'llama server' is not a name"), std::string::npos) << err();
+  ASSERT_EQ(run("--endpoint F16=" + url + "#m --endpoint Q4=" + url + "#m --concurrency 1 -k 1 --n-requests 2 " +
+                "--output-tokens 16 --server-engine llama-server --no-energy"),
+            0)
+      << err();
+  const auto report = nlohmann::json::parse(slurp(dir_ / "out" / "energy-Q4-c1.json"));
+  EXPECT_EQ(report["engine"]["name"], "llama-server");
+  EXPECT_NE(report["engine"]["backend"].get<std::string>().find("declared by --server-engine"), std::string::npos);
+  ASSERT_EQ(run("--endpoint F16=" + url + "#m --concurrency 1 -k 1 --n-requests 2 --output-tokens 16 --no-energy"), 0)
+      << err();
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "out" / "energy-F16-c1.json"))["engine"]["name"], "openai-endpoint");
 }
 
 TEST_F(EndpointCliTest, AnEndpointThatDoesNotAnswerIsAnEnvironmentError) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <iostream>
@@ -73,6 +74,7 @@ struct EndpointFlags {
   double params_b = 0.0;
   std::string restart_cmd;
   std::string level_cmd;
+  std::string server_engine;
   double ready_timeout_s = 600.0;
   std::string out{defaults::serving_out_dir};
 };
@@ -105,6 +107,13 @@ Result<std::pair<int, int>> parse_range(const std::string& flag, const std::stri
                       flag + ": '" + text + "' is not N or MIN-MAX with 1 ≤ MIN ≤ MAX ≤ 1048576");
   }
   return std::pair{lo, hi};
+}
+
+// The dataset keys rows by engine name: a plain token, so that one server's sweeps share a key.
+bool valid_engine_name(const std::string& name) {
+  return name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-';
+  });
 }
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
@@ -179,6 +188,11 @@ int run_measure_endpoint(const EndpointFlags& flags) {
       }
     }
     specs.push_back(std::move(*spec));
+  }
+  if (!flags.server_engine.empty() && !valid_engine_name(flags.server_engine)) {
+    return report_error(Error{ErrorCode::invalid_argument,
+                              "--server-engine: '" + flags.server_engine +
+                                  "' is not a name of 1–64 letters, digits, '.', '_' or '-' (e.g. vllm, llama-server)"});
   }
   protocol::SweepDesign design;
   auto levels = parse_levels(flags.concurrency);
@@ -283,6 +297,7 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   context.streamed = endpoint_options.stream;
   context.restart_cmd = flags.restart_cmd;
   context.level_cmd = flags.level_cmd;
+  context.server_engine = flags.server_engine;
 
   struct sigaction action {};
   struct sigaction old_int {};
@@ -411,6 +426,9 @@ Command make_measure_endpoint_command(CLI::App& root) {
                   "Shell command run before each concurrency level ({concurrency} substituted), e.g. to restart the "
                   "servers with one slot per stream; the sweep then runs level by level (all k blocks of a level "
                   "before the next) and waits for every endpoint's <url>/models");
+  app->add_option("--server-engine", flags->server_engine,
+                  "The server behind the endpoints (vllm, sglang, tgi, llama-server …), as the reports' engine name: "
+                  "the API does not say, and the dataset keys rows by it (default: openai-endpoint, undeclared)");
   app->add_option("--ready-timeout", flags->ready_timeout_s,
                   "Seconds to wait for the servers after --restart-cmd or --level-cmd")
       ->capture_default_str()
