@@ -405,6 +405,13 @@ std::optional<EnergyEstimate> absolute_energy(const Question& q, const Curve& cu
   if (quantized && fp16->basis == Basis::measured) {
     e.mj_per_token = quantized->mj_per_token;
     e.basis = out.delta_basis;
+    if (e.basis.sessions.size() > 1) {
+      // ΔE is the mean of several sessions; the energy is this one session's own measurement.
+      e.basis.sessions = {label};
+      e.basis.gpu = fp16->gpu;
+      e.basis.label = fmt::format("measured at this size in session {}, one of the {} sessions behind ΔE", label,
+                                  out.delta_basis.sessions.size());
+    }
     e.method = fmt::format("{} of {} in session {}; FP16: {}", quantized->method, curve.key.precision, label, fp16->method);
   } else {
     e.mj_per_token = fp16->mj_per_token * (1 + *out.delta_pct / 100);

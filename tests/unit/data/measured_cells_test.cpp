@@ -86,6 +86,12 @@ TEST_F(MeasuredCellsTest, TwoCardsAtOneConcurrencyGiveTheirMeanAndTheirSpread) {
   EXPECT_EQ(e->delta_basis.sessions.size(), 2u);
   EXPECT_EQ(e->recommendation, "do_not_quantize");
   EXPECT_GT(*e->ci_low_pct, 0.0);
+  // The absolute energy is one session's own measurement, and its basis names that session only.
+  ASSERT_TRUE(e->energy_estimate.has_value());
+  EXPECT_EQ(e->energy_estimate->basis.basis, Basis::measured);
+  ASSERT_EQ(e->energy_estimate->basis.sessions.size(), 1u);
+  EXPECT_NE(e->energy_estimate->basis.label.find("one of the 2 sessions behind ΔE"), std::string::npos)
+      << e->energy_estimate->basis.label;
 }
 
 TEST_F(MeasuredCellsTest, AnUnmeasuredConcurrencyIsModelledFromTheBatchOneCellAndSaysSo) {
