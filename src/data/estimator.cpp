@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -327,6 +328,88 @@ std::vector<const DataRow*> batch_rows(const Question& q, const Curve& curve, co
   return out;
 }
 
+// The two batches measured at this size that bracket the asked one (nearest below and above), with
+// their rows, from `rows_at(batch)`; nothing when either side is not measured.
+struct BatchBracket {
+  int low = 0, high = 0;
+  std::vector<const DataRow*> low_rows, high_rows;
+};
+
+std::optional<BatchBracket> bracket_batch(const Question& q, const CurveKey& key, const Evidence& evidence,
+                                          const std::function<std::vector<const DataRow*>(int)>& rows_at) {
+  std::set<int> batches;
+  for (const DataRow& r : evidence.rows) {
+    if (measured_row_of(r, key, r.batch_size) && same_size(r.params_b, q.n)) batches.insert(r.batch_size);
+  }
+  const auto above = batches.upper_bound(q.batch);
+  if (above == batches.end() || above == batches.begin()) return std::nullopt;
+  const auto below = std::prev(above);
+  if (*below >= q.batch) return std::nullopt;
+  BatchBracket b{*below, *above, rows_at(*below), rows_at(*above)};
+  if (b.low_rows.empty() || b.high_rows.empty()) return std::nullopt;
+  return b;
+}
+
+// ΔE at a batch between two measured ones, linear in log2(batch) as the serving break-even is. The
+// band keeps both cells' own CIs and their sessions' spread, and half the gap between the two cells as
+// the batch term: what ΔE does between them is not measured (at 8 B Q4_K_M goes from −38 % at batch 1
+// to +8 % at batch 4, and a llama-server sweep crosses zero twice). Returns ΔE; fills the band, basis and
+// notes.
+double interpolate_batch(const Question& q, const BatchBracket& b, const Evidence& evidence, EstimateResponse& out) {
+  const MeasuredBatch lo = measured_batch(b.low_rows, evidence);
+  const MeasuredBatch hi = measured_batch(b.high_rows, evidence);
+  const double t = (std::log2(q.batch) - std::log2(b.low)) / (std::log2(b.high) - std::log2(b.low));
+  const double delta = lo.delta_pct + t * (hi.delta_pct - lo.delta_pct);
+  out.band.within_session = std::max(lo.own_half_width, hi.own_half_width);
+  out.ci_kind = "measured batch CIs";
+  if (const double spread = std::max(lo.spread_half_width, hi.spread_half_width); spread > 0) {
+    out.band.between_sessions = std::max(out.band.between_sessions.value_or(0.0), spread);
+  }
+  out.band.batch_model = std::abs(hi.delta_pct - lo.delta_pct) / 2;
+  std::vector<std::string> ids;
+  for (const auto* rows : {&b.low_rows, &b.high_rows}) {
+    for (const DataRow* r : *rows) ids.push_back(r->session_id);
+  }
+  const NamedSessions where = named_sessions(ids, evidence);
+  FigureBasis& basis = out.delta_basis;
+  const bool borrowed = basis.basis == Basis::borrowed;
+  basis.sessions = where.labels;
+  basis.gpu = joined(where.gpus);
+  basis.label = fmt::format("interpolated between batch {} ({:+.1f} %) and batch {} ({:+.1f} %) measured at {:g} B on {}, "
+                            "session{} {}",
+                            b.low, lo.delta_pct, b.high, hi.delta_pct, b.low_rows.front()->params_b, basis.gpu,
+                            where.labels.size() == 1 ? "" : "s", joined(where.labels));
+  if (!borrowed) basis.basis = Basis::interpolated;
+  out.notes.push_back(fmt::format("batch {} is not measured at this size: ΔE is read between the measured batches {} and {} "
+                                  "(linear in log2 batch); the band holds half their gap, ±{:.1f} pts, since ΔE between "
+                                  "them is not measured",
+                                  q.batch, b.low, b.high, out.band.batch_model));
+  return delta;
+}
+
+// A modelled batch beyond the measured ones at this size: the model knows nothing of the nearest
+// measured batch (at 8 B, Q4_K_M +7.6 % at batch 4 while the model from batch 1 gives −21 % at 8), so
+// the batch term is widened to reach that cell's ΔE. Returns whether it widened.
+bool widen_to_nearest_batch(const Question& q, const CurveKey& key, double modelled, const Evidence& evidence,
+                            const std::function<std::vector<const DataRow*>(int)>& rows_at, EstimateResponse& out) {
+  std::optional<int> nearest;
+  for (const DataRow& r : evidence.rows) {
+    if (!measured_row_of(r, key, r.batch_size) || r.batch_size == 1 || !same_size(r.params_b, q.n)) continue;
+    const double distance = std::abs(std::log2(r.batch_size) - std::log2(q.batch));
+    if (!nearest || distance < std::abs(std::log2(*nearest) - std::log2(q.batch))) nearest = r.batch_size;
+  }
+  if (!nearest) return false;
+  const std::vector<const DataRow*> rows = rows_at(*nearest);
+  if (rows.empty()) return false;
+  const double measured = measured_batch(rows, evidence).delta_pct;
+  if (std::abs(modelled - measured) <= out.band.batch_model) return false;
+  out.band.batch_model = std::abs(modelled - measured);
+  out.notes.push_back(fmt::format("batch {} was measured at this size ({:+.1f} %), and the model from batch 1 gives {:+.1f} % "
+                                  "at batch {}: the band reaches the measured batch (±{:.1f} pts)",
+                                  *nearest, measured, modelled, q.batch, out.band.batch_model));
+  return true;
+}
+
 double extrapolation_distance(const CurveFit& fit, double n) {
   if (n < fit.range_min_b) return std::log(fit.range_min_b / n);
   if (n > fit.range_max_b) return std::log(n / fit.range_max_b);
@@ -530,9 +613,17 @@ std::optional<EstimateResponse> answer_from_cells(const Question& q, const Evide
   const CurveKey key{q.arch, q.engine, precision};
   if (evidence.curves.find(key) != nullptr) return std::nullopt;
   const bool context_measured = q.context <= kBaselineContext;
-  std::vector<const DataRow*> rows = context_measured ? cells_at(q, key, q.batch, evidence) : std::vector<const DataRow*>{};
+  const auto rows_at = [&](int batch) { return cells_at(q, key, batch, evidence); };
+  std::vector<const DataRow*> rows = context_measured ? rows_at(q.batch) : std::vector<const DataRow*>{};
   const bool measured = !rows.empty();
-  if (!measured) rows = cells_at(q, key, 1, evidence);  // the batch / context model starts from batch 1
+  const std::optional<BatchBracket> bracket =
+      !measured && context_measured ? bracket_batch(q, key, evidence, rows_at) : std::nullopt;
+  if (bracket) {
+    rows = bracket->low_rows;
+    rows.insert(rows.end(), bracket->high_rows.begin(), bracket->high_rows.end());
+  } else if (!measured) {
+    rows = rows_at(1);  // the batch / context model starts from batch 1
+  }
   if (rows.empty()) return std::nullopt;
   const int cell_batch = measured ? q.batch : 1;
 
@@ -548,32 +639,33 @@ std::optional<EstimateResponse> answer_from_cells(const Question& q, const Evide
   }
   const MeasuredBatch m = measured_batch(rows, evidence);
   double delta = m.delta_pct;
-  out.band.within_session = m.own_half_width;
-  out.ci_kind = "measured cell CI";
   const bool single_session = m.where.labels.size() == 1;
-  if (single_session) {
-    out.band.between_sessions_note = fmt::format("one session measured {} {} on {} at {:g} B and batch {}: the spread "
-                                                 "between sessions is unknown, so the band is the session's own",
-                                                 precision, q.engine, q.arch, rows.front()->params_b, cell_batch);
-  } else {
-    out.band.between_sessions = m.spread_half_width;
-    out.band.between_sessions_note = fmt::format("{} sessions measured {:g} B at batch {}: the value is their mean and "
-                                                 "the band covers their spread",
-                                                 m.where.labels.size(), rows.front()->params_b, cell_batch);
-  }
-  out.notes.push_back(out.band.between_sessions_note);
-  out.notes.push_back(fmt::format("no curve: {} with {} on {} is measured at {} only; this size is answered from its "
-                                  "measured cells, and no other size can be read off",
-                                  precision, q.engine, q.arch, sizes_without_curve(q, evidence)));
-
   FigureBasis& b = out.delta_basis;
   b.basis = Basis::measured;
   b.sessions = m.where.labels;
   b.gpu = joined(m.where.gpus);
   b.arch = q.arch;
-  b.label = fmt::format("measured at {:g} B and batch {} on {}, session{} {} ({} row{})", rows.front()->params_b,
-                        cell_batch, b.gpu, b.sessions.size() == 1 ? "" : "s", joined(b.sessions), rows.size(),
-                        rows.size() == 1 ? "" : "s");
+  if (bracket) {
+    delta = interpolate_batch(q, *bracket, evidence, out);
+  } else {
+    out.band.within_session = m.own_half_width;
+    out.ci_kind = "measured cell CI";
+    if (!single_session) out.band.between_sessions = m.spread_half_width;
+    b.label = fmt::format("measured at {:g} B and batch {} on {}, session{} {} ({} row{})", rows.front()->params_b,
+                          cell_batch, b.gpu, b.sessions.size() == 1 ? "" : "s", joined(b.sessions), rows.size(),
+                          rows.size() == 1 ? "" : "s");
+  }
+  out.band.between_sessions_note =
+      single_session ? fmt::format("one session measured {} {} on {} at {:g} B: the spread between sessions is unknown, "
+                                   "so the band is the session's own",
+                                   precision, q.engine, q.arch, rows.front()->params_b)
+                     : fmt::format("{} sessions measured these cells at {:g} B: the value is their mean and the band "
+                                   "covers their spread",
+                                   m.where.labels.size(), rows.front()->params_b);
+  out.notes.push_back(out.band.between_sessions_note);
+  out.notes.push_back(fmt::format("no curve: {} with {} on {} is measured at {} only; this size is answered from its "
+                                  "measured cells, and no other size can be read off",
+                                  precision, q.engine, q.arch, sizes_without_curve(q, evidence)));
   const bool borrowed_gpu = q.gpu && (!gpu_among(*q.gpu, m.where.gpus) || m.where.gpus.size() > 1);
   if (borrowed_gpu) {
     b.borrowed_from = fmt::format("{} (same architecture, {})", b.gpu, q.arch);
@@ -584,7 +676,7 @@ std::optional<EstimateResponse> answer_from_cells(const Question& q, const Evide
                                     b.gpu, q.gpu->name, out.band.borrowing));
   }
   std::optional<double> model_factor;
-  if (!measured) {
+  if (!measured && !bracket) {
     const ModelledDelta modelled = modelled_delta(delta, q.batch, q.context);
     out.band.batch_model = kZ95 * modelled.sigma_pct;
     delta = modelled.delta_pct;
@@ -596,14 +688,15 @@ std::optional<EstimateResponse> answer_from_cells(const Question& q, const Evide
     out.notes.push_back(fmt::format("batch {} / context {} is not measured at this size: ΔE is modelled from the batch-1 "
                                     "cell (savings × {:.3f}); the band widens by ±{:.1f} pts",
                                     q.batch, q.context, modelled.factor, out.band.batch_model));
+    widen_to_nearest_batch(q, key, delta, evidence, rows_at, out);
   }
   out.delta_pct = delta;
   out.basis = b.basis;
   if (out.basis == Basis::measured) note_throttled(out, key, cell_batch, q.n, evidence);
   close_band(out, delta);
   out.recommendation = recommend(out.ci_low_pct, out.ci_high_pct);
-  out.confidence = confidence_of(out, measured ? Basis::measured : Basis::modelled, single_session, false, borrowed_gpu,
-                                 model_factor);
+  const Basis evidence_kind = measured ? Basis::measured : bracket ? Basis::interpolated : Basis::modelled;
+  out.confidence = confidence_of(out, evidence_kind, single_session, false, borrowed_gpu, model_factor);
   write_verdict(out, q, delta);
   attach_quality(out, q, evidence);
 
@@ -617,7 +710,7 @@ std::optional<EstimateResponse> answer_from_cells(const Question& q, const Evide
   }
   const std::optional<std::string> own_session =
       cells.session_ids.size() == 1 ? std::optional(cells.session_ids.front()) : std::nullopt;
-  out.energy_estimate = absolute_energy(q, cells, out, !out.modelled, measured && q.batch > 1, own_session, evidence);
+  out.energy_estimate = absolute_energy(q, cells, out, measured, measured && q.batch > 1, own_session, evidence);
   return out;
 }
 
@@ -747,6 +840,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
 
   // Batch and context: measured where the session measured that batch, else the model.
   bool measured_at_batch = false;
+  bool interpolated_batch = false;
   std::optional<double> model_factor;
   if (batch_or_context_modelled(q.batch, q.context)) {
     const auto rows = q.context <= kBaselineContext ? batch_rows(q, curve, evidence) : std::vector<const DataRow*>{};
@@ -771,11 +865,28 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
                                             q.batch, out.delta_basis.gpu, m.where.labels.size() == 1 ? "" : "s",
                                             joined(m.where.labels), rows_text);
       }
+    } else if (auto bracket = q.context <= kBaselineContext && !choice->borrowed_arch
+                                  ? bracket_batch(q, curve.key, evidence,
+                                                  [&](int b) {
+                                                    Question at = q;
+                                                    at.batch = b;
+                                                    return batch_rows(at, curve, evidence);
+                                                  })
+                                  : std::nullopt) {
+      delta = interpolate_batch(q, *bracket, evidence, out);
+      interpolated_batch = true;
     } else {
       const ModelledDelta m = modelled_delta(delta, q.batch, q.context);
       out.band.batch_model = kZ95 * m.sigma_pct;
       delta = m.delta_pct;
       out.modelled = true;
+      if (!choice->borrowed_arch) {
+        widen_to_nearest_batch(q, curve.key, delta, evidence, [&](int b) {
+          Question at = q;
+          at.batch = b;
+          return batch_rows(at, curve, evidence);
+        }, out);
+      }
       model_factor = m.factor;
       out.delta_basis = out.delta_basis.at_most(
           Basis::modelled, fmt::format("batch {} / context {} not measured: modelled from batch 1 (savings × {:.3f})", q.batch,
@@ -855,7 +966,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   out.confidence = confidence_of(out, evidence_kind, single_session, choice->borrowed_arch, borrowed_gpu, model_factor);
   write_verdict(out, q, delta);
   attach_quality(out, q, evidence);
-  const bool measured_here = (anchor != nullptr && !out.modelled) || measured_at_batch;
+  const bool measured_here = (anchor != nullptr && !out.modelled && !interpolated_batch) || measured_at_batch;
   std::optional<std::string> anchor_session;
   if (anchor != nullptr && exact.size() == 1 && !choice->borrowed_arch) anchor_session = anchor->session_id;
   out.energy_estimate = absolute_energy(q, curve, out, measured_here, measured_at_batch, anchor_session, evidence);

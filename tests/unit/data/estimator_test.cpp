@@ -147,6 +147,36 @@ TEST_F(EstimatorTest, AMeasuredBatchAnswerCarriesTheBatchCellsOwnCiAndSession) {
   EXPECT_EQ(b64->basis, Basis::modelled) << b64->delta_basis.label;
 }
 
+TEST_F(EstimatorTest, BetweenMeasuredBatchesIsInterpolatedAndBeyondThemTheBandReachesTheNearest) {
+  // Shipped: synthetic Llama-3-8B, Q4_K_M vs F16 at batch 1 (three sessions) and batch 4 (+7.63 %,
+  // GPU-b0c433a5). Batch 2 lies between them; batch 8 beyond, where the model from batch 1 says Q4_K_M
+  // saves while batch 4 measured a cost.
+  EstimateRequest r = ask(8.03, "hopper", "Q4_K_M");
+  r.engine = "llama.cpp";
+  r.batch = 2;
+  auto two = estimate(r, *store_);
+  ASSERT_TRUE(two) << two.error().describe();
+  EXPECT_EQ(two->basis, Basis::interpolated) << two->delta_basis.label;
+  EXPECT_NE(two->delta_basis.label.find("between batch 1"), std::string::npos) << two->delta_basis.label;
+  EXPECT_NE(two->delta_basis.label.find("and batch 4 (+7.6 %)"), std::string::npos) << two->delta_basis.label;
+  EXPECT_GT(*two->delta_pct, -39.5);
+  EXPECT_LT(*two->delta_pct, 7.7);
+  EXPECT_GT(two->band.batch_model, 20.0);  // half the 47-pt gap
+  ASSERT_TRUE(two->energy_estimate.has_value());
+  EXPECT_NE(two->energy_estimate->basis.basis, Basis::measured);
+
+  r.batch = 8;
+  auto eight = estimate(r, *store_);
+  ASSERT_TRUE(eight) << eight.error().describe();
+  EXPECT_EQ(eight->basis, Basis::modelled);
+  EXPECT_LT(*eight->delta_pct, 0.0);      // the model from batch 1 still says it saves
+  EXPECT_GE(*eight->ci_high_pct, 7.63);   // and the band reaches what batch 4 measured
+  EXPECT_EQ(eight->recommendation, "depends");
+  bool named = false;
+  for (const std::string& note : eight->notes) named = named || note.find("batch 4 was measured at this size") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
 TEST_F(EstimatorTest, ASizeOneSessionMeasuredCarriesTheSpreadSeenBetweenCards) {
   // Shipped: synthetic Qwen2.5-14B (14.77 B), measured in one session on one card (2026-12-01,
   // GPU-cfe5d909): Q4_K_M −41.63 % with a CI of ±0.04. Where several cards measured Q4_K_M at one size

@@ -94,8 +94,27 @@ TEST_F(MeasuredCellsTest, TwoCardsAtOneConcurrencyGiveTheirMeanAndTheirSpread) {
       << e->energy_estimate->basis.label;
 }
 
-TEST_F(MeasuredCellsTest, AnUnmeasuredConcurrencyIsModelledFromTheBatchOneCellAndSaysSo) {
+TEST_F(MeasuredCellsTest, AConcurrencyBetweenTwoMeasuredOnesIsInterpolatedWithHalfTheirGapInTheBand) {
+  // C = 2: −22.08 %, C = 4: +2.96 % (-per-level-1, rows' ΔE). C = 3 lies 0.585 of the way in log2.
   auto e = estimate(ask(8.03, 3), *evidence_);
+  ASSERT_TRUE(e) << e.error().describe();
+  EXPECT_EQ(e->basis, Basis::interpolated) << e->delta_basis.label;
+  EXPECT_FALSE(e->modelled);
+  const double t = std::log2(3.0) - 1.0;
+  const double low = e->anchors.front().delta_pct, high = e->anchors.back().delta_pct;
+  EXPECT_NEAR(low, -22.1, 0.1);
+  EXPECT_NEAR(high, 3.0, 0.1);
+  EXPECT_NEAR(*e->delta_pct, low + t * (high - low), 1e-9);
+  EXPECT_NEAR(e->band.batch_model, (high - low) / 2, 1e-9);
+  EXPECT_NE(e->delta_basis.label.find("interpolated between batch 2"), std::string::npos) << e->delta_basis.label;
+  EXPECT_EQ(e->recommendation, "depends");
+  // The energy at C = 3 is not measured either.
+  ASSERT_TRUE(e->energy_estimate.has_value());
+  EXPECT_NE(e->energy_estimate->basis.basis, Basis::measured);
+}
+
+TEST_F(MeasuredCellsTest, AConcurrencyBeyondTheMeasuredOnesIsModelledFromTheBatchOneCellAndSaysSo) {
+  auto e = estimate(ask(8.03, 128), *evidence_);
   ASSERT_TRUE(e) << e.error().describe();
   EXPECT_EQ(e->basis, Basis::modelled);
   EXPECT_TRUE(e->modelled);
