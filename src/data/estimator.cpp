@@ -387,6 +387,22 @@ double interpolate_batch(const Question& q, const BatchBracket& b, const Evidenc
   return delta;
 }
 
+// ΔE at a batch or context nobody measured here, modelled from the batch-1 value `batch_one`: the
+// basis becomes modelled, the band gains the model's term, and a note says so.
+ModelledDelta model_from_batch_one(const Question& q, double batch_one, EstimateResponse& out) {
+  const ModelledDelta m = modelled_delta(batch_one, q.batch, q.context);
+  out.band.batch_model = kZ95 * m.sigma_pct;
+  out.modelled = true;
+  out.delta_basis = out.delta_basis.at_most(
+      Basis::modelled, fmt::format("batch {} / context {} not measured: modelled from batch 1 (savings × {:.3f})", q.batch,
+                                   q.context, m.factor));
+  out.delta_basis.model = "batch/context savings factor 1/(1 + (batch−1)/8) · 1/(1 + 0.12·log2(ctx/2048))";
+  out.notes.push_back(fmt::format("batch {} / context {} is outside the measured baseline (batch 1, context ≤ {}): ΔE is modelled "
+                                  "(savings shrink toward zero, × {:.3f}), not measured; the band widens by ±{:.1f} pts",
+                                  q.batch, q.context, kBaselineContext, m.factor, out.band.batch_model));
+  return m;
+}
+
 // A modelled batch beyond the measured ones at this size: the model knows nothing of the nearest
 // measured batch (at 8 B, Q4_K_M +7.6 % at batch 4 while the model from batch 1 gives −21 % at 8), so
 // the batch term is widened to reach that cell's ΔE. Returns whether it widened.
@@ -677,17 +693,9 @@ std::optional<EstimateResponse> answer_from_cells(const Question& q, const Evide
   }
   std::optional<double> model_factor;
   if (!measured && !bracket) {
-    const ModelledDelta modelled = modelled_delta(delta, q.batch, q.context);
-    out.band.batch_model = kZ95 * modelled.sigma_pct;
+    const ModelledDelta modelled = model_from_batch_one(q, delta, out);
     delta = modelled.delta_pct;
-    out.modelled = true;
     model_factor = modelled.factor;
-    b = b.at_most(Basis::modelled, fmt::format("batch {} / context {} not measured: modelled from batch 1 (savings × {:.3f})",
-                                               q.batch, q.context, modelled.factor));
-    b.model = "batch/context savings factor 1/(1 + (batch−1)/8) · 1/(1 + 0.12·log2(ctx/2048))";
-    out.notes.push_back(fmt::format("batch {} / context {} is not measured at this size: ΔE is modelled from the batch-1 "
-                                    "cell (savings × {:.3f}); the band widens by ±{:.1f} pts",
-                                    q.batch, q.context, modelled.factor, out.band.batch_model));
     widen_to_nearest_batch(q, key, delta, evidence, rows_at, out);
   }
   out.delta_pct = delta;
@@ -876,10 +884,9 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
       delta = interpolate_batch(q, *bracket, evidence, out);
       interpolated_batch = true;
     } else {
-      const ModelledDelta m = modelled_delta(delta, q.batch, q.context);
-      out.band.batch_model = kZ95 * m.sigma_pct;
+      const ModelledDelta m = model_from_batch_one(q, delta, out);
       delta = m.delta_pct;
-      out.modelled = true;
+      model_factor = m.factor;
       if (!choice->borrowed_arch) {
         widen_to_nearest_batch(q, curve.key, delta, evidence, [&](int b) {
           Question at = q;
@@ -887,14 +894,6 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
           return batch_rows(at, curve, evidence);
         }, out);
       }
-      model_factor = m.factor;
-      out.delta_basis = out.delta_basis.at_most(
-          Basis::modelled, fmt::format("batch {} / context {} not measured: modelled from batch 1 (savings × {:.3f})", q.batch,
-                                       q.context, m.factor));
-      out.delta_basis.model = "batch/context savings factor 1/(1 + (batch−1)/8) · 1/(1 + 0.12·log2(ctx/2048))";
-      out.notes.push_back(fmt::format("batch {} / context {} is outside the measured baseline (batch 1, context ≤ {}): ΔE is modelled "
-                                      "(savings shrink toward zero, × {:.3f}), not measured; the band widens by ±{:.1f} pts",
-                                      q.batch, q.context, kBaselineContext, m.factor, out.band.batch_model));
     }
   }
   out.delta_pct = delta;
