@@ -316,16 +316,31 @@ MeasuredBatch measured_batch(const std::vector<const DataRow*>& rows, const Evid
   return m;
 }
 
-// Rows of the curve's session(s) measured at this size and batch (batch > 1 evidence).
-std::vector<const DataRow*> batch_rows(const Question& q, const Curve& curve, const Evidence& evidence) {
+// Rows of `key` measured at the question's size and `batch`.
+std::vector<const DataRow*> cells_at(const Question& q, const CurveKey& key, int batch, const Evidence& evidence) {
   std::vector<const DataRow*> out;
   for (const DataRow& r : evidence.rows) {
-    if (measured_row_of(r, curve.key, q.batch) && same_size(r.params_b, q.n) &&
-        std::find(curve.session_ids.begin(), curve.session_ids.end(), r.session_id) != curve.session_ids.end()) {
-      out.push_back(&r);
-    }
+    if (measured_row_of(r, key, batch) && same_size(r.params_b, q.n)) out.push_back(&r);
   }
   return out;
+}
+
+// Rows of the curve's session(s) measured at this size and `batch` (batch > 1 evidence).
+std::vector<const DataRow*> batch_rows(const Question& q, const Curve& curve, int batch, const Evidence& evidence) {
+  std::vector<const DataRow*> out = cells_at(q, curve.key, batch, evidence);
+  std::erase_if(out, [&](const DataRow* r) {
+    return std::find(curve.session_ids.begin(), curve.session_ids.end(), r->session_id) == curve.session_ids.end();
+  });
+  return out;
+}
+
+// The batch sizes at which `key` is measured at the question's size, in any session.
+std::set<int> measured_batches(const Question& q, const CurveKey& key, const Evidence& evidence) {
+  std::set<int> batches;
+  for (const DataRow& r : evidence.rows) {
+    if (measured_row_of(r, key, r.batch_size) && same_size(r.params_b, q.n)) batches.insert(r.batch_size);
+  }
+  return batches;
 }
 
 // The two batches measured at this size that bracket the asked one (nearest below and above), with
@@ -337,10 +352,7 @@ struct BatchBracket {
 
 std::optional<BatchBracket> bracket_batch(const Question& q, const CurveKey& key, const Evidence& evidence,
                                           const std::function<std::vector<const DataRow*>(int)>& rows_at) {
-  std::set<int> batches;
-  for (const DataRow& r : evidence.rows) {
-    if (measured_row_of(r, key, r.batch_size) && same_size(r.params_b, q.n)) batches.insert(r.batch_size);
-  }
+  const std::set<int> batches = measured_batches(q, key, evidence);
   const auto above = batches.upper_bound(q.batch);
   if (above == batches.end() || above == batches.begin()) return std::nullopt;
   const auto below = std::prev(above);
@@ -409,10 +421,10 @@ ModelledDelta model_from_batch_one(const Question& q, double batch_one, Estimate
 bool widen_to_nearest_batch(const Question& q, const CurveKey& key, double modelled, const Evidence& evidence,
                             const std::function<std::vector<const DataRow*>(int)>& rows_at, EstimateResponse& out) {
   std::optional<int> nearest;
-  for (const DataRow& r : evidence.rows) {
-    if (!measured_row_of(r, key, r.batch_size) || r.batch_size == 1 || !same_size(r.params_b, q.n)) continue;
-    const double distance = std::abs(std::log2(r.batch_size) - std::log2(q.batch));
-    if (!nearest || distance < std::abs(std::log2(*nearest) - std::log2(q.batch))) nearest = r.batch_size;
+  for (int batch : measured_batches(q, key, evidence)) {
+    if (batch == 1) continue;
+    const double distance = std::abs(std::log2(batch) - std::log2(q.batch));
+    if (!nearest || distance < std::abs(std::log2(*nearest) - std::log2(q.batch))) nearest = batch;
   }
   if (!nearest) return false;
   const std::vector<const DataRow*> rows = rows_at(*nearest);
@@ -609,15 +621,6 @@ void attach_quality(EstimateResponse& out, const Question& q, const Evidence& ev
                                                  q.gpu ? q.gpu->name : q.arch));
   }
   out.verdict += " Quality: " + out.quality_cost->note + ".";
-}
-
-// Rows of `key` measured at the question's size and `batch`.
-std::vector<const DataRow*> cells_at(const Question& q, const CurveKey& key, int batch, const Evidence& evidence) {
-  std::vector<const DataRow*> out;
-  for (const DataRow& r : evidence.rows) {
-    if (measured_row_of(r, key, batch) && same_size(r.params_b, q.n)) out.push_back(&r);
-  }
-  return out;
 }
 
 // A key with no curve of its own architecture (measured at one size: llama-server behind
@@ -851,7 +854,8 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   bool interpolated_batch = false;
   std::optional<double> model_factor;
   if (batch_or_context_modelled(q.batch, q.context)) {
-    const auto rows = q.context <= kBaselineContext ? batch_rows(q, curve, evidence) : std::vector<const DataRow*>{};
+    const auto rows_at = [&](int batch) { return batch_rows(q, curve, batch, evidence); };
+    const auto rows = q.context <= kBaselineContext ? rows_at(q.batch) : std::vector<const DataRow*>{};
     if (!rows.empty() && !choice->borrowed_arch) {
       const MeasuredBatch m = measured_batch(rows, evidence);
       delta = m.delta_pct;
@@ -874,12 +878,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
                                             joined(m.where.labels), rows_text);
       }
     } else if (auto bracket = q.context <= kBaselineContext && !choice->borrowed_arch
-                                  ? bracket_batch(q, curve.key, evidence,
-                                                  [&](int b) {
-                                                    Question at = q;
-                                                    at.batch = b;
-                                                    return batch_rows(at, curve, evidence);
-                                                  })
+                                  ? bracket_batch(q, curve.key, evidence, rows_at)
                                   : std::nullopt) {
       delta = interpolate_batch(q, *bracket, evidence, out);
       interpolated_batch = true;
@@ -887,13 +886,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
       const ModelledDelta m = model_from_batch_one(q, delta, out);
       delta = m.delta_pct;
       model_factor = m.factor;
-      if (!choice->borrowed_arch) {
-        widen_to_nearest_batch(q, curve.key, delta, evidence, [&](int b) {
-          Question at = q;
-          at.batch = b;
-          return batch_rows(at, curve, evidence);
-        }, out);
-      }
+      if (!choice->borrowed_arch) widen_to_nearest_batch(q, curve.key, delta, evidence, rows_at, out);
     }
   }
   out.delta_pct = delta;
