@@ -128,6 +128,14 @@ OrderedJson percentiles_json(const protocol::Percentiles& p) {
                      {"n", p.n}};
 }
 
+OrderedJson first_block_json(const std::optional<protocol::FirstBlock>& first, bool is_measured) {
+  if (!first || !is_measured) return nullptr;
+  return OrderedJson{{"energy_pct", first->energy_pct},
+                     {"throughput_pct", first->throughput_pct ? OrderedJson(*first->throughput_pct) : OrderedJson(nullptr)},
+                     {"above_every_later", first->above_every_later},
+                     {"later_blocks", first->later}};
+}
+
 OrderedJson request_failures_json(const ServingLevelSummary& level) {
   OrderedJson out = OrderedJson::array();
   for (const auto& [reason, count] : level.request_failures) out.push_back(OrderedJson{{"reason", reason}, {"count", count}});
@@ -150,11 +158,11 @@ int trials_at_level(const SweepResult& sweep, int concurrency) {
   return sweep.design.trials;
 }
 
-std::string level_warmup_words(const protocol::SweepDesign& design, int concurrency) {
-  if (design.level_warmup_per_stream == 0) return "";
-  return fmt::format(", and {} unmetered requests at concurrency {} before each endpoint's first trial of the level "
-                     "(and again after a --level-cmd or --restart-cmd)",
-                     static_cast<std::int64_t>(design.level_warmup_per_stream) * concurrency, concurrency);
+std::string level_warmup_words(const protocol::SweepDesign& design, int concurrency, std::int64_t per_trial) {
+  if (design.level_warmup_trials == 0) return "";
+  return fmt::format(", and {} unmetered trial(s) ({} requests at concurrency {}) before each endpoint's first trial "
+                     "of the level (and again after a --level-cmd or --restart-cmd)",
+                     design.level_warmup_trials, design.level_warmup_trials * per_trial, concurrency);
 }
 
 std::string schedule_words(const protocol::SweepDesign& design) {
@@ -252,7 +260,7 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
       "iterations: requests per trial ({} requests: {}), {} kept in flight; warmup: unmetered requests, one at a "
       "time, before every trial{}; tokens_per_run: mean output tokens inside the steady-state window per trial; "
       "{} trials per endpoint and level, interleaved with the baseline endpoint in blocks{}.",
-      m.iterations.value_or(0), context.request_set, concurrency, level_warmup_words(sweep.design, concurrency),
+      m.iterations.value_or(0), context.request_set, concurrency, level_warmup_words(sweep.design, concurrency, m.iterations.value_or(0)),
       trials_here, sweep.design.target_ci_pt ? " (the sequential rule's count: see sweep.json)" : "");
   m.window = "steady-state";
   m.baseline_precision = sweep.endpoints.front().label;
@@ -423,6 +431,7 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                                  {"window_tokens_per_s", summary_json(l.window_tokens_per_s)},
                                  {"ttft_s", percentiles_json(l.ttft_s)},
                                  {"itl_s", percentiles_json(l.itl_s)},
+                                 {"first_block", first_block_json(l.first_block, is_measured)},
                                  {"failures", l.failures},
                                  {"request_failures", request_failures_json(l)}});
   }
@@ -465,7 +474,7 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                      {"trials_per_level", sweep.design.trials},
                      {"order", sweep.design.level_by_level ? "level_by_level" : "blocks_interleave_levels"},
                      {"endpoint_order", std::string(protocol::to_string(sweep.design.endpoint_order))},
-                     {"level_warmup_requests_per_stream", sweep.design.level_warmup_per_stream},
+                     {"level_warmup_trials", sweep.design.level_warmup_trials},
                      {"sequential_rule", sequential_rule_json(sweep)},
                      {"restart_cmd", text_or_null(context.restart_cmd)},
                      {"level_cmd", text_or_null(context.level_cmd)},
@@ -522,6 +531,19 @@ std::string serving_summary_markdown(const SweepResult& sweep, const ServingAnal
       any_failure = true;
       out << fmt::format("- {} C={}: {} × {}\n", l.label, l.concurrency, count, reason);
     }
+  }
+  bool any_first_block = false;
+  for (const ServingLevelSummary& l : analysis.levels) {
+    if (!l.first_block || !measured(context, &l)) continue;
+    if (!any_first_block) {
+      out << "\nBlock 1 against the later blocks (J/token and tokens/s of the window; a warm-up long enough leaves "
+             "block 1 like the others; every block stays in the figures above):\n\n";
+    }
+    any_first_block = true;
+    const protocol::FirstBlock& f = *l.first_block;
+    out << fmt::format("- {} C={}: {:+.1f} % J/token, {} tokens/s, against the mean of {} later block(s){}\n", l.label,
+                       l.concurrency, f.energy_pct, f.throughput_pct ? fmt::format("{:+.1f} %", *f.throughput_pct) : "–",
+                       f.later, f.above_every_later ? "; above every later block" : "");
   }
   out << "\nBreak-even concurrency (where the mean paired ΔE changes sign):\n\n";
   for (const auto& b : analysis.break_even) {

@@ -122,19 +122,11 @@ Result<ValidatedDesign> validate(Design design) {
   } else if (design.trials == 2) {
     warnings.emplace_back("trials: 2; the 95 % CI uses t = 12.71 and is very wide (k ≥ 3 recommended)");
   }
-  if (design.target_ci_pt) {
-    if (!(std::isfinite(*design.target_ci_pt) && *design.target_ci_pt > 0.0 && *design.target_ci_pt <= 100.0)) {
-      return invalid(fmt::format("target_ci_pt: {}; must be a half-width in percentage points, > 0 and ≤ 100",
-                                 *design.target_ci_pt));
-    }
-    if (design.min_trials < 2 || design.min_trials > design.trials) {
-      return invalid(fmt::format("min_trials: {}; with a target CI it must be at least 2 (a CI needs two pairs) "
-                                 "and at most trials ({}), the most blocks the run may take",
-                                 design.min_trials, design.trials));
-    }
-    if (design.candidates.empty()) {
-      return invalid("target_ci_pt: there is no candidate, so no paired ΔE to stop on");
-    }
+  if (auto rule = check_sequential_rule(sequential_rule_of(design), {"target_ci_pt", "min_trials", "trials"}); !rule) {
+    return rule.error();
+  }
+  if (design.target_ci_pt && design.candidates.empty()) {
+    return invalid("target_ci_pt: there is no candidate, so no paired ΔE to stop on");
   }
   if (design.warmups < 1) {
     return invalid(fmt::format("warmups: {}; at least 1 is needed to time the windows", design.warmups));
@@ -202,9 +194,10 @@ Result<ValidatedDesign> validate(Design design) {
   return ValidatedDesign(std::move(design), std::move(warnings), std::move(types));
 }
 
-double sequential_confidence(const Design& design) {
-  if (!design.target_ci_pt) return defaults::ci_confidence;
-  return confidence_per_look(design.trials - design.min_trials + 1);
+SequentialRule sequential_rule_of(const Design& design) {
+  return {design.target_ci_pt, design.min_trials, design.trials};
 }
+
+double sequential_confidence(const Design& design) { return sequential_rule_confidence(sequential_rule_of(design)); }
 
 }  // namespace ecocompute::protocol

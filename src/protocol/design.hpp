@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "protocol/condition.hpp"
+#include "protocol/sequential_rule.hpp"
 #include "util/defaults.hpp"
 #include "util/precision.hpp"
 #include "util/result.hpp"
@@ -114,6 +115,8 @@ struct Design {
 /// happens to be small); so each look uses 1 − 0.05 / L with L = trials − min_trials + 1 looks. By the
 /// union bound the interval reported at whatever look the run stops covers with probability ≥ 95 %.
 [[nodiscard]] double sequential_confidence(const Design& design);
+/// Returns the design's stopping rule (target_ci_pt, min_trials, trials).
+[[nodiscard]] SequentialRule sequential_rule_of(const Design& design);
 
 /// A design that validate() accepted, with the warnings it gave. Only validate() makes one, and the
 /// runner takes nothing else, so a design is checked once, where it is made.

@@ -61,7 +61,7 @@ struct LevelRun {
   ServingWindow steady;
   ServingWindow whole;
   bool cancelled = false;
-  /// The unmetered level warm-up right before this trial (SweepDesign::level_warmup_per_stream):
+  /// The unmetered level warm-up right before this trial (SweepDesign::level_warmup_trials):
   /// requests sent, and of those failed; 0 and 0 when the trial had none.
   std::int64_t level_warmup_sent = 0;
   std::int64_t level_warmup_failed = 0;

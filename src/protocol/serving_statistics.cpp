@@ -227,6 +227,35 @@ std::vector<BreakEven> find_crossings(std::span<const int> levels, std::span<con
   }
 }
 
+std::optional<FirstBlock> first_block_against_later(std::span<const std::pair<int, ServingTrialFigures>> by_block) {
+  const ServingTrialFigures* first = nullptr;
+  std::vector<const ServingTrialFigures*> later;
+  for (const auto& [block, figures] : by_block) {
+    if (!figures.window_mj_per_token) continue;
+    if (block == 0) first = &figures;
+    else later.push_back(&figures);
+  }
+  if (first == nullptr || later.empty()) return std::nullopt;
+  const auto mean_of = [&](auto field) -> std::optional<double> {
+    double sum = 0.0;
+    for (const ServingTrialFigures* f : later) {
+      if (!(f->*field)) return std::nullopt;
+      sum += *(f->*field);
+    }
+    return sum / static_cast<double>(later.size());
+  };
+  FirstBlock out;
+  out.later = later.size();
+  out.energy_pct = (*first->window_mj_per_token / *mean_of(&ServingTrialFigures::window_mj_per_token) - 1.0) * 100.0;
+  if (const auto rate = mean_of(&ServingTrialFigures::window_tokens_per_s); rate && first->window_tokens_per_s && *rate > 0.0) {
+    out.throughput_pct = (*first->window_tokens_per_s / *rate - 1.0) * 100.0;
+  }
+  out.above_every_later = std::all_of(later.begin(), later.end(), [&](const ServingTrialFigures* f) {
+    return *first->window_mj_per_token > *f->window_mj_per_token;
+  });
+  return out;
+}
+
 ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_endpoints, double confidence) {
   ServingAnalysis analysis;
   analysis.confidence = confidence;
@@ -242,6 +271,7 @@ ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_en
       s.concurrency = c;
       std::vector<std::optional<double>> window, whole, per_request, power, rate;
       std::vector<double> ttft, itl;
+      std::vector<std::pair<int, ServingTrialFigures>> by_block;
       std::map<std::string, std::int64_t> reasons;
       double window_tokens = 0.0, whole_tokens = 0.0;
       for (const LevelRun& r : runs) {
@@ -264,6 +294,7 @@ ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_en
         }
         ++s.n_ok;
         const ServingTrialFigures f = trial_figures(r);
+        by_block.emplace_back(r.block, f);
         window.push_back(f.window_mj_per_token);
         whole.push_back(f.whole_mj_per_token);
         per_request.push_back(f.joules_per_request);
@@ -290,6 +321,7 @@ ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_en
       s.window_tokens_per_s = summarize_present(rate, confidence);
       s.ttft_s = percentiles(std::move(ttft));
       s.itl_s = percentiles(std::move(itl));
+      s.first_block = first_block_against_later(by_block);
       analysis.levels.push_back(std::move(s));
     }
   }

@@ -33,6 +33,15 @@ struct Percentiles {
 };
 [[nodiscard]] Percentiles percentiles(std::vector<double> values);
 
+/// An endpoint's first block at a level against its later blocks there: whether the level warm-up was
+/// long enough. A diagnostic only: the first block stays in every statistic.
+struct FirstBlock {
+  double energy_pct = 0.0;      ///< window J/token of block 1 over the mean of the later blocks, −1, in %
+  std::optional<double> throughput_pct;  ///< the same for window tokens/s
+  bool above_every_later = false;        ///< block 1 cost more per token than each later block
+  std::size_t later = 0;                 ///< later blocks behind the mean
+};
+
 /// One endpoint at one level, over its ok trials (latencies pooled over their ok requests).
 struct ServingLevelSummary {
   std::size_t endpoint = 0;
@@ -53,6 +62,8 @@ struct ServingLevelSummary {
   Summary window_tokens_per_s;
   Percentiles ttft_s;
   Percentiles itl_s;
+  /// Absent unless block 1 and at least one later block are ok and measured.
+  std::optional<FirstBlock> first_block;
   std::vector<std::string> failures;  ///< one line per trial not ok
   /// Why requests failed: each distinct reason with its count, most frequent first (at most 5).
   std::vector<std::pair<std::string, std::int64_t>> request_failures;
@@ -65,6 +76,10 @@ struct ServingPaired {
   std::vector<double> deltas_pct;  ///< one per block where both trials are ok and measured
   Summary delta_pct;
 };
+
+/// Compares block 1's figures with the later blocks' (`by_block`: an ok trial's block with its figures).
+[[nodiscard]] std::optional<FirstBlock> first_block_against_later(
+    std::span<const std::pair<int, ServingTrialFigures>> by_block);
 
 /// Pairs the candidate's ok trials at `concurrency` with the baseline's (endpoint 0) of the same block.
 [[nodiscard]] ServingPaired paired_at_level(std::span<const LevelRun> runs, std::size_t candidate, int concurrency,

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "meter/rapl_meter.hpp"
+#include "protocol/sequential_rule.hpp"
 #include "protocol/serving_statistics.hpp"
 #include "util/log.hpp"
 #include "util/statistics.hpp"
@@ -38,30 +39,18 @@ Result<void> SweepDesign::validate() const {
   if (trials < 1) return unexpected(ErrorCode::invalid_argument, "-k: at least 1 trial");
   if (warmup_requests < 0) return unexpected(ErrorCode::invalid_argument, "--warmup-requests: not negative");
   if (requests_per_stream < 1) return unexpected(ErrorCode::invalid_argument, "--requests-per-stream: at least 1");
-  if (level_warmup_per_stream < 0) return unexpected(ErrorCode::invalid_argument, "--level-warmup: not negative");
-  if (target_ci_pt) {
-    if (!(*target_ci_pt > 0.0 && *target_ci_pt <= 100.0)) {
-      return unexpected(ErrorCode::invalid_argument,
-                        fmt::format("--target-ci: {}; must be a half-width in percentage points, > 0 and ≤ 100",
-                                    *target_ci_pt));
-    }
-    if (min_trials < 2 || min_trials > trials) {
-      return unexpected(ErrorCode::invalid_argument,
-                        fmt::format("--min-trials: {}; with --target-ci it must be at least 2 (a CI needs two pairs) "
-                                    "and at most -k ({}), the most blocks a level may take",
-                                    min_trials, trials));
-    }
-  }
-  return {};
+  if (level_warmup_trials < 0) return unexpected(ErrorCode::invalid_argument, "--level-warmup: not negative");
+  return check_sequential_rule({target_ci_pt, min_trials, trials}, {"--target-ci", "--min-trials", "-k"});
 }
 
-double SweepDesign::confidence() const {
-  if (!target_ci_pt) return defaults::ci_confidence;
-  return confidence_per_look(trials - min_trials + 1);
-}
+double SweepDesign::confidence() const { return sequential_rule_confidence({target_ci_pt, min_trials, trials}); }
 
 std::int64_t SweepDesign::requests_per_trial(int c, std::size_t set_size) const {
   return std::max(static_cast<std::int64_t>(set_size), static_cast<std::int64_t>(requests_per_stream) * c);
+}
+
+std::int64_t SweepDesign::level_warmup_requests(int c, std::size_t set_size) const {
+  return static_cast<std::int64_t>(level_warmup_trials) * requests_per_trial(c, set_size);
 }
 
 std::vector<SweepStep> sweep_schedule(const SweepDesign& design, std::size_t n_endpoints) {
@@ -117,12 +106,11 @@ struct WarmUp {
   std::int64_t failed = 0;
 };
 
-// A level's warm-up: per-stream × C requests at concurrency C, metered by nothing.
+// A level's warm-up: `count` requests at concurrency C, metered by nothing.
 WarmUp warm_up_level(const engine::EndpointClient& client, std::span<const engine::CompletionRequest> requests,
-                     int concurrency, int per_stream, const Clock& clock, const std::atomic<bool>* cancel) {
+                     int concurrency, std::int64_t count, const Clock& clock, const std::atomic<bool>* cancel) {
   meter::NullMeter unmetered("level warm-up");
-  const LevelRun warm = run_level(client, requests, concurrency,
-                                  static_cast<std::int64_t>(per_stream) * concurrency, unmetered, clock, cancel);
+  const LevelRun warm = run_level(client, requests, concurrency, count, unmetered, clock, cancel);
   const WarmUp out{static_cast<std::int64_t>(warm.records.size()) - warm.unsent_requests(), warm.failed_requests()};
   if (out.failed > 0) {
     log::warn("{} C={}: {} of {} level warm-up requests failed: {}", client.spec().label, concurrency, out.failed,
@@ -194,8 +182,9 @@ SweepResult run_sweep(std::span<const engine::EndpointClient> clients,
     }
     current = step.endpoint;
     WarmUp warm;
-    if (design.level_warmup_per_stream > 0 && warmed.insert({step.endpoint, step.concurrency}).second) {
-      warm = warm_up_level(client, requests, step.concurrency, design.level_warmup_per_stream, clock, cancel);
+    if (design.level_warmup_trials > 0 && warmed.insert({step.endpoint, step.concurrency}).second) {
+      warm = warm_up_level(client, requests, step.concurrency,
+                           design.level_warmup_requests(step.concurrency, requests.size()), clock, cancel);
     }
     for (int w = 0; w < design.warmup_requests; ++w) {
       (void)client.send(requests[static_cast<std::size_t>(w) % requests.size()], cancel);

@@ -43,10 +43,12 @@ struct SweepDesign {
   /// (restarted by a level switch) serves all of that level's trials. Pairs stay within a block.
   bool level_by_level = false;
   EndpointOrder endpoint_order = EndpointOrder::alternating;
-  /// Requests per stream of an unmetered warm-up at the level's concurrency: each endpoint gets one
-  /// before its first trial of a level since the sweep began or a switch ran (a server that may have
-  /// just started has not yet run a batch of C, and its first trial would pay for that). 0: none.
-  int level_warmup_per_stream = defaults::serving_level_warmup_per_stream;
+  /// Unmetered trials at the level's concurrency (each requests_per_trial requests): each endpoint
+  /// runs them before its first trial of a level since the sweep began or a switch ran. A server that
+  /// may have just started pays for its first batches; on the H200 one C-request round was not enough
+  /// (F16 at C = 8: block 1 +9.9 % J/token over blocks 2–8), while a block that followed a whole
+  /// trial was steady. 0: none.
+  int level_warmup_trials = defaults::serving_level_warmup_trials;
   /// Sequential stopping (`--target-ci`): from block min_trials on, a level takes no more blocks once
   /// every candidate's paired ΔE CI at that level is within ± target_ci_pt; `trials` is then the most.
   std::optional<double> target_ci_pt;
@@ -56,6 +58,8 @@ struct SweepDesign {
   [[nodiscard]] Result<void> validate() const;
   /// Returns the number of requests a trial at concurrency `c` sends with a set of `set_size`.
   [[nodiscard]] std::int64_t requests_per_trial(int c, std::size_t set_size) const;
+  /// Returns the requests of the level warm-up at `c`: level_warmup_trials whole trials.
+  [[nodiscard]] std::int64_t level_warmup_requests(int c, std::size_t set_size) const;
   /// Returns the confidence of every interval the sweep reports: 0.95, or with target_ci_pt the
   /// confidence of each look (confidence_per_look over the looks after blocks min_trials … trials).
   [[nodiscard]] double confidence() const;

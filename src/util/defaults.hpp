@@ -38,7 +38,7 @@ inline constexpr std::string_view serving_prompt_words = "16-128";    ///< `--pr
 inline constexpr std::string_view serving_output_tokens = "32-128";   ///< `--output-tokens` (max_tokens), uniform
 inline constexpr int serving_requests_per_stream = 4;   ///< a trial sends max(set size, this × C) requests
 inline constexpr int serving_warmup_requests = 2;       ///< unmetered requests before every trial
-inline constexpr int serving_level_warmup_per_stream = 1;  ///< `--level-warmup`: unmetered requests per stream at C before a level
+inline constexpr int serving_level_warmup_trials = 1;  ///< `--level-warmup`: unmetered trials at C before a level
 /// A steady-state window lasts as long as the load holds, seconds at high concurrency: too short for
 /// plain counter edges (0.1-s updates), so each edge is corrected from the power trace.
 inline constexpr std::string_view serving_edges = "corrected";

@@ -357,11 +357,12 @@ TEST_F(EndpointCliTest, LevelCommandRunsOncePerLevelBeforeAllItsBlocksAndIsRecor
   const auto sweep = nlohmann::json::parse(slurp(dir_ / "out" / "sweep.json"));
   EXPECT_EQ(sweep["order"], "level_by_level");
   EXPECT_EQ(sweep["endpoint_order"], "alternating");
-  EXPECT_EQ(sweep["level_warmup_requests_per_stream"], 1);
+  EXPECT_EQ(sweep["level_warmup_trials"], 1);
   EXPECT_TRUE(sweep["sequential_rule"].is_null());
-  // Each level command restarts the servers: both endpoints warm up once per level, at C requests.
+  // Each level command restarts the servers: both endpoints warm up once per level with one trial's
+  // requests, max(2 in the set, 4 per stream × C).
   for (const auto& level : sweep["levels"]) {
-    EXPECT_EQ(level["level_warmup_requests"], level["concurrency"]) << level.dump();
+    EXPECT_EQ(level["level_warmup_requests"], 4 * level["concurrency"].get<int>()) << level.dump();
     EXPECT_EQ(level["level_warmup_failed"], 0) << level.dump();
   }
   EXPECT_EQ(sweep["level_cmd"], "echo {concurrency} >> " + levels);
@@ -392,7 +393,7 @@ TEST_F(EndpointCliTest, TargetCiFlagsAreCheckedAndTheRuleIsRecordedPerLevel) {
       << err();
   const auto sweep = nlohmann::json::parse(slurp(dir_ / "out" / "sweep.json"));
   EXPECT_EQ(sweep["endpoint_order"], "baseline_first");
-  EXPECT_EQ(sweep["level_warmup_requests_per_stream"], 0);
+  EXPECT_EQ(sweep["level_warmup_trials"], 0);
   const auto& rule = sweep["sequential_rule"];
   ASSERT_TRUE(rule.is_object()) << sweep.dump(2);
   EXPECT_EQ(rule["target_ci_pt"], 5.0);

@@ -58,7 +58,7 @@ struct EndpointFlags {
   std::string seed = "0";
   int requests_per_stream = defaults::serving_requests_per_stream;
   int warmup_requests = defaults::serving_warmup_requests;
-  int level_warmup = defaults::serving_level_warmup_per_stream;
+  int level_warmup = defaults::serving_level_warmup_trials;
   std::string endpoint_order = "alternating";
   std::optional<double> target_ci_pt;
   int min_trials = defaults::min_trials;
@@ -202,7 +202,7 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   design.warmup_requests = flags.warmup_requests;
   design.requests_per_stream = flags.requests_per_stream;
   design.level_by_level = !flags.level_cmd.empty();
-  design.level_warmup_per_stream = flags.level_warmup;
+  design.level_warmup_trials = flags.level_warmup;
   design.endpoint_order =
       flags.endpoint_order == "baseline-first" ? protocol::EndpointOrder::baseline_first : protocol::EndpointOrder::alternating;
   design.target_ci_pt = flags.target_ci_pt;
@@ -380,10 +380,10 @@ Command make_measure_endpoint_command(CLI::App& root) {
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
   app->add_option("--level-warmup", flags->level_warmup,
-                  "Unmetered requests per stream at the level's concurrency before each endpoint's first trial of a "
-                  "level (and again after --level-cmd or --restart-cmd); 0: none")
+                  "Unmetered trials (each as many requests as a metered trial) at the level's concurrency before each "
+                  "endpoint's first trial of a level (and again after --level-cmd or --restart-cmd); 0: none")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1000));
+      ->check(CLI::Range(0, 100));
   app->add_option("--endpoint-order", flags->endpoint_order,
                   "Order of the endpoints in each block: alternating (reversed from block to block, the baseline first "
                   "in the first, third … block, so a drift cannot favour one endpoint) or baseline-first")

@@ -334,7 +334,7 @@ SweepResult run_sequential_sweep(double target_ci_pt) {
   std::vector<engine::EndpointClient> clients{client_for(server, "F16"), client_for(server, "Q8_0")};
   ConstantPowerMeter meter;
   SweepDesign design = sweep_design({1, 2}, 5, 0, 3);
-  design.level_warmup_per_stream = 0;
+  design.level_warmup_trials = 0;
   design.target_ci_pt = target_ci_pt;
   design.min_trials = 3;
   return run_sweep(clients, kRequests, design, meter, *system_clock(),
@@ -446,11 +446,11 @@ TEST(ServingSweepWarmUp, EachEndpointWarmsUpOncePerLevelAtItsConcurrencyAndAgain
   std::vector<engine::EndpointClient> clients{client_for(server, "F16"), client_for(server, "Q8_0")};
   ConstantPowerMeter meter;
   SweepDesign design = sweep_design({2}, 2, 0, 3);
-  design.level_warmup_per_stream = 2;
+  design.level_warmup_trials = 2;
   // No switches: the servers never restart, so each endpoint warms up before its first trial only.
   const SweepResult plain = run_sweep(clients, kRequests, design, meter, *system_clock(), {}, {}, nullptr);
   ASSERT_EQ(plain.runs.size(), 4u);
-  const std::vector<std::int64_t> plain_warmups{4, 4, 0, 0};  // 2 per stream × C = 2
+  const std::vector<std::int64_t> plain_warmups{12, 12, 0, 0};  // 2 trials of max(2, 3 × C = 2) requests
   for (std::size_t i = 0; i < plain.runs.size(); ++i) {
     EXPECT_EQ(plain.runs[i].level_warmup_sent, plain_warmups[i]) << i;
     EXPECT_EQ(plain.runs[i].level_warmup_failed, 0) << i;
@@ -458,7 +458,7 @@ TEST(ServingSweepWarmUp, EachEndpointWarmsUpOncePerLevelAtItsConcurrencyAndAgain
   }
   {
     std::lock_guard lock(log->mutex);
-    EXPECT_EQ(log->total, 4 * 6 + 2 * 4);  // four trials of 3 × C requests, two warm-ups of 4
+    EXPECT_EQ(log->total, 4 * 6 + 2 * 12);  // four trials of 3 × C requests, two warm-ups of 12
     log->total = 0;
   }
   // A restart per endpoint switch: F16 | Q8_0 | Q8_0 (no switch) | F16 — the warm-up follows each restart.
@@ -466,16 +466,16 @@ TEST(ServingSweepWarmUp, EachEndpointWarmsUpOncePerLevelAtItsConcurrencyAndAgain
       clients, kRequests, design, meter, *system_clock(),
       {[](const engine::EndpointSpec&) -> Result<void> { return {}; }, {}}, {}, nullptr);
   ASSERT_EQ(restarted.runs.size(), 4u);
-  const std::vector<std::int64_t> restarted_warmups{4, 4, 0, 4};
+  const std::vector<std::int64_t> restarted_warmups{12, 12, 0, 12};
   for (std::size_t i = 0; i < restarted.runs.size(); ++i) {
     EXPECT_EQ(restarted.runs[i].level_warmup_sent, restarted_warmups[i]) << i;
   }
   const ServingAnalysis analysis = analyze_serving(restarted.runs, 2);
   ASSERT_NE(analysis.find(0, 2), nullptr);
-  EXPECT_EQ(analysis.find(0, 2)->level_warmup_sent, 8);
-  EXPECT_EQ(analysis.find(1, 2)->level_warmup_sent, 4);
+  EXPECT_EQ(analysis.find(0, 2)->level_warmup_sent, 24);
+  EXPECT_EQ(analysis.find(1, 2)->level_warmup_sent, 12);
   // None asked for: no warm-up.
-  design.level_warmup_per_stream = 0;
+  design.level_warmup_trials = 0;
   const SweepResult none = run_sweep(clients, kRequests, design, meter, *system_clock(), {}, {}, nullptr);
   for (const LevelRun& r : none.runs) EXPECT_EQ(r.level_warmup_sent, 0);
 }
@@ -496,10 +496,10 @@ TEST(ServingSweepWarmUp, FailedWarmUpRequestsAreCountedAndTheTrialIsJudgedOnItsO
   std::vector<engine::EndpointClient> clients{client_for(server, "F16")};
   ConstantPowerMeter meter;
   SweepDesign design = sweep_design({2}, 1, 0, 3);
-  design.level_warmup_per_stream = 1;
+  design.level_warmup_trials = 1;
   const SweepResult sweep = run_sweep(clients, kRequests, design, meter, *system_clock(), {}, {}, nullptr);
   ASSERT_EQ(sweep.runs.size(), 1u);
-  EXPECT_EQ(sweep.runs[0].level_warmup_sent, 2);
+  EXPECT_EQ(sweep.runs[0].level_warmup_sent, 6);  // one trial's requests: max(2, 3 per stream × C = 2)
   EXPECT_EQ(sweep.runs[0].level_warmup_failed, 2);
   EXPECT_TRUE(sweep.runs[0].is_ok()) << sweep.runs[0].reason();
   EXPECT_EQ(sweep.runs[0].failed_requests(), 0);

@@ -33,6 +33,46 @@ TEST(ServingStatistics, PercentilesInterpolateBetweenOrderStatistics) {
   EXPECT_FALSE(percentiles({}).p50.has_value());
 }
 
+// One ok trial's figures: window J/token and tokens/s (absent: not measured).
+ServingTrialFigures figures(std::optional<double> mj_per_token, std::optional<double> tokens_per_s) {
+  ServingTrialFigures f;
+  f.window_mj_per_token = mj_per_token;
+  f.window_tokens_per_s = tokens_per_s;
+  return f;
+}
+
+TEST(ServingStatistics, TheFirstBlockIsComparedWithTheMeanOfTheLaterBlocks) {
+  // F16 at C = 8 on the H200 (2026-12-01, k = 8), blocks 1–4: block 1 above each later block.
+  const std::vector<std::pair<int, ServingTrialFigures>> cold{
+      {1, figures(606.7, 550.0)}, {0, figures(656.2, 480.0)}, {2, figures(591.1, 560.0)}, {3, figures(601.5, 555.0)}};
+  const auto f = first_block_against_later(cold);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_NEAR(f->energy_pct, (656.2 / ((606.7 + 591.1 + 601.5) / 3.0) - 1.0) * 100.0, 1e-9);
+  ASSERT_TRUE(f->throughput_pct.has_value());
+  EXPECT_NEAR(*f->throughput_pct, (480.0 / 555.0 - 1.0) * 100.0, 1e-9);
+  EXPECT_TRUE(f->above_every_later);
+  EXPECT_EQ(f->later, 3u);
+
+  // Block 1 cheaper than one later block: not above every later block, and a negative excess.
+  const std::vector<std::pair<int, ServingTrialFigures>> warm{{0, figures(600.0, 500.0)}, {1, figures(590.0, 500.0)},
+                                                              {2, figures(630.0, std::nullopt)}};
+  const auto g = first_block_against_later(warm);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_NEAR(g->energy_pct, (600.0 / 610.0 - 1.0) * 100.0, 1e-9);
+  EXPECT_FALSE(g->above_every_later);
+  EXPECT_FALSE(g->throughput_pct.has_value()) << "a later block without a rate leaves the rate comparison out";
+
+  // Nothing to compare: block 1 failed or unmeasured, or no later block.
+  EXPECT_FALSE(first_block_against_later(std::vector<std::pair<int, ServingTrialFigures>>{
+                                             {1, figures(600.0, 1.0)}, {2, figures(610.0, 1.0)}})
+                   .has_value());
+  EXPECT_FALSE(first_block_against_later(std::vector<std::pair<int, ServingTrialFigures>>{
+                                             {0, figures(std::nullopt, 1.0)}, {1, figures(610.0, 1.0)}})
+                   .has_value());
+  EXPECT_FALSE(first_block_against_later(std::vector<std::pair<int, ServingTrialFigures>>{{0, figures(600.0, 1.0)}})
+                   .has_value());
+}
+
 TEST(ServingStatistics, BreakEvenIsInterpolatedInLogConcurrency) {
   const std::vector<int> levels{1, 4, 16};
   // −20 % at 4, +20 % at 16: the mean crosses zero halfway in log2, at 8.

@@ -56,7 +56,7 @@ std::map<std::string, std::string> defaults_in_code() {
           {"serving_output_tokens", std::string(serving_output_tokens)},
           {"serving_requests_per_stream", fmt::format("{}", serving_requests_per_stream)},
           {"serving_warmup_requests", fmt::format("{}", serving_warmup_requests)},
-          {"serving_level_warmup_per_stream", fmt::format("{}", serving_level_warmup_per_stream)},
+          {"serving_level_warmup_trials", fmt::format("{}", serving_level_warmup_trials)},
           {"serving_edges", std::string(serving_edges)},
           {"serving_out_dir", std::string(serving_out_dir)},
           {"estimate_precision", std::string(estimate_precision)},
