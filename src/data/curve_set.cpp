@@ -71,7 +71,11 @@ std::optional<Campaign> campaign_points(const std::map<std::string, std::vector<
   }
   std::optional<Campaign> best;
   for (auto& [stack, c] : campaigns) {
-    if (c.session_ids.size() < 2 || (best && distinct_sizes(c.points) <= distinct_sizes(best->points))) continue;
+    // Sessions that all measured one size make no curve (they still answer at that size, from their cells).
+    if (c.session_ids.size() < 2 || distinct_sizes(c.points) < 2 ||
+        (best && distinct_sizes(c.points) <= distinct_sizes(best->points))) {
+      continue;
+    }
     // The release tag without the commit that follows it in parentheses: the label is a legend entry.
     const std::string& version = std::get<2>(stack);
     c.label = "campaign: " + std::to_string(c.session_ids.size()) + " sessions of " + std::get<0>(stack) + " " +

@@ -325,15 +325,6 @@ std::vector<const DataRow*> cells_at(const Question& q, const CurveKey& key, int
   return out;
 }
 
-// Rows of the curve's session(s) measured at this size and `batch` (batch > 1 evidence).
-std::vector<const DataRow*> batch_rows(const Question& q, const Curve& curve, int batch, const Evidence& evidence) {
-  std::vector<const DataRow*> out = cells_at(q, curve.key, batch, evidence);
-  std::erase_if(out, [&](const DataRow* r) {
-    return std::find(curve.session_ids.begin(), curve.session_ids.end(), r->session_id) == curve.session_ids.end();
-  });
-  return out;
-}
-
 // The batch sizes at which `key` is measured at the question's size, in any session.
 std::set<int> measured_batches(const Question& q, const CurveKey& key, const Evidence& evidence) {
   std::set<int> batches;
@@ -854,7 +845,9 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   bool interpolated_batch = false;
   std::optional<double> model_factor;
   if (batch_or_context_modelled(q.batch, q.context)) {
-    const auto rows_at = [&](int batch) { return batch_rows(q, curve, batch, evidence); };
+    // Every session that measured the key at this size and batch, not only the curve's: a card that
+    // measured batch 16 alone (no batch-1 cell there) still measured batch 16.
+    const auto rows_at = [&](int batch) { return cells_at(q, curve.key, batch, evidence); };
     const auto rows = q.context <= kBaselineContext ? rows_at(q.batch) : std::vector<const DataRow*>{};
     if (!rows.empty() && !choice->borrowed_arch) {
       const MeasuredBatch m = measured_batch(rows, evidence);

@@ -147,10 +147,9 @@ TEST_F(EstimatorTest, AMeasuredBatchAnswerCarriesTheBatchCellsOwnCiAndSession) {
   EXPECT_EQ(b64->basis, Basis::modelled) << b64->delta_basis.label;
 }
 
-TEST_F(EstimatorTest, BetweenMeasuredBatchesIsInterpolatedAndBeyondThemTheBandReachesTheNearest) {
-  // Shipped: synthetic Llama-3-8B, Q4_K_M vs F16 at batch 1 (three sessions) and batch 4 (+7.63 %,
-  // GPU-b0c433a5). Batch 2 lies between them; batch 8 beyond, where the model from batch 1 says Q4_K_M
-  // saves while batch 4 measured a cost.
+TEST_F(EstimatorTest, BetweenMeasuredBatchesIsInterpolatedAndACardWithoutBatchOneStillCounts) {
+  // Shipped: synthetic Llama-3-8B, Q4_K_M vs F16 at batch 1 (three sessions), batch 4 (+7.63 %,
+  // GPU-b0c433a5) and batch 16 (−34.03 %, GPU-eb85a78d, a card that measured no batch-1 cell).
   EstimateRequest r = ask(8.03, "hopper", "Q4_K_M");
   r.engine = "llama.cpp";
   r.batch = 2;
@@ -165,16 +164,29 @@ TEST_F(EstimatorTest, BetweenMeasuredBatchesIsInterpolatedAndBeyondThemTheBandRe
   ASSERT_TRUE(two->energy_estimate.has_value());
   EXPECT_NE(two->energy_estimate->basis.basis, Basis::measured);
 
+  r.batch = 16;
+  auto sixteen = estimate(r, *store_);
+  ASSERT_TRUE(sixteen) << sixteen.error().describe();
+  EXPECT_EQ(sixteen->basis, Basis::measured) << sixteen->delta_basis.label;
+  EXPECT_NEAR(*sixteen->delta_pct, -34.03, 0.01);
+  EXPECT_NE(sixteen->delta_basis.label.find("GPU-eb85a78d"), std::string::npos) << sixteen->delta_basis.label;
+
   r.batch = 8;
   auto eight = estimate(r, *store_);
   ASSERT_TRUE(eight) << eight.error().describe();
-  EXPECT_EQ(eight->basis, Basis::modelled);
-  EXPECT_LT(*eight->delta_pct, 0.0);      // the model from batch 1 still says it saves
-  EXPECT_GE(*eight->ci_high_pct, 7.63);   // and the band reaches what batch 4 measured
+  EXPECT_EQ(eight->basis, Basis::interpolated) << eight->delta_basis.label;
+  EXPECT_NE(eight->delta_basis.label.find("between batch 4 (+7.6 %) and batch 16 (-34.0 %)"), std::string::npos)
+      << eight->delta_basis.label;
+  EXPECT_NEAR(*eight->delta_pct, (7.63 - 34.03) / 2, 0.1);  // halfway in log2 batch
+  EXPECT_LE(*eight->ci_low_pct, -34.03);
+  EXPECT_GE(*eight->ci_high_pct, 7.63);
   EXPECT_EQ(eight->recommendation, "depends");
-  bool named = false;
-  for (const std::string& note : eight->notes) named = named || note.find("batch 4 was measured at this size") != std::string::npos;
-  EXPECT_TRUE(named);
+
+  r.batch = 32;  // beyond every measured batch: modelled from batch 1, and its band holds batch 16's figure
+  auto thirty_two = estimate(r, *store_);
+  ASSERT_TRUE(thirty_two) << thirty_two.error().describe();
+  EXPECT_EQ(thirty_two->basis, Basis::modelled);
+  EXPECT_LE(*thirty_two->ci_low_pct, -34.03);
 }
 
 TEST_F(EstimatorTest, ASizeOneSessionMeasuredCarriesTheSpreadSeenBetweenCards) {
