@@ -19,6 +19,8 @@
 #              (1,4,16,64), k = 3, corrected edges, 3-s decode windows; packed as batch-<arch>.tar.gz
 #   prequantize:<arch>  quantizes synthetic <arch>'s F16 into the cache for $PREQUANTIZE_FORMATS (a later call's
 #              campaign then starts measuring at once); evict:<types> removes cached types (disk room)
+#   drop:<arch>  removes synthetic <arch>'s F16 file (disk room before another size; its cached
+#              quantizations go with evict:<types>)
 #   fixture    the trained fixture (data/fixture/) on the GPU with its quality probe: F16 vs
 #              $FIXTURE_FORMATS (Q8_0,Q4_K_M,Q4_0), k = 3, corrected edges, 3-s decode windows; fixture.tar.gz
 #   pair       needs two GPUs (A, B as nvidia-smi lists them): one sweep plan ($PAIR_JOBS synthetic
@@ -165,6 +167,8 @@ for step in "$@"; do
       # Disk room (64 GiB on the lent machine): removes the cached files of the types named (evict:Q8_0,Q4_0).
       for t in $(echo "${step#evict:}" | tr , ' '); do rm -fv "$cache"/*/"$t".gguf; done
       df -h "$models" | tail -1 ;;
+    drop:*)
+      rm -fv "$models/${step#drop:}-f16.gguf"; df -h "$models" | tail -1 ;;
     batch:*)
       arch=${step#batch:}
       f16=$(synth_f16 "$arch")
