@@ -32,8 +32,6 @@ constexpr double kBorrowGpuSigma = 5.0;
 
 // Model sizes are quoted to two or three digits ("1.54 B" for 1.5437 B, "8 B" for 8.03 B): within
 // 0.5 % they are the same model size, and a measurement there is an anchor.
-bool same_size(double a, double b) { return std::abs(a - b) <= 0.005 * std::max(std::abs(a), std::abs(b)); }
-
 std::string signed_pct(double v) { return fmt::format("{:+.1f} %", v); }
 
 // The checked question.
@@ -316,11 +314,21 @@ MeasuredBatch measured_batch(const std::vector<const DataRow*>& rows, const Evid
   return m;
 }
 
+// The session of the item whose ΔE is nearest `mean`: which of several sessions behind a figure
+// gives its absolute energy.
+template <class Item, class DeltaOf>
+std::string session_nearest(const std::vector<const Item*>& items, double mean, DeltaOf delta_of) {
+  const auto nearest = std::min_element(items.begin(), items.end(), [&](const Item* a, const Item* b) {
+    return std::abs(delta_of(*a) - mean) < std::abs(delta_of(*b) - mean);
+  });
+  return (*nearest)->session_id;
+}
+
 // Rows of `key` measured at the question's size and `batch`.
 std::vector<const DataRow*> cells_at(const Question& q, const CurveKey& key, int batch, const Evidence& evidence) {
   std::vector<const DataRow*> out;
   for (const DataRow& r : evidence.rows) {
-    if (measured_row_of(r, key, batch) && same_size(r.params_b, q.n)) out.push_back(&r);
+    if (measured_row_of(r, key, batch) && same_model_size(r.params_b, q.n)) out.push_back(&r);
   }
   return out;
 }
@@ -329,7 +337,7 @@ std::vector<const DataRow*> cells_at(const Question& q, const CurveKey& key, int
 std::set<int> measured_batches(const Question& q, const CurveKey& key, const Evidence& evidence) {
   std::set<int> batches;
   for (const DataRow& r : evidence.rows) {
-    if (measured_row_of(r, key, r.batch_size) && same_size(r.params_b, q.n)) batches.insert(r.batch_size);
+    if (measured_row_of(r, key, r.batch_size) && same_model_size(r.params_b, q.n)) batches.insert(r.batch_size);
   }
   return batches;
 }
@@ -368,7 +376,9 @@ double interpolate_batch(const Question& q, const BatchBracket& b, const Evidenc
   if (const double spread = std::max(lo.spread_half_width, hi.spread_half_width); spread > 0) {
     out.band.between_sessions = std::max(out.band.between_sessions.value_or(0.0), spread);
   }
-  out.band.batch_model = std::abs(hi.delta_pct - lo.delta_pct) / 2;
+  // ΔE between the two is not measured (at 8 B the sign flips between batch 8 and 16), so the band
+  // reaches both measured values, also from a batch nearer one of them.
+  out.band.batch_model = std::max(t, 1 - t) * std::abs(hi.delta_pct - lo.delta_pct);
   std::vector<std::string> ids;
   for (const auto* rows : {&b.low_rows, &b.high_rows}) {
     for (const DataRow* r : *rows) ids.push_back(r->session_id);
@@ -384,8 +394,8 @@ double interpolate_batch(const Question& q, const BatchBracket& b, const Evidenc
                             where.labels.size() == 1 ? "" : "s", joined(where.labels));
   if (!borrowed) basis.basis = Basis::interpolated;
   out.notes.push_back(fmt::format("batch {} is not measured at this size: ΔE is read between the measured batches {} and {} "
-                                  "(linear in log2 batch); the band holds half their gap, ±{:.1f} pts, since ΔE between "
-                                  "them is not measured",
+                                  "(linear in log2 batch); the band reaches both measured values, ±{:.1f} pts, since ΔE "
+                                  "between them is not measured",
                                   q.batch, b.low, b.high, out.band.batch_model));
   return delta;
 }
@@ -427,6 +437,23 @@ bool widen_to_nearest_batch(const Question& q, const CurveKey& key, double model
                                   "at batch {}: the band reaches the measured batch (±{:.1f} pts)",
                                   *nearest, measured, modelled, q.batch, out.band.batch_model));
   return true;
+}
+
+// A measured point's own 95 % half-width of ΔE (Student t over its trials), if it has one.
+std::optional<double> own_half_width(const FitPoint& p) {
+  if (!p.se_pct || p.n < 2) return std::nullopt;
+  return student_t_critical(0.95, static_cast<std::size_t>(p.n - 1)) * *p.se_pct;
+}
+
+// The widest own half-width among points, or none when any point lacks its own CI.
+std::optional<double> widest_own_half_width(const std::vector<const FitPoint*>& points) {
+  double widest = 0;
+  for (const FitPoint* p : points) {
+    const auto h = own_half_width(*p);
+    if (!h) return std::nullopt;
+    widest = std::max(widest, *h);
+  }
+  return widest;
 }
 
 double extrapolation_distance(const CurveFit& fit, double n) {
@@ -475,19 +502,27 @@ std::optional<EnergyEstimate> absolute_energy(const Question& q, const Curve& cu
                                               bool measured_here, bool measured_at_batch,
                                               const std::optional<std::string>& anchor_session, const Evidence& evidence) {
   if (!out.delta_pct) return std::nullopt;
-  std::optional<std::string> session;
-  if (anchor_session) {
-    session = anchor_session;  // ΔE measured in one session at this size: its own baseline
-  } else if (curve.source == "fit" && curve.session_ids.size() == 1) {
-    session = curve.session_ids.front();
+  // The baseline of the session that measured ΔE at this size, else of the curve's session, else
+  // the architecture's FP16 reference session.
+  std::optional<std::string> fallback;
+  if (curve.source == "fit" && curve.session_ids.size() == 1) {
+    fallback = curve.session_ids.front();
   } else {
-    session = fp16_reference_session(evidence.rows, evidence.sessions, curve.key.gpu_arch, curve.key.engine);
+    fallback = fp16_reference_session(evidence.rows, evidence.sessions, curve.key.gpu_arch, curve.key.engine);
   }
-  if (!session) return std::nullopt;
   const int batch = measured_at_batch ? q.batch : 1;
-  const SessionRows which{*session, curve.key.engine, curve.key.precision, batch};
-  const auto fp16 = session_fp16_energy(evidence.rows, which, q.n);
+  std::optional<std::string> session;
+  std::optional<SessionEnergy> fp16;
+  for (const auto& candidate : {anchor_session, fallback}) {
+    if (!candidate) continue;
+    fp16 = session_fp16_energy(evidence.rows, SessionRows{*candidate, curve.key.engine, curve.key.precision, batch}, q.n);
+    if (fp16) {
+      session = candidate;
+      break;
+    }
+  }
   if (!fp16) return std::nullopt;
+  const SessionRows which{*session, curve.key.engine, curve.key.precision, batch};
   EnergyEstimate e;
   e.session_id = *session;
   const std::string label = session_label(evidence, *session);
@@ -495,8 +530,11 @@ std::optional<EnergyEstimate> absolute_energy(const Question& q, const Curve& cu
   e.fp16_basis.sessions = {label};
   e.fp16_basis.gpu = fp16->gpu;
   e.fp16_basis.arch = curve.key.gpu_arch;
+  const std::string where = fp16->basis != Basis::measured ? "in size"
+                            : batch > 1                     ? fmt::format("at this size and batch {}", batch)
+                                                            : "at this size";
   e.fp16_basis.label = fmt::format("FP16 {} {} on {} (session {})", fp16->basis == Basis::measured ? "measured" : to_string(fp16->basis),
-                                   fp16->basis == Basis::measured ? "at this size" : "in size", fp16->gpu, label);
+                                   where, fp16->gpu, label);
   e.fp16_mj_per_token = fp16->mj_per_token;
   // The same borrowing as ΔE: another architecture's or another GPU's baseline is not this GPU's.
   if (!out.delta_basis.borrowed_from.empty()) {
@@ -560,7 +598,7 @@ std::optional<EnergyEstimate> absolute_energy(const Question& q, const Curve& cu
 // at the card's power limit, and ΔE there is against that F16.
 void note_throttled(EstimateResponse& out, const CurveKey& key, int batch, double n, const Evidence& evidence) {
   for (const DataRow& r : evidence.rows) {
-    const bool behind_figure = measured_row_of(r, key, batch) && same_size(r.params_b, n);
+    const bool behind_figure = measured_row_of(r, key, batch) && same_model_size(r.params_b, n);
     const std::size_t at = r.note.find(report::kThrottledTrialsCounted);
     if (behind_figure && at != std::string::npos) {
       out.notes.push_back(fmt::format("session {}: {} The figure is against the baseline as the throttled card ran it.",
@@ -747,7 +785,7 @@ std::optional<QualityCost> find_quality_cost(const Evidence& evidence, const std
   q.basis.sessions = {session_label(evidence, best->session_id)};
   q.basis.gpu = best->gpu;
   q.basis.arch = best->gpu_arch;
-  if (same_size(best->params_b, params_b)) {
+  if (same_model_size(best->params_b, params_b)) {
     q.basis.basis = Basis::measured;
     q.basis.label = fmt::format("measured on {} ({}, session {})", best->model, best->gpu, q.basis.sessions.front());
     q.note = fmt::format("perplexity {:+.1f} % vs FP16, measured on {} ({})", q.delta_perplexity_pct, best->model, best->gpu);
@@ -793,7 +831,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   const FitPoint* anchor = nullptr;
   std::vector<const FitPoint*> exact;
   for (const FitPoint& p : points) {
-    if (same_size(p.params_b, q.n)) exact.push_back(&p);
+    if (same_model_size(p.params_b, q.n)) exact.push_back(&p);
   }
   // A size measured in a session the curve is not fitted to (sessions are not pooled into one fit) is
   // still a measurement of this size: it anchors the answer, with its own session named.
@@ -801,9 +839,14 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
                                                    ? measured_points(curve.key, evidence)
                                                    : std::vector<FitPoint>{};
   for (const FitPoint& p : other_sessions) {
-    if (same_size(p.params_b, q.n)) exact.push_back(&p);
+    if (same_model_size(p.params_b, q.n)) exact.push_back(&p);
   }
   if (exact.size() == 1) anchor = exact.front();
+  // Several of our sessions measured the size: each one's own CI says how sure that card is, so the
+  // widest of them is the within-session term and their disagreement is the between-session term.
+  // (A published pooled curve keeps its confidence band, as the published service does.)
+  std::optional<double> widest_session_ci;
+  if (exact.size() > 1 && curve.source == "fit") widest_session_ci = widest_own_half_width(exact);
   if (exact.size() > 1) {
     merged = *exact.front();
     double sum = 0, low = merged.delta_pct, high = merged.delta_pct;
@@ -825,8 +868,11 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   if (choice->borrowed_arch) anchor = nullptr;  // another architecture's point is no anchor here
   const CurveValue value = curve.fit.at(q.n);
   double delta = anchor != nullptr ? anchor->delta_pct : value.delta_pct;
-  if (anchor != nullptr && anchor->se_pct && anchor->n >= 2) {
-    out.band.within_session = student_t_critical(0.95, static_cast<std::size_t>(anchor->n - 1)) * *anchor->se_pct;
+  if (anchor == &merged && widest_session_ci) {
+    out.band.within_session = *widest_session_ci;
+    out.ci_kind = "session CIs and their spread";
+  } else if (const auto own = anchor != nullptr ? own_half_width(*anchor) : std::nullopt) {
+    out.band.within_session = *own;
     out.ci_kind = "anchor CI";
   } else if (value.ci_low_pct) {
     out.band.within_session = *value.ci_high_pct - value.delta_pct;
@@ -842,6 +888,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
 
   // Batch and context: measured where the session measured that batch, else the model.
   bool measured_at_batch = false;
+  std::optional<std::string> batch_session;  // the batch cells' session nearest their mean
   bool interpolated_batch = false;
   std::optional<double> model_factor;
   if (batch_or_context_modelled(q.batch, q.context)) {
@@ -853,6 +900,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
       const MeasuredBatch m = measured_batch(rows, evidence);
       delta = m.delta_pct;
       measured_at_batch = true;
+      batch_session = session_nearest(rows, m.delta_pct, [](const DataRow& r) { return r.delta_pct(); });
       out.band.within_session = m.own_half_width;
       out.ci_kind = "measured batch CI";
       if (m.spread_half_width > 0) {
@@ -954,6 +1002,11 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   const bool measured_here = (anchor != nullptr && !out.modelled && !interpolated_batch) || measured_at_batch;
   std::optional<std::string> anchor_session;
   if (anchor != nullptr && exact.size() == 1 && !choice->borrowed_arch) anchor_session = anchor->session_id;
+  // Several sessions behind ΔE: the energy is one of them, the one whose ΔE is nearest their mean.
+  if (anchor == &merged && curve.source == "fit" && !choice->borrowed_arch) {
+    anchor_session = session_nearest(exact, merged.delta_pct, [](const FitPoint& p) { return p.delta_pct; });
+  }
+  if (measured_at_batch && !choice->borrowed_arch) anchor_session = batch_session;
   out.energy_estimate = absolute_energy(q, curve, out, measured_here, measured_at_batch, anchor_session, evidence);
   return out;
 }

@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "data/model_size.hpp"
+
 namespace ecocompute::data {
 namespace {
-
-bool equal_size(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(a)); }
 
 bool in_session(const DataRow& r, const SessionRows& which) {
   return r.session_id == which.session_id && r.engine == which.engine && r.basis == Basis::measured &&
@@ -46,14 +46,14 @@ std::string gpu_of(const std::vector<DataRow>& rows, const std::string& session_
 
 std::optional<SessionEnergy> session_fp16_energy(const std::vector<DataRow>& rows, const SessionRows& which, double params_b) {
   auto sizes = baselines_by_size(rows, which, true);
-  const bool own_at_size = std::any_of(sizes.begin(), sizes.end(), [&](const auto& s) { return equal_size(s.first, params_b); });
+  const bool own_at_size = std::any_of(sizes.begin(), sizes.end(), [&](const auto& s) { return same_model_size(s.first, params_b); });
   if (!own_at_size && sizes.size() < 2) sizes = baselines_by_size(rows, which, false);
   if (sizes.empty()) return std::nullopt;
   SessionEnergy e;
   e.session_id = which.session_id;
   e.gpu = gpu_of(rows, which.session_id);
   for (const auto& [size, energies] : sizes) {
-    if (!equal_size(size, params_b)) continue;
+    if (!same_model_size(size, params_b)) continue;
     e.mj_per_token = mean(energies);
     e.basis = Basis::measured;
     e.rows = static_cast<int>(energies.size());
@@ -85,7 +85,7 @@ std::optional<SessionEnergy> session_quantized_energy(const std::vector<DataRow>
                                                       double params_b) {
   std::vector<double> energies;
   for (const DataRow& r : rows) {
-    if (in_session(r, which) && r.precision == which.precision && equal_size(r.params_b, params_b)) {
+    if (in_session(r, which) && r.precision == which.precision && same_model_size(r.params_b, params_b)) {
       energies.push_back(r.energy_per_token_mj);
     }
   }

@@ -5,37 +5,14 @@
 // size once made loading the evidence fail: "a curve needs points at 2 or more model sizes").
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 
-#include "data/dataset_import.hpp"
-#include "data/dataset_store.hpp"
 #include "data/estimator.hpp"
 #include "data/evidence.hpp"
+#include "support/session_evidence.hpp"
 
 namespace ecocompute::data {
 namespace {
-
-namespace fs = std::filesystem;
-
-Evidence evidence_of(std::initializer_list<const char*> folders) {
-  auto store = DatasetStore::open_in_memory();
-  EXPECT_TRUE(store) << store.error().describe();
-  RunSummaries runs;
-  for (const char* folder : folders) {
-    const fs::path dir = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data/sessions" / folder;
-    for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-      const std::string name = entry.path().filename().string();
-      if (!name.starts_with("energy-") || entry.path().extension() != ".json") continue;
-      auto batch = read_report_batch(entry.path(), runs);
-      EXPECT_TRUE(batch) << batch.error().describe();
-      EXPECT_TRUE(store->import(*batch)) << entry.path();
-    }
-  }
-  auto evidence = load_evidence(*store);
-  EXPECT_TRUE(evidence) << evidence.error().describe();
-  return std::move(*evidence);
-}
 
 EstimateRequest ask(int batch) {
   EstimateRequest r;
@@ -48,7 +25,7 @@ EstimateRequest ask(int batch) {
 }
 
 TEST(BatchEvidence, BeyondTheMeasuredBatchesTheBandReachesTheNearestMeasuredOne) {
-  const Evidence evidence = evidence_of({"h200-2026-11-29-llama3-8b-synthetic", "h200-2026-12-01-llama3-8b-batch"});
+  const Evidence evidence = ecocompute::testing::session_evidence({"h200-2026-11-29-llama3-8b-synthetic", "h200-2026-12-01-llama3-8b-batch"});
   auto four = estimate(ask(4), evidence);
   ASSERT_TRUE(four) << four.error().describe();
   EXPECT_EQ(four->basis, Basis::measured);
@@ -68,7 +45,7 @@ TEST(BatchEvidence, BeyondTheMeasuredBatchesTheBandReachesTheNearestMeasuredOne)
 
 TEST(BatchEvidence, ABatchMeasuredOnAnotherCardBracketsTheQuestion) {
   // Adding batch 16 (−34.0 %, a card that measured no batch 1): batch 8 now lies between 4 and 16.
-  const Evidence evidence = evidence_of({"h200-2026-11-29-llama3-8b-synthetic", "h200-2026-12-01-llama3-8b-batch",
+  const Evidence evidence = ecocompute::testing::session_evidence({"h200-2026-11-29-llama3-8b-synthetic", "h200-2026-12-01-llama3-8b-batch",
                                          "h200-2026-12-01-llama3-8b-batch-16"});
   auto eight = estimate(ask(8), evidence);
   ASSERT_TRUE(eight) << eight.error().describe();

@@ -149,7 +149,8 @@ TEST_F(EstimatorTest, AMeasuredBatchAnswerCarriesTheBatchCellsOwnCiAndSession) {
 
 TEST_F(EstimatorTest, BetweenMeasuredBatchesIsInterpolatedAndACardWithoutBatchOneStillCounts) {
   // Shipped: synthetic Llama-3-8B, Q4_K_M vs F16 at batch 1 (three sessions), batch 4 (+7.63 %,
-  // GPU-b0c433a5) and batch 16 (−34.03 %, GPU-eb85a78d, a card that measured no batch-1 cell).
+  // GPU-b0c433a5), batch 8 (+56.87 %, GPU-055dd91f) and batch 16 (−34.03 %, GPU-eb85a78d, a card that
+  // measured no Q4_K_M batch-1 cell).
   EstimateRequest r = ask(8.03, "hopper", "Q4_K_M");
   r.engine = "llama.cpp";
   r.batch = 2;
@@ -171,16 +172,22 @@ TEST_F(EstimatorTest, BetweenMeasuredBatchesIsInterpolatedAndACardWithoutBatchOn
   EXPECT_NEAR(*sixteen->delta_pct, -34.03, 0.01);
   EXPECT_NE(sixteen->delta_basis.label.find("GPU-eb85a78d"), std::string::npos) << sixteen->delta_basis.label;
 
-  r.batch = 8;
+  r.batch = 8;  // measured on a fourth card (GPU-055dd91f): the vector kernel's last batch costs
   auto eight = estimate(r, *store_);
   ASSERT_TRUE(eight) << eight.error().describe();
-  EXPECT_EQ(eight->basis, Basis::interpolated) << eight->delta_basis.label;
-  EXPECT_NE(eight->delta_basis.label.find("between batch 4 (+7.6 %) and batch 16 (-34.0 %)"), std::string::npos)
-      << eight->delta_basis.label;
-  EXPECT_NEAR(*eight->delta_pct, (7.63 - 34.03) / 2, 0.1);  // halfway in log2 batch
-  EXPECT_LE(*eight->ci_low_pct, -34.03);
-  EXPECT_GE(*eight->ci_high_pct, 7.63);
-  EXPECT_EQ(eight->recommendation, "depends");
+  EXPECT_EQ(eight->basis, Basis::measured) << eight->delta_basis.label;
+  EXPECT_NEAR(*eight->delta_pct, 56.87, 0.01);
+
+  r.batch = 12;
+  auto twelve = estimate(r, *store_);
+  ASSERT_TRUE(twelve) << twelve.error().describe();
+  EXPECT_EQ(twelve->basis, Basis::interpolated) << twelve->delta_basis.label;
+  EXPECT_NE(twelve->delta_basis.label.find("between batch 8 (+56.9 %) and batch 16 (-34.0 %)"), std::string::npos)
+      << twelve->delta_basis.label;
+  EXPECT_NEAR(*twelve->delta_pct, 56.87 + (std::log2(12.0) - 3) * (-34.03 - 56.87), 0.1);  // linear in log2 batch
+  EXPECT_LE(*twelve->ci_low_pct, -34.03);
+  EXPECT_GE(*twelve->ci_high_pct, 56.87);
+  EXPECT_EQ(twelve->recommendation, "depends");
 
   r.batch = 32;  // beyond every measured batch: modelled from batch 1, and its band holds batch 16's figure
   auto thirty_two = estimate(r, *store_);

@@ -94,7 +94,7 @@ TEST_F(MeasuredCellsTest, TwoCardsAtOneConcurrencyGiveTheirMeanAndTheirSpread) {
       << e->energy_estimate->basis.label;
 }
 
-TEST_F(MeasuredCellsTest, AConcurrencyBetweenTwoMeasuredOnesIsInterpolatedWithHalfTheirGapInTheBand) {
+TEST_F(MeasuredCellsTest, AConcurrencyBetweenTwoMeasuredOnesIsInterpolatedWithBothInTheBand) {
   // C = 2: −22.08 %, C = 4: +2.96 % (-per-level-1, rows' ΔE). C = 3 lies 0.585 of the way in log2.
   auto e = estimate(ask(8.03, 3), *evidence_);
   ASSERT_TRUE(e) << e.error().describe();
@@ -105,7 +105,10 @@ TEST_F(MeasuredCellsTest, AConcurrencyBetweenTwoMeasuredOnesIsInterpolatedWithHa
   EXPECT_NEAR(low, -22.1, 0.1);
   EXPECT_NEAR(high, 3.0, 0.1);
   EXPECT_NEAR(*e->delta_pct, low + t * (high - low), 1e-9);
-  EXPECT_NEAR(e->band.batch_model, (high - low) / 2, 1e-9);
+  // Nearer C = 4 than C = 2, yet the band still reaches C = 2's value: ΔE between them is not measured.
+  EXPECT_NEAR(e->band.batch_model, t * (high - low), 1e-9);
+  EXPECT_LE(*e->ci_low_pct, low);
+  EXPECT_GE(*e->ci_high_pct, high);
   EXPECT_NE(e->delta_basis.label.find("interpolated between batch 2"), std::string::npos) << e->delta_basis.label;
   EXPECT_EQ(e->recommendation, "depends");
   // The energy at C = 3 is not measured either.
