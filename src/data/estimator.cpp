@@ -30,8 +30,6 @@ namespace {
 constexpr double kBorrowArchSigma = 10.0;
 constexpr double kBorrowGpuSigma = 5.0;
 
-// Model sizes are quoted to two or three digits ("1.54 B" for 1.5437 B, "8 B" for 8.03 B): within
-// 0.5 % they are the same model size, and a measurement there is an anchor.
 std::string signed_pct(double v) { return fmt::format("{:+.1f} %", v); }
 
 // The checked question.
