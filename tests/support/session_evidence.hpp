@@ -1,11 +1,11 @@
 // Test support: the evidence of some of our committed session folders (data/sessions/…), imported
-// into an in-memory store as a user would import them.
+// into an in-memory store as a user would import them. A folder that fails to load throws, as
+// published_evidence() does, so a test never reads half an evidence.
 #pragma once
-
-#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -18,7 +18,7 @@ namespace ecocompute::testing {
 inline data::Evidence session_evidence(std::initializer_list<const char*> folders) {
   namespace fs = std::filesystem;
   auto store = data::DatasetStore::open_in_memory();
-  EXPECT_TRUE(store) << store.error().describe();
+  if (!store) throw std::runtime_error(store.error().describe());
   data::RunSummaries runs;
   for (const char* folder : folders) {
     const fs::path dir = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data/sessions" / folder;
@@ -26,12 +26,14 @@ inline data::Evidence session_evidence(std::initializer_list<const char*> folder
       const std::string name = entry.path().filename().string();
       if (!name.starts_with("energy-") || entry.path().extension() != ".json") continue;
       auto batch = data::read_report_batch(entry.path(), runs);
-      EXPECT_TRUE(batch) << batch.error().describe();
-      EXPECT_TRUE(store->import(*batch)) << entry.path();
+      if (!batch) throw std::runtime_error(batch.error().describe());
+      if (auto imported = store->import(*batch); !imported) {
+        throw std::runtime_error(entry.path().string() + ": " + imported.error().describe());
+      }
     }
   }
   auto evidence = data::load_evidence(*store);
-  EXPECT_TRUE(evidence) << evidence.error().describe();
+  if (!evidence) throw std::runtime_error(evidence.error().describe());
   return std::move(*evidence);
 }
 

@@ -4,43 +4,25 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 #include <string>
 
-#include "data/dataset_import.hpp"
-#include "data/dataset_store.hpp"
 #include "data/estimator.hpp"
 #include "data/evidence.hpp"
 #include "data/optimizer.hpp"
+#include "support/session_evidence.hpp"
 
 namespace ecocompute::data {
 namespace {
 
-namespace fs = std::filesystem;
-
 class MeasuredCellsTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    auto store = DatasetStore::open_in_memory();
-    ASSERT_TRUE(store) << store.error().describe();
-    const fs::path sessions = fs::path(ECOCOMPUTE_SOURCE_DIR) / "data/sessions";
-    RunSummaries runs;
-    for (int part = 1; part <= 4; ++part) {
-      const fs::path sweep = sessions / ("h200-2026-12-01-serve-llama3-8b-per-level-" + std::to_string(part)) / "sweep";
-      for (const fs::directory_entry& entry : fs::directory_iterator(sweep)) {
-        if (entry.path().extension() != ".json" || !entry.path().filename().string().starts_with("energy-")) continue;
-        auto batch = read_report_batch(entry.path(), runs);
-        ASSERT_TRUE(batch) << batch.error().describe();
-        ASSERT_TRUE(store->import(*batch)) << entry.path();
-      }
-    }
-    auto evidence = load_evidence(*store);
-    ASSERT_TRUE(evidence) << evidence.error().describe();
-    evidence_ = new Evidence(std::move(*evidence));
-  }
-  static void TearDownTestSuite() {
-    delete evidence_;
-    evidence_ = nullptr;
+  // Loaded on first use inside a test, not in SetUpTestSuite: a suite set-up that fails shows in ctest
+  // as skipped tests, which count as passed; a load that throws here fails the test.
+  static const Evidence& evidence() {
+    static const Evidence e = ecocompute::testing::session_evidence(
+        {"h200-2026-12-01-serve-llama3-8b-per-level-1/sweep", "h200-2026-12-01-serve-llama3-8b-per-level-2/sweep",
+         "h200-2026-12-01-serve-llama3-8b-per-level-3/sweep", "h200-2026-12-01-serve-llama3-8b-per-level-4/sweep"});
+    return e;
   }
   static EstimateRequest ask(double n, int batch) {
     EstimateRequest r;
@@ -51,12 +33,11 @@ class MeasuredCellsTest : public ::testing::Test {
     r.batch = batch;
     return r;
   }
-  static inline Evidence* evidence_ = nullptr;
 };
 
 TEST_F(MeasuredCellsTest, AConcurrencyOneSessionMeasuredIsMeasuredWithItsOwnCi) {
   // -per-level-1, C = 1: ΔE −37.3 % [−38.7, −36.0] on GPU-b0c433a5, the only session at C = 1.
-  auto e = estimate(ask(8.03, 1), *evidence_);
+  auto e = estimate(ask(8.03, 1), evidence());
   ASSERT_TRUE(e) << e.error().describe();
   EXPECT_EQ(e->basis, Basis::measured) << e->delta_basis.label;
   EXPECT_FALSE(e->modelled);
@@ -77,7 +58,7 @@ TEST_F(MeasuredCellsTest, AConcurrencyOneSessionMeasuredIsMeasuredWithItsOwnCi) 
 TEST_F(MeasuredCellsTest, TwoCardsAtOneConcurrencyGiveTheirMeanAndTheirSpread) {
   // C = 8: the rows' ΔE (ratio of the mean energies per token) is +38.96 % on GPU-b0c433a5
   // (-per-level-1) and +31.37 % on GPU-aac601a0 (-per-level-3).
-  auto e = estimate(ask(8.03, 8), *evidence_);
+  auto e = estimate(ask(8.03, 8), evidence());
   ASSERT_TRUE(e) << e.error().describe();
   EXPECT_EQ(e->basis, Basis::measured);
   EXPECT_NEAR(*e->delta_pct, (38.957 + 31.372) / 2, 0.001);
@@ -96,7 +77,7 @@ TEST_F(MeasuredCellsTest, TwoCardsAtOneConcurrencyGiveTheirMeanAndTheirSpread) {
 
 TEST_F(MeasuredCellsTest, AConcurrencyBetweenTwoMeasuredOnesIsInterpolatedWithBothInTheBand) {
   // C = 2: −22.08 %, C = 4: +2.96 % (-per-level-1, rows' ΔE). C = 3 lies 0.585 of the way in log2.
-  auto e = estimate(ask(8.03, 3), *evidence_);
+  auto e = estimate(ask(8.03, 3), evidence());
   ASSERT_TRUE(e) << e.error().describe();
   EXPECT_EQ(e->basis, Basis::interpolated) << e->delta_basis.label;
   EXPECT_FALSE(e->modelled);
@@ -117,7 +98,7 @@ TEST_F(MeasuredCellsTest, AConcurrencyBetweenTwoMeasuredOnesIsInterpolatedWithBo
 }
 
 TEST_F(MeasuredCellsTest, AConcurrencyBeyondTheMeasuredOnesIsModelledFromTheBatchOneCellAndSaysSo) {
-  auto e = estimate(ask(8.03, 128), *evidence_);
+  auto e = estimate(ask(8.03, 128), evidence());
   ASSERT_TRUE(e) << e.error().describe();
   EXPECT_EQ(e->basis, Basis::modelled);
   EXPECT_TRUE(e->modelled);
@@ -126,7 +107,7 @@ TEST_F(MeasuredCellsTest, AConcurrencyBeyondTheMeasuredOnesIsModelledFromTheBatc
 }
 
 TEST_F(MeasuredCellsTest, AnotherSizeHasNothingToBeReadFromAndTheErrorSaysWhatIsMeasured) {
-  auto e = estimate(ask(14.0, 1), *evidence_);
+  auto e = estimate(ask(14.0, 1), evidence());
   ASSERT_FALSE(e);
   EXPECT_EQ(e.error().code(), ErrorCode::not_found);
   EXPECT_NE(e.error().message().find("measured at 8.03 B (batch 1, 2, 4, 8, 16, 32, 64) only"), std::string::npos)
@@ -137,7 +118,7 @@ TEST_F(MeasuredCellsTest, AnotherSizeHasNothingToBeReadFromAndTheErrorSaysWhatIs
 TEST_F(MeasuredCellsTest, AnotherHopperCardIsBorrowedAndWidens) {
   EstimateRequest r = ask(8.03, 1);
   r.gpu = "H100";
-  auto e = estimate(r, *evidence_);
+  auto e = estimate(r, evidence());
   ASSERT_TRUE(e) << e.error().describe();
   EXPECT_EQ(e->basis, Basis::borrowed) << e->delta_basis.label;
   EXPECT_GT(e->band.borrowing, 0.0);
@@ -151,7 +132,7 @@ TEST_F(MeasuredCellsTest, OptimizeScoresEveryMeasuredConcurrencyAsMeasured) {
   r.precisions = {"F16", "Q4_K_M"};
   r.batches = {1, 8, 64};
   r.contexts = {512};
-  auto o = optimize(r, *evidence_);
+  auto o = optimize(r, evidence());
   ASSERT_TRUE(o) << o.error().describe();
   EXPECT_TRUE(o->skipped.empty());
   ASSERT_EQ(o->candidates.size(), 6u);

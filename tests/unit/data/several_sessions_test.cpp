@@ -5,7 +5,6 @@
 // not the curve's band nor the curve's FP16 fit extrapolated to 8 B.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <string>
 
