@@ -16,7 +16,10 @@
 #              $CAMPAIGN_PREFILL s (2), idle 10 s, extra measure flags $CAMPAIGN_ARGS (e.g. --accept-throttled,
 #              where F16 reaches the power limit, as at 14 B); reports packed as campaign-<arch>.tar.gz
 #   batch:<arch>  the batch sweep of one size: F16 vs $BATCH_FORMATS (Q8_0,Q4_K_M) at batch $BATCHES
-#              (1,4,16,64), k = 3, corrected edges, 3-s decode windows; packed as batch-<arch>.tar.gz
+#              (1,4,16,64), k = 3, corrected edges, 3-s decode windows, at least $BATCH_ITERATIONS (10)
+#              iterations per window; packed as batch-<arch>.tar.gz. At batch 64 one iteration (64 × 256
+#              tokens) takes 3–4.5 s, so 10 make a 30–60-s window and 9 trials did not fit a call at 8 B
+#              (2026-12-02): BATCH_ITERATIONS=2 there still gives windows of 6–9 s
 #   prequantize:<arch>  quantizes synthetic <arch>'s F16 into the cache for $PREQUANTIZE_FORMATS (a later call's
 #              campaign then starts measuring at once); evict:<types> removes cached types (disk room)
 #   drop:<arch>  removes synthetic <arch>'s F16 file (disk room before another size; its cached
@@ -173,7 +176,8 @@ for step in "$@"; do
       arch=${step#batch:}
       f16=$(synth_f16 "$arch")
       measure_into "/tmp/eco/batch-$arch" "${MEASURE_TIMEOUT:-480}" -m "$f16" -p "${BATCH_FORMATS:-Q8_0,Q4_K_M}" \
-        --batch "${BATCHES:-1,4,16,64}" -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
+        --batch "${BATCHES:-1,4,16,64}" -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10 \
+        --iterations "${BATCH_ITERATIONS:-10}"
       pack "batch-$arch" "/tmp/eco/batch-$arch" ;;
     fixture)
       measure_into /tmp/eco/fixture "${MEASURE_TIMEOUT:-480}" -m "$root/data/fixture/fixture-kjv-f16.gguf" \

@@ -6,7 +6,10 @@
 //   savings_factor = 1/(1 + (batch−1)/8) · 1/(1 + 0.12·max(0, log2(ctx/2048)))
 //   σ_model        = 0.5 · |ΔE(1)| · (1 − savings_factor)          (added to the band in quadrature)
 //   E(batch)/E(1)  = (1 − f) + f/batch, f = 0.35 (fixed per-token overhead amortized by the batch);
-//                    its band spans f ∈ [0, 0.7]: from "batching saves nothing" to twice the assumption.
+//                    its band spans f ∈ [0, 1]: from "batching saves nothing" to perfect amortization
+//                    (energy ∝ 1/batch). It was [0, 0.7] until our sweeps on the H200 with llama.cpp
+//                    measured 0.25 at batch 4 and 0.05–0.09 at batch 16–64, far below 0.3 + 0.7/batch.
+//                    Where a sweep of the architecture and engine exists, batch_scaling.hpp uses it instead.
 #pragma once
 
 namespace ecocompute::data {

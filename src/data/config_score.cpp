@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "data/batch_model.hpp"
+#include "data/batch_scaling.hpp"
 #include "data/estimator.hpp"
 #include "data/session_energy.hpp"
 #include "util/statistics.hpp"
@@ -57,8 +58,9 @@ void score_baseline_energy(const ConfigQuestion& q, const std::string& engine, i
   c.delta_ci_low_pct = 0.0;
   c.delta_ci_high_pct = 0.0;
   c.recommendation = "baseline";
+  const BatchScaling scaling = batch_scaling(evidence.rows, arch, engine, q.params_b, batch);
   if (!session) {
-    c.relative_energy = 1.0 * (batch > 1 ? batch_amortization(batch).value : 1.0);
+    c.relative_energy = scaling.value;
     c.energy_basis = modelled_basis("energy relative to FP16 only: no FP16 energies for " + arch + " with " + engine);
     c.energy_basis.basis = batch > 1 ? Basis::modelled : Basis::unavailable;
     c.confidence = "low";
@@ -74,7 +76,7 @@ void score_baseline_energy(const ConfigQuestion& q, const std::string& engine, i
   const auto at_batch_one = session_fp16_energy(evidence.rows, SessionRows{*session, engine, "", 1}, q.params_b);
   if (!fp16) fp16 = at_batch_one;
   if (!fp16 || !at_batch_one) {
-    c.relative_energy = batch > 1 ? batch_amortization(batch).value : 1.0;
+    c.relative_energy = scaling.value;
     c.energy_basis = modelled_basis("energy relative to FP16 only: the session has FP16 energies at fewer than two sizes");
     c.confidence = "low";
     return;
@@ -98,13 +100,14 @@ void score_baseline_energy(const ConfigQuestion& q, const std::string& engine, i
   double value = fp16->mj_per_token, low = value, high = value;
   c.relative_energy = fp16->mj_per_token / at_batch_one->mj_per_token;
   if (batch > 1 && !batch_measured) {
-    const Amortization a = batch_amortization(batch);
+    // The session's own sweep, else another session's at this size, another size's, or the model.
+    const BatchScaling a = borrowed_from.empty() ? scaling : batch_scaling(evidence.rows, borrowed_from, engine, q.params_b, batch);
     low = value * a.low;
     high = value * a.high;
     value *= a.value;
     c.relative_energy = a.value;
-    b = b.at_most(Basis::modelled, fmt::format("batch {} not measured: × {:.3f} batch amortization", batch, a.value));
-    b.model = "batch amortization (fixed share 0.35 of per-token energy)";
+    b = b.at_most(a.basis == Basis::measured ? Basis::interpolated : a.basis, fmt::format("FP16 at batch {} relative to batch 1: {}", batch, a.label));
+    if (!a.model.empty()) b.model = a.model;
   }
   if (context > kBaselineContext) {
     b = b.at_most(Basis::modelled, fmt::format("context {} not measured: taken as the baseline context's energy", context));
@@ -137,15 +140,16 @@ void score_quantized_energy(const EstimateResponse& e, const Evidence& evidence,
     // measured one is divided by that session's own batch-1 baseline.
     const EnergyEstimate& energy = *e.energy_estimate;
     c.relative_energy = energy.mj_per_token / energy.fp16_mj_per_token;
-    if (c.batch > 1 && e.modelled) {
-      *c.relative_energy *= batch_amortization(c.batch).value;
+    if (c.batch > 1 && energy.batch_factor != 1) {
+      *c.relative_energy *= energy.batch_factor;
     } else if (c.batch > 1) {
       const auto one = session_fp16_energy(evidence.rows, SessionRows{energy.session_id, c.engine, c.precision, 1}, e.input.value("params_b", 0.0));
       if (one) c.relative_energy = energy.mj_per_token / one->mj_per_token;
     }
   } else if (e.delta_pct) {
     c.energy_basis = e.delta_basis;
-    c.relative_energy = (1 + *e.delta_pct / 100) * (c.batch > 1 && e.modelled ? batch_amortization(c.batch).value : 1.0);
+    const double params_b = e.input.value("params_b", 0.0);
+    c.relative_energy = (1 + *e.delta_pct / 100) * batch_scaling(evidence.rows, e.delta_basis.arch, c.engine, params_b, c.batch).value;
   }
 }
 

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "data/batch_model.hpp"
+#include "data/batch_scaling.hpp"
 #include "data/gpu_spec.hpp"
 #include "data/model_size.hpp"
 #include "data/query_text.hpp"
@@ -567,16 +568,22 @@ std::optional<EnergyEstimate> absolute_energy(const Question& q, const Curve& cu
   }
   double amort = 1, amort_low = 1, amort_high = 1;
   if (q.batch > 1 && !measured_at_batch) {
-    const Amortization a = batch_amortization(q.batch);
+    const BatchScaling a = batch_scaling(evidence.rows, curve.key.gpu_arch, curve.key.engine, q.n, q.batch);
     amort = a.value;
     amort_low = a.low;
     amort_high = a.high;
-    const std::string why = fmt::format("batch {} not measured: × {:.3f} for the fixed per-token overhead a batch amortizes", q.batch, a.value);
-    e.basis = e.basis.at_most(Basis::modelled, why);
-    e.basis.model = "batch amortization (fixed share 0.35 of per-token energy)";
-    e.fp16_basis = e.fp16_basis.at_most(Basis::modelled, why);
-    e.fp16_basis.model = e.basis.model;
-    e.method += fmt::format("; × {:.3f} batch amortization (modelled)", a.value);
+    // Two energies measured at batch 1 and at this batch give a measured ratio, but the energy here is
+    // still a product of it and this session's batch-1 baseline: interpolated at best.
+    const Basis floor = a.basis == Basis::measured ? Basis::interpolated : a.basis;
+    const std::string why = fmt::format("FP16 at batch {} relative to batch 1: {}", q.batch, a.label);
+    e.basis = e.basis.at_most(floor, why);
+    e.fp16_basis = e.fp16_basis.at_most(floor, why);
+    if (!a.model.empty()) {
+      e.basis.model = a.model;
+      e.fp16_basis.model = a.model;
+    }
+    e.batch_factor = a.value;
+    e.method += fmt::format("; × {:.3f} FP16 batch-{} scaling ({})", a.value, q.batch, to_string(a.basis));
   }
   e.mj_per_token *= amort;
   e.fp16_mj_per_token *= amort;

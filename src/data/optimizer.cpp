@@ -198,8 +198,10 @@ void add_notes(OptimizeResponse& out, const Grid& grid) {
                                   "per billion parameters) + 10 % (modelled)",
                                   gpu.name, gpu.memory_bandwidth_gbps, gpu.fp16_tflops, kKvBytesPerTokenPerBillion / 1024));
   out.notes.push_back("energy: measured where a session measured that precision, size and batch; read off the session's curve in "
-                      "size; elsewhere modelled (batch amortization and the savings factor of docs/decision-layer.md), said so "
-                      "in each configuration's basis, with a wider band");
+                      "size; at an unmeasured batch, FP16 scaled by the measured batch sweep of the architecture and engine "
+                      "(interpolated, extrapolated, or borrowed from other sizes) or, without one, by the batch amortization "
+                      "model; ΔE there from the savings factor of docs/decision-layer.md; each said so in the configuration's "
+                      "basis, with a wider band");
   out.notes.push_back("the ranking uses each configuration's energy relative to FP16 at batch 1 in the session of its own ΔE; "
                       "absolute energies come from that session's FP16 baseline (sessions differ: see each basis)");
   if (out.recommended && out.recommended->energy_basis.basis == Basis::modelled) {

@@ -9,6 +9,7 @@
 
 #include "data/estimator.hpp"
 #include "data/evidence.hpp"
+#include "data/optimizer.hpp"
 #include "support/session_evidence.hpp"
 
 namespace ecocompute::data {
@@ -53,6 +54,36 @@ TEST(BatchEvidence, ABatchMeasuredOnAnotherCardBracketsTheQuestion) {
   EXPECT_NE(eight->delta_basis.label.find("GPU-eb85a78d"), std::string::npos) << eight->delta_basis.label;
   EXPECT_LE(*eight->ci_low_pct, -34.03);
   EXPECT_GE(*eight->ci_high_pct, 7.63);
+}
+
+TEST(BatchEvidence, OptimizeScalesFp16EnergyByTheMeasuredSweepNotByThePublishedModel) {
+  // F16 at 8.03 B: about 3100 mJ/token at batch 1 (two cards), 759.3 at batch 4, 273.9 at batch 16.
+  // Batch 32 is beyond the sweep: between 273.9/2 (energy ∝ 1/batch) and 273.9, extrapolated. The
+  // published model (0.65 + 0.35/32 of batch 1) would say about 2060 mJ/token.
+  const Evidence evidence = ecocompute::testing::session_evidence({"h200-2026-11-29-llama3-8b-synthetic", "h200-2026-12-01-llama3-8b-batch",
+                                         "h200-2026-12-01-llama3-8b-batch-16"});
+  OptimizeRequest r;
+  r.params_b = 8.03;
+  r.gpu = "H200";
+  r.engine = "llama.cpp";
+  r.precisions = {"F16", "Q4_K_M"};
+  r.batches = {1, 32};
+  r.contexts = {2048};
+  auto answer = optimize(r, evidence);
+  ASSERT_TRUE(answer) << answer.error().describe();
+  const Candidate* f16_32 = nullptr;
+  for (const Candidate& c : answer->candidates) {
+    if (c.precision == "F16" && c.batch == 32) f16_32 = &c;
+  }
+  ASSERT_NE(f16_32, nullptr);
+  ASSERT_TRUE(f16_32->energy_mj_per_token && f16_32->relative_energy);
+  EXPECT_GT(*f16_32->energy_mj_per_token, 273.9 / 2 * 0.95);
+  EXPECT_LT(*f16_32->energy_mj_per_token, 273.9 * 1.05);
+  EXPECT_LT(*f16_32->relative_energy, 0.1);
+  EXPECT_EQ(f16_32->energy_basis.basis, Basis::extrapolated) << f16_32->energy_basis.label;
+  // Batching, not quantizing, is what saves most here: the recommendation is a batch-32 configuration.
+  ASSERT_TRUE(answer->recommended);
+  EXPECT_EQ(answer->recommended->batch, 32);
 }
 
 }  // namespace
