@@ -866,9 +866,15 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
     merged.se_pct.reset();
     anchor = &merged;
     out.band.between_sessions = kZ95 * (high - low) / 2;
-    out.notes.push_back(fmt::format("{} sessions measured {:g} B and disagree by {:.1f} pts: the value is their mean and the band "
-                                    "covers the spread",
-                                    exact.size(), q.n, high - low));
+    if (q.batch > 1) {
+      out.notes.push_back(fmt::format("{} sessions measured {:g} B at batch 1 and disagree by {:.1f} pts: the batch-1 value is their mean, "
+                                      "and their spread stands in for the spread between cards at batch {}",
+                                      exact.size(), q.n, high - low, q.batch));
+    } else {
+      out.notes.push_back(fmt::format("{} sessions measured {:g} B and disagree by {:.1f} pts: the value is their mean and the band "
+                                      "covers the spread",
+                                      exact.size(), q.n, high - low));
+    }
   }
   if (choice->borrowed_arch) anchor = nullptr;  // another architecture's point is no anchor here
   const CurveValue value = curve.fit.at(q.n);

@@ -153,6 +153,10 @@ TEST_F(EstimatorTest, AMeasuredBatchAnswerCarriesTheBatchCellsOwnCiAndSession) {
   ASSERT_TRUE(b64->energy_estimate);
   EXPECT_EQ(b64->energy_estimate->basis.basis, Basis::measured);
   EXPECT_NEAR(b64->energy_estimate->fp16_mj_per_token, 34.89, 0.01);
+  // The batch-1 sessions' disagreement is named as such: the batch-64 figure is not their mean.
+  for (const std::string& note : b64->notes) {
+    EXPECT_EQ(note.find("the value is their mean"), std::string::npos) << note;
+  }
   // Batch 128 was not measured: modelled, and said so.
   r.batch = 128;
   auto b128 = estimate(r, *store_);
