@@ -136,4 +136,11 @@ BatchScaling batch_scaling(const std::vector<DataRow>& rows, const std::string& 
                       "batch amortization (fixed share 0.35 of per-token energy, range 0 to 1)"};
 }
 
+FigureBasis scaled_basis(const FigureBasis& basis, const BatchScaling& scaling, int batch) {
+  const Basis floor = scaling.basis == Basis::measured ? Basis::interpolated : scaling.basis;
+  FigureBasis out = basis.at_most(floor, fmt::format("FP16 at batch {} relative to batch 1: {}", batch, scaling.label));
+  if (!scaling.model.empty()) out.model = scaling.model;
+  return out;
+}
+
 }  // namespace ecocompute::data

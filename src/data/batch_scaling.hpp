@@ -35,4 +35,9 @@ struct BatchScaling {
 BatchScaling batch_scaling(const std::vector<DataRow>& rows, const std::string& arch, const std::string& engine, double params_b,
                            int batch);
 
+/// The basis of a batch-1 energy once `scaling` has carried it to `batch`: no better than the scaling,
+/// and never measured (a measured ratio times a batch-1 baseline is a product, interpolated at best),
+/// with the scaling's label as the reason and its model, if any.
+FigureBasis scaled_basis(const FigureBasis& basis, const BatchScaling& scaling, int batch);
+
 }  // namespace ecocompute::data

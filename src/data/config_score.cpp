@@ -106,8 +106,7 @@ void score_baseline_energy(const ConfigQuestion& q, const std::string& engine, i
     high = value * a.high;
     value *= a.value;
     c.relative_energy = a.value;
-    b = b.at_most(a.basis == Basis::measured ? Basis::interpolated : a.basis, fmt::format("FP16 at batch {} relative to batch 1: {}", batch, a.label));
-    if (!a.model.empty()) b.model = a.model;
+    b = scaled_basis(b, a, batch);
   }
   if (context > kBaselineContext) {
     b = b.at_most(Basis::modelled, fmt::format("context {} not measured: taken as the baseline context's energy", context));

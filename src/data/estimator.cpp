@@ -572,16 +572,8 @@ std::optional<EnergyEstimate> absolute_energy(const Question& q, const Curve& cu
     amort = a.value;
     amort_low = a.low;
     amort_high = a.high;
-    // Two energies measured at batch 1 and at this batch give a measured ratio, but the energy here is
-    // still a product of it and this session's batch-1 baseline: interpolated at best.
-    const Basis floor = a.basis == Basis::measured ? Basis::interpolated : a.basis;
-    const std::string why = fmt::format("FP16 at batch {} relative to batch 1: {}", q.batch, a.label);
-    e.basis = e.basis.at_most(floor, why);
-    e.fp16_basis = e.fp16_basis.at_most(floor, why);
-    if (!a.model.empty()) {
-      e.basis.model = a.model;
-      e.fp16_basis.model = a.model;
-    }
+    e.basis = scaled_basis(e.basis, a, q.batch);
+    e.fp16_basis = scaled_basis(e.fp16_basis, a, q.batch);
     e.batch_factor = a.value;
     e.method += fmt::format("; × {:.3f} FP16 batch-{} scaling ({})", a.value, q.batch, to_string(a.basis));
   }

@@ -120,5 +120,20 @@ TEST(BatchScaling, WithoutASweepForTheArchitectureAndEngineItIsThePublishedModel
   }
 }
 
+TEST(BatchScaling, AScaledEnergyIsNeverMeasuredAndCarriesTheScalingsReasonAndModel) {
+  FigureBasis batch_one;
+  batch_one.basis = Basis::measured;
+  batch_one.label = "FP16 measured at this size";
+  const BatchScaling measured = batch_scaling(sweep_at_8b(), "hopper", "llama.cpp", 8.03, 4);
+  const FigureBasis at_four = scaled_basis(batch_one, measured, 4);
+  EXPECT_EQ(at_four.basis, Basis::interpolated);
+  EXPECT_NE(at_four.label.find("FP16 at batch 4 relative to batch 1: batch 4 measured at 8.03 B"), std::string::npos) << at_four.label;
+  EXPECT_TRUE(at_four.model.empty());
+  const BatchScaling modelled = batch_scaling(sweep_at_8b(), "ampere", "llama.cpp", 8.03, 4);
+  const FigureBasis from_model = scaled_basis(batch_one, modelled, 4);
+  EXPECT_EQ(from_model.basis, Basis::modelled);
+  EXPECT_EQ(from_model.model, modelled.model);
+}
+
 }  // namespace
 }  // namespace ecocompute::data
