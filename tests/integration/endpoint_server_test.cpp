@@ -145,7 +145,7 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
   const fs::path out = dir_ / "out";
   const std::string command = "'" + std::string(ECOCOMPUTE_BINARY) + "' measure-endpoint --endpoint F16=" + url +
                               " --endpoint F16B=" + url +
-                              " --concurrency 1,2,4 -k 2 --n-requests 8 --prompt-words 3-6 --output-tokens 6-12"
+                              " --concurrency 1,2,4 -k 2 --n-requests 8 --prompt-words 3-6 --output-tokens 32-48"
                               " --seed 11 --requests-per-stream 2 --warmup-requests 1 --no-energy --timeout 120 -o '" +
                               out.string() + "' > '" + (dir_ / "stdout").string() + "' 2> '" +
                               (dir_ / "stderr").string() + "'";
@@ -184,9 +184,9 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
     EXPECT_EQ(level["requests_failed"], 0) << level.dump();
     EXPECT_TRUE(level["failures"].empty()) << level.dump();
     EXPECT_GT(level["window_tokens"].get<long long>(), 0);
-    // The whole run holds every token of every request (6 … 12 each); the window only part of them.
-    EXPECT_GE(level["whole_run_tokens"].get<long long>(), 2 * 8 * 6);
-    EXPECT_LE(level["whole_run_tokens"].get<long long>(), 2 * 8 * 12);
+    // The whole run holds every token of every request (32 … 48 each); the window only part of them.
+    EXPECT_GE(level["whole_run_tokens"].get<long long>(), 2 * 8 * 32);
+    EXPECT_LE(level["whole_run_tokens"].get<long long>(), 2 * 8 * 48);
     EXPECT_LE(level["window_tokens"].get<long long>(), level["whole_run_tokens"].get<long long>());
     EXPECT_FALSE(level["ttft_s"]["p50"].is_null());
     EXPECT_FALSE(level["itl_s"]["p99"].is_null());
@@ -282,7 +282,7 @@ TEST_F(EndpointServerTest, LevelCommandRestartsRealServersWithOneSlotPerStream) 
   const fs::path out = dir_ / "out";
   const int status = ecocompute(
       "measure-endpoint --endpoint A=http://127.0.0.1:" + std::to_string(port_a) + "/v1#A --endpoint B=http://127.0.0.1:" +
-      std::to_string(port_b) + "/v1#B --concurrency 1,2 -k 2 --n-requests 4 --prompt-words 3-6 --output-tokens 6-12" +
+      std::to_string(port_b) + "/v1#B --concurrency 1,2 -k 2 --n-requests 4 --prompt-words 3-6 --output-tokens 32-48" +
       " --seed 11 --warmup-requests 1 --no-energy --timeout 120 --ready-timeout 120 --level-cmd 'bash " + script +
       " {concurrency}' -o '" + out.string() + "'");
   for (const char* name : {"SERVE_DIR", "SERVE_GPU", "SERVE_BIN", "SERVE_SPECS", "SERVE_ARGS"}) ::unsetenv(name);
