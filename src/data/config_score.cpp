@@ -58,9 +58,10 @@ void score_baseline_energy(const ConfigQuestion& q, const std::string& engine, i
   c.delta_ci_low_pct = 0.0;
   c.delta_ci_high_pct = 0.0;
   c.recommendation = "baseline";
-  const BatchScaling scaling = batch_scaling(evidence.rows, arch, engine, q.params_b, batch);
+  // The FP16 batch scaling of the architecture whose session gives the baseline (the asked one when none does).
+  auto scaling = [&] { return batch_scaling(evidence.rows, borrowed_from.empty() ? arch : borrowed_from, engine, q.params_b, batch); };
   if (!session) {
-    c.relative_energy = scaling.value;
+    c.relative_energy = scaling().value;
     c.energy_basis = modelled_basis("energy relative to FP16 only: no FP16 energies for " + arch + " with " + engine);
     c.energy_basis.basis = batch > 1 ? Basis::modelled : Basis::unavailable;
     c.confidence = "low";
@@ -76,7 +77,7 @@ void score_baseline_energy(const ConfigQuestion& q, const std::string& engine, i
   const auto at_batch_one = session_fp16_energy(evidence.rows, SessionRows{*session, engine, "", 1}, q.params_b);
   if (!fp16) fp16 = at_batch_one;
   if (!fp16 || !at_batch_one) {
-    c.relative_energy = scaling.value;
+    c.relative_energy = scaling().value;
     c.energy_basis = modelled_basis("energy relative to FP16 only: the session has FP16 energies at fewer than two sizes");
     c.confidence = "low";
     return;
@@ -101,7 +102,7 @@ void score_baseline_energy(const ConfigQuestion& q, const std::string& engine, i
   c.relative_energy = fp16->mj_per_token / at_batch_one->mj_per_token;
   if (batch > 1 && !batch_measured) {
     // The session's own sweep, else another session's at this size, another size's, or the model.
-    const BatchScaling a = borrowed_from.empty() ? scaling : batch_scaling(evidence.rows, borrowed_from, engine, q.params_b, batch);
+    const BatchScaling a = scaling();
     low = value * a.low;
     high = value * a.high;
     value *= a.value;
@@ -139,8 +140,8 @@ void score_quantized_energy(const EstimateResponse& e, const Evidence& evidence,
     // measured one is divided by that session's own batch-1 baseline.
     const EnergyEstimate& energy = *e.energy_estimate;
     c.relative_energy = energy.mj_per_token / energy.fp16_mj_per_token;
-    if (c.batch > 1 && energy.batch_factor != 1) {
-      *c.relative_energy *= energy.batch_factor;
+    if (energy.batch_factor) {
+      *c.relative_energy *= *energy.batch_factor;
     } else if (c.batch > 1) {
       const auto one = session_fp16_energy(evidence.rows, SessionRows{energy.session_id, c.engine, c.precision, 1}, e.input.value("params_b", 0.0));
       if (one) c.relative_energy = energy.mj_per_token / one->mj_per_token;

@@ -64,7 +64,8 @@ struct EnergyEstimate {
   std::string session_id;    ///< the session both energies come from
   FigureBasis basis;         ///< of mj_per_token
   FigureBasis fp16_basis;    ///< of fp16_mj_per_token
-  double batch_factor = 1;   ///< FP16 energy at the batch over batch 1, applied to both energies (1 at a measured batch)
+  /// FP16 energy at the batch over batch 1, applied to both energies; empty where the batch was measured
+  std::optional<double> batch_factor;
 };
 
 /// The parts of a band's half-width (95 %, percentage points), combined in quadrature.

@@ -152,6 +152,7 @@ TEST_F(EstimatorTest, AMeasuredBatchAnswerCarriesTheBatchCellsOwnCiAndSession) {
   EXPECT_EQ(b64->recommendation, "depends");
   ASSERT_TRUE(b64->energy_estimate);
   EXPECT_EQ(b64->energy_estimate->basis.basis, Basis::measured);
+  EXPECT_FALSE(b64->energy_estimate->batch_factor.has_value());  // the batch's own energy, not batch 1 scaled
   EXPECT_NEAR(b64->energy_estimate->fp16_mj_per_token, 34.89, 0.01);
   // The batch-1 sessions' disagreement is named as such: the batch-64 figure is not their mean.
   for (const std::string& note : b64->notes) {
@@ -175,8 +176,9 @@ TEST_F(EstimatorTest, TheEnergyAtAnUnmeasuredBatchFollowsTheMeasuredSweepAndItsB
   ASSERT_TRUE(e) << e.error().describe();
   ASSERT_TRUE(e->energy_estimate);
   const EnergyEstimate& energy = *e->energy_estimate;
-  EXPECT_LT(energy.batch_factor, 61.7 / 600);
-  EXPECT_GT(energy.batch_factor, 34.9 / 720);
+  ASSERT_TRUE(energy.batch_factor.has_value());
+  EXPECT_LT(*energy.batch_factor, 61.7 / 600);
+  EXPECT_GT(*energy.batch_factor, 34.9 / 720);
   EXPECT_GT(energy.fp16_mj_per_token, 34.9);
   EXPECT_LT(energy.fp16_mj_per_token, 61.7);
   ASSERT_TRUE(energy.low_mj_per_token && energy.high_mj_per_token);
