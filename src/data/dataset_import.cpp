@@ -84,6 +84,24 @@ std::string software_of(const CsvTable& t, std::size_t i) {
   return out;
 }
 
+// The fields every published row shares: real weights, served by the published engine.
+DataRow published_row(const std::string& session_id, const std::string& gpu, const std::string& arch, const std::string& model,
+                      double params_b, const std::string& precision, double energy, double fp16) {
+  DataRow row;
+  row.session_id = session_id;
+  row.row_key = model + "|" + precision;
+  row.gpu = gpu;
+  row.gpu_arch = arch;
+  row.engine = std::string(published_engine);
+  row.model = model;
+  row.params_b = params_b;
+  row.precision = precision;
+  row.weights = "real";
+  row.energy_per_token_mj = energy;  // J per 1000 tokens = mJ per token
+  row.fp16_energy_per_token_mj = fp16;
+  return row;
+}
+
 // rtx4090_2026-07-24.csv: one line per model, FP16 / NF4 / INT8 side by side.
 Result<ImportBatch> read_july(const CsvTable& t, const fs::path& path) {
   ImportBatch batch{path.string(), {}, {}, {}};
@@ -103,18 +121,7 @@ Result<ImportBatch> read_july(const CsvTable& t, const fs::path& path) {
                                              std::tuple{"INT8", "int8_mj_per_token", "same_run_delta_int8_pct"}}) {
       ECO_TRY_ASSIGN(energy, energy_of(t, i, column));
       ECO_TRY_ASSIGN(stored_delta, t.optional_number(i, stored));
-      DataRow row;
-      row.session_id = batch.sessions.front().id;
-      row.row_key = model + "|" + precision;
-      row.gpu = gpu;
-      row.gpu_arch = arch;
-      row.engine = std::string(published_engine);
-      row.model = model;
-      row.params_b = size;
-      row.precision = precision;
-      row.weights = "real";
-      row.energy_per_token_mj = energy;
-      row.fp16_energy_per_token_mj = fp16;
+      DataRow row = published_row(batch.sessions.front().id, gpu, arch, model, size, precision, energy, fp16);
       row.stored_delta_pct = stored_delta;
       row.note = "FP16 from a separately measured run (July session)";
       batch.rows.push_back(std::move(row));
@@ -168,7 +175,7 @@ Result<ImportBatch> read_long_format(const CsvTable& t, const fs::path& path, co
     ECO_TRY_ASSIGN(ppl, optional(i, "perplexity"));
     ECO_TRY_ASSIGN(fp16_ppl, optional(i, "fp16_perplexity"));
     ECO_TRY_ASSIGN(n, optional(i, "n"));
-    DataRow row;
+    DataRow row = published_row(session->id, gpu, arch, model, size, precision, energy, fp16);
     if (t.has_column("basis")) {
       ECO_TRY_ASSIGN(basis_text, t.text(i, "basis"));
       ECO_TRY_ASSIGN(basis, parse_basis(basis_text));
@@ -180,19 +187,7 @@ Result<ImportBatch> read_long_format(const CsvTable& t, const fs::path& path, co
     if (f.key_column != nullptr) {
       ECO_TRY_ASSIGN(key, t.text(i, f.key_column));
       row.row_key = key;
-    } else {
-      row.row_key = model + "|" + precision;
     }
-    row.session_id = session->id;
-    row.gpu = gpu;
-    row.gpu_arch = arch;
-    row.engine = std::string(published_engine);
-    row.model = model;
-    row.params_b = size;
-    row.precision = precision;
-    row.weights = "real";
-    row.energy_per_token_mj = energy;  // J per 1000 tokens = mJ per token
-    row.fp16_energy_per_token_mj = fp16;
     row.n_trials = n ? static_cast<int>(*n) : 1;
     row.stored_delta_pct = stored;
     row.throughput_tokens_per_s = throughput;
