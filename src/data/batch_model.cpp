@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace ecocompute::data {
 namespace {
 constexpr double kBatchHalf = 8;          // batch at which a memory-bound saving has shrunk to 1/(1 + 7/8)
@@ -34,6 +36,10 @@ Amortization batch_amortization(int batch) noexcept {
   const double b = std::max(batch, 1);
   auto at = [&](double f) { return (1.0 - f) + f / b; };
   return Amortization{at(kFixedShare), at(kFixedShareMax), at(0.0)};
+}
+
+std::string batch_amortization_model() {
+  return fmt::format("batch amortization (fixed share {:g} of per-token energy, range 0 to {:g})", kFixedShare, kFixedShareMax);
 }
 
 }  // namespace ecocompute::data

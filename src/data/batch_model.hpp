@@ -12,6 +12,8 @@
 //                    Where a sweep of the architecture and engine exists, batch_scaling.hpp uses it instead.
 #pragma once
 
+#include <string>
+
 namespace ecocompute::data {
 
 /// The context the published measurements count as their baseline (tokens); contexts up to it use the
@@ -37,5 +39,8 @@ struct Amortization {
   double value = 1, low = 1, high = 1;
 };
 Amortization batch_amortization(int batch) noexcept;
+
+/// The amortization model in words, with its constants, for a figure's `model` field.
+std::string batch_amortization_model();
 
 }  // namespace ecocompute::data

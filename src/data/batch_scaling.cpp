@@ -133,7 +133,7 @@ BatchScaling batch_scaling(const std::vector<DataRow>& rows, const std::string& 
   return BatchScaling{a.value, a.low, a.high, Basis::modelled,
                       fmt::format("batch {} not measured with {} on {}: × {:.3f} for the fixed per-token overhead a batch amortizes",
                                   batch, engine, arch, a.value),
-                      "batch amortization (fixed share 0.35 of per-token energy, range 0 to 1)"};
+                      batch_amortization_model()};
 }
 
 FigureBasis scaled_basis(const FigureBasis& basis, const BatchScaling& scaling, int batch) {
