@@ -1,0 +1,70 @@
+// Calibration: how often the nominal 95 % interval of an answer holds what a session we did not show
+// the model measured. Each fold holds out a group of measured cells (a whole session, a whole model
+// size, or a whole batch size), answers every held-out cell from the rest of the evidence, and
+// counts the cells whose measured ΔE lies inside the interval (widened by that cell's own
+// measurement noise, which a new measurement also carries), per basis of the answer.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/basis.hpp"
+#include "data/data_row.hpp"
+#include "decide/model_cells.hpp"
+#include "util/json.hpp"
+#include "util/result.hpp"
+
+namespace ecocompute::decide {
+
+/// What is held out together.
+enum class HoldOut { session, size, batch };
+std::string_view to_string(HoldOut mode) noexcept;
+Result<HoldOut> parse_hold_out(std::string_view text);
+
+/// An answer for a held-out cell: ΔE % and its nominal 95 % interval, with the answer's basis.
+struct HeldOutAnswer {
+  double delta_pct = 0;
+  double low_pct = 0, high_pct = 0;
+  data::Basis basis = data::Basis::unavailable;
+};
+
+/// Answers cells from a training set of rows; nullopt where the answer is a refusal.
+using CellPredictor = std::function<std::optional<HeldOutAnswer>(const Cell& held_out)>;
+/// Builds a predictor from the rows and sessions of one fold's training set.
+using PredictorFactory =
+    std::function<Result<CellPredictor>(const std::vector<data::DataRow>& training, const std::vector<data::Session>& sessions)>;
+
+/// Coverage of one basis.
+struct BasisCoverage {
+  int n = 0;        ///< held-out cells answered with this basis
+  int covered = 0;  ///< of them, inside the interval
+  std::vector<double> widths;  ///< interval widths, percentage points
+  [[nodiscard]] double coverage() const noexcept { return n > 0 ? static_cast<double>(covered) / n : 0.0; }
+  [[nodiscard]] double median_width() const;
+};
+
+/// One hold-out mode's result.
+struct ModeCalibration {
+  HoldOut mode = HoldOut::session;
+  int folds = 0;
+  int refused = 0;  ///< held-out cells the evidence left could not answer
+  std::map<data::Basis, BasisCoverage> by_basis;
+};
+
+struct CalibrationReport {
+  std::vector<ModeCalibration> modes;
+  std::map<data::Basis, BasisCoverage> all;  ///< every mode together
+};
+
+/// Runs the folds of each mode over the measured cells of `rows`.
+Result<CalibrationReport> calibrate(const std::vector<data::DataRow>& rows, const std::vector<data::Session>& sessions,
+                                    const PredictorFactory& factory, const std::vector<HoldOut>& modes);
+
+void to_json(Json& j, const CalibrationReport& report);
+/// The table printed by `ecocompute calibrate`.
+std::string to_text(const CalibrationReport& report);
+
+}  // namespace ecocompute::decide
