@@ -1,0 +1,101 @@
+// Cholesky factorization and the products the decision model needs.
+#include "decide/dense_matrix.hpp"
+
+#include <cmath>
+
+namespace ecocompute::decide {
+
+std::optional<Matrix> cholesky(const Matrix& m) {
+  const std::size_t n = m.rows;
+  Matrix l(n, n);
+  for (std::size_t j = 0; j < n; ++j) {
+    double d = m(j, j);
+    for (std::size_t k = 0; k < j; ++k) d -= l(j, k) * l(j, k);
+    if (!(d > 0) || !std::isfinite(d)) return std::nullopt;
+    const double root = std::sqrt(d);
+    l(j, j) = root;
+    for (std::size_t i = j + 1; i < n; ++i) {
+      double s = m(i, j);
+      for (std::size_t k = 0; k < j; ++k) s -= l(i, k) * l(j, k);
+      l(i, j) = s / root;
+    }
+  }
+  return l;
+}
+
+double log_det(const Matrix& chol) {
+  double s = 0;
+  for (std::size_t i = 0; i < chol.rows; ++i) s += std::log(chol(i, i));
+  return 2 * s;
+}
+
+std::vector<double> cholesky_solve(const Matrix& chol, const std::vector<double>& b) {
+  const std::size_t n = chol.rows;
+  std::vector<double> x = b;
+  for (std::size_t i = 0; i < n; ++i) {  // L z = b
+    double s = x[i];
+    for (std::size_t k = 0; k < i; ++k) s -= chol(i, k) * x[k];
+    x[i] = s / chol(i, i);
+  }
+  for (std::size_t i = n; i-- > 0;) {  // Lᵀ x = z
+    double s = x[i];
+    for (std::size_t k = i + 1; k < n; ++k) s -= chol(k, i) * x[k];
+    x[i] = s / chol(i, i);
+  }
+  return x;
+}
+
+Matrix cholesky_solve(const Matrix& chol, const Matrix& b) {
+  Matrix out(b.rows, b.cols);
+  std::vector<double> column(b.rows);
+  for (std::size_t j = 0; j < b.cols; ++j) {
+    for (std::size_t i = 0; i < b.rows; ++i) column[i] = b(i, j);
+    const std::vector<double> x = cholesky_solve(chol, column);
+    for (std::size_t i = 0; i < b.rows; ++i) out(i, j) = x[i];
+  }
+  return out;
+}
+
+Matrix cholesky_inverse(const Matrix& chol) {
+  Matrix identity(chol.rows, chol.rows);
+  for (std::size_t i = 0; i < chol.rows; ++i) identity(i, i) = 1;
+  return cholesky_solve(chol, identity);
+}
+
+Matrix transpose_times(const Matrix& a, const Matrix& b) {
+  Matrix out(a.cols, b.cols);
+  for (std::size_t k = 0; k < a.rows; ++k) {
+    for (std::size_t i = 0; i < a.cols; ++i) {
+      const double aki = a(k, i);
+      if (aki == 0) continue;
+      for (std::size_t j = 0; j < b.cols; ++j) out(i, j) += aki * b(k, j);
+    }
+  }
+  return out;
+}
+
+std::vector<double> transpose_times(const Matrix& a, const std::vector<double>& v) {
+  std::vector<double> out(a.cols, 0.0);
+  for (std::size_t k = 0; k < a.rows; ++k) {
+    for (std::size_t i = 0; i < a.cols; ++i) out[i] += a(k, i) * v[k];
+  }
+  return out;
+}
+
+std::vector<double> times(const Matrix& m, const std::vector<double>& v) {
+  std::vector<double> out(m.rows, 0.0);
+  for (std::size_t i = 0; i < m.rows; ++i) {
+    for (std::size_t j = 0; j < m.cols; ++j) out[i] += m(i, j) * v[j];
+  }
+  return out;
+}
+
+double dot(const std::vector<double>& x, const std::vector<double>& y) {
+  double s = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) s += x[i] * y[i];
+  return s;
+}
+
+double quadratic_form(const Matrix& m, const std::vector<double>& x) { return dot(x, times(m, x)); }
+
+}  // namespace ecocompute::decide

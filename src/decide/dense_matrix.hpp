@@ -1,0 +1,46 @@
+// Small dense symmetric linear algebra for the decision model: the covariance of a few hundred
+// measured places at most, factored by Cholesky. Row-major, no aliasing tricks, no BLAS.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace ecocompute::decide {
+
+/// A dense matrix, row-major.
+struct Matrix {
+  std::size_t rows = 0, cols = 0;
+  std::vector<double> a;
+
+  Matrix() = default;
+  Matrix(std::size_t r, std::size_t c) : rows(r), cols(c), a(r * c, 0.0) {}
+  double& operator()(std::size_t i, std::size_t j) { return a[i * cols + j]; }
+  double operator()(std::size_t i, std::size_t j) const { return a[i * cols + j]; }
+};
+
+/// The lower Cholesky factor L (L Lᵀ = m) of a symmetric positive-definite matrix; nullopt when a
+/// pivot is not positive (the matrix is not positive definite to working precision).
+std::optional<Matrix> cholesky(const Matrix& m);
+
+/// log det(m) from its Cholesky factor: 2 Σ ln L_ii.
+double log_det(const Matrix& chol);
+
+/// Solves (L Lᵀ) x = b for every column of b.
+Matrix cholesky_solve(const Matrix& chol, const Matrix& b);
+std::vector<double> cholesky_solve(const Matrix& chol, const std::vector<double>& b);
+
+/// (L Lᵀ)⁻¹.
+Matrix cholesky_inverse(const Matrix& chol);
+
+/// aᵀ b.
+Matrix transpose_times(const Matrix& a, const Matrix& b);
+/// aᵀ v.
+std::vector<double> transpose_times(const Matrix& a, const std::vector<double>& v);
+/// m v.
+std::vector<double> times(const Matrix& m, const std::vector<double>& v);
+double dot(const std::vector<double>& x, const std::vector<double>& y);
+/// xᵀ m x for a square m.
+double quadratic_form(const Matrix& m, const std::vector<double>& x);
+
+}  // namespace ecocompute::decide

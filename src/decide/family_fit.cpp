@@ -1,0 +1,263 @@
+// Fitting and predicting one family (see family_fit.hpp).
+#include "decide/family_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "decide/family_reml.hpp"
+#include "decide/nelder_mead.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+// The search moves log variances by this much at first: a factor e² ≈ 7.
+constexpr double kFirstStep = 2.0;
+// A variance the start leaves at 0 starts at e^-4.6 ≈ 0.01 (a 10 % spread on the log scale).
+constexpr double kFirstGuess = -4.6;
+// Length scales (in ln size or ln batch) the search also starts from: a tenth, a half and two e-folds.
+constexpr double kScaleStarts[] = {0.1, 0.5, 2.0};
+
+std::string group_name(FreeComponent::Which w) {
+  using W = FreeComponent::Which;
+  switch (w) {
+    case W::card: return "card";
+    case W::shared: return "shared";
+    case W::format: case W::size_scale: return "format";
+    case W::arch: case W::arch_slope: return "arch";
+    case W::gpu: return "gpu";
+    case W::batch_shared: case W::batch_format: case W::batch_scale: return "batch";
+  }
+  return "card";
+}
+
+std::vector<double> clamped(std::vector<double> x) {
+  for (double& v : x) v = std::clamp(v, -30.0, 5.0);
+  return x;
+}
+
+Design first_stage_design(const std::vector<Location>& locations) {
+  std::vector<ModelPoint> points;
+  for (const Location& l : locations) points.push_back(l.point);
+  return make_design(points);
+}
+
+// The second stage's fixed effects: one level per format.
+Design levels_only(const std::vector<Location>& locations, double mean_log_size) {
+  Design d;
+  d.mean_log_size = mean_log_size;
+  for (const Location& l : locations) {
+    const FixedEffect level{EffectKind::level, l.point.key, 0};
+    if (!d.has(level)) d.effects.push_back(level);
+  }
+  return d;
+}
+
+}  // namespace
+
+std::vector<Location> locations_of(const std::vector<Cell>& cells) {
+  std::map<std::tuple<std::string, std::string, std::string, std::string, double, int>, Location> by_place;
+  for (const Cell& c : cells) {
+    const CellPlace& p = c.place;
+    Location& l = by_place[{p.engine, p.precision, p.arch, p.gpu, p.params_b, p.batch}];
+    if (l.values.empty()) {
+      l.place = p;
+      l.point = point_of(p);
+    }
+    l.values.push_back(c.value);
+    l.within.push_back(c.within_var);
+    l.sessions.push_back(c.session_id);
+  }
+  std::vector<Location> out;
+  for (auto& [place, l] : by_place) out.push_back(std::move(l));
+  return out;
+}
+
+std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Cell>& cells, const VarianceComponents& start,
+                                        double card_floor) {
+  FamilyFit f;
+  f.family_ = std::move(family);
+  f.locations_ = locations_of(cells);
+  if (f.locations_.empty()) return std::nullopt;
+  f.design_ = first_stage_design(f.locations_);
+  f.first_design_ = f.design_;
+  f.components_ = start;
+  const std::vector<FreeComponent> free = identified_components(f.locations_, f.design_);
+  std::vector<double> x0 = get_components(free, f.components_);
+  for (double& v : x0) v = std::max(v, kFirstGuess);  // a component at 0 starts where the search can move it
+  auto objective = [&](const std::vector<double>& x) {
+    VarianceComponents c = f.components_;
+    set_components(free, clamped(x), card_floor, f.locations_, c);
+    return reml_objective(f.locations_, f.design_, c);
+  };
+  const int budget = 400 * static_cast<int>(x0.size() + 1);
+  // Restricted likelihoods of length scales have local optima: the search starts from the given
+  // components and from short, middle and long scales, and keeps the best.
+  SimplexResult best = nelder_mead(objective, x0, std::vector<double>(x0.size(), kFirstStep), 1e-7, budget);
+  for (double scale : kScaleStarts) {
+    std::vector<double> from = x0;
+    bool moved = false;
+    for (std::size_t i = 0; i < free.size(); ++i) {
+      if (free[i].which == FreeComponent::Which::size_scale || free[i].which == FreeComponent::Which::batch_scale) {
+        from[i] = std::log(scale);
+        moved = true;
+      }
+    }
+    if (!moved) break;
+    SimplexResult tried = nelder_mead(objective, from, std::vector<double>(x0.size(), kFirstStep), 1e-7, budget);
+    if (tried.value < best.value) best = std::move(tried);
+  }
+  set_components(free, clamped(best.x), card_floor, f.locations_, f.components_);
+  f.objective_ = best.value;
+  f.free_ = free;
+  std::set<std::string> groups;
+  for (const FreeComponent& c : free) groups.insert(group_name(c.which));
+  f.identified_.assign(groups.begin(), groups.end());
+  if (!f.factor()) return std::nullopt;
+  return f;
+}
+
+std::optional<FamilyFit> FamilyFit::conditioned(const std::vector<Cell>& cells, double card_floor) const {
+  Stored s = stored();
+  s.locations = locations_of(cells);
+  if (s.locations.empty()) return std::nullopt;
+  auto f = restore(family_, std::move(s), card_floor);
+  if (f) f->objective_ = reml_objective(f->locations_, f->first_design_, f->components_);
+  return f;
+}
+
+std::optional<FamilyFit> FamilyFit::restore(std::string family, Stored stored, double card_floor) {
+  FamilyFit f;
+  f.family_ = std::move(family);
+  f.locations_ = std::move(stored.locations);
+  if (f.locations_.empty()) return std::nullopt;
+  f.design_ = first_stage_design(f.locations_);
+  f.first_design_ = f.design_;
+  f.free_ = std::move(stored.free);
+  f.identified_ = std::move(stored.identified);
+  if (!f.finalize(stored.priors, stored.components)) return std::nullopt;
+  f.objective_ = stored.objective;
+  f.prepare_uncertainty(card_floor, stored.theta_covariance);
+  return f;
+}
+
+FamilyFit::Stored FamilyFit::stored() const {
+  return Stored{locations_, components_, priors_, free_, identified_, theta_cov_, objective_};
+}
+
+bool FamilyFit::finalize(const EffectPriors& priors, const VarianceComponents& components) {
+  priors_ = priors;
+  components_ = components;
+  second_stage_ = true;
+  design_ = levels_only(locations_, design_.mean_log_size);
+  return factor();
+}
+
+double FamilyFit::prior_mean(const ModelPoint& p) const {
+  if (!second_stage_) return 0.0;
+  double m = 0;
+  for (const FixedEffect& e : effects_at(p)) {
+    const auto prior = priors_.find(e.kind);
+    if (e.kind != EffectKind::level && prior != priors_.end()) m += prior->second.mean * covariate(e, p, design_.mean_log_size);
+  }
+  return m;
+}
+
+// A kind of effect no family identified (so it has no prior) leaves a question unanswered where
+// the effect would move it: another size than the format's measured ones, or a batch above 1.
+bool FamilyFit::needs_missing_prior(const ModelPoint& p) const {
+  for (const FixedEffect& e : effects_at(p)) {
+    if (e.kind == EffectKind::level || priors_.contains(e.kind)) continue;
+    if (e.kind != EffectKind::size_slope) return true;
+    const bool measured_size = std::any_of(locations_.begin(), locations_.end(), [&](const Location& l) {
+      return l.point.key == p.key && l.point.log_size == p.log_size;
+    });
+    if (!measured_size) return true;
+  }
+  return false;
+}
+
+double FamilyFit::covariance(const ModelPoint& a, const ModelPoint& b) const {
+  double v = components_.covariance(a, b, design_.mean_log_size);
+  if (!second_stage_) return v;
+  for (const FixedEffect& e : effects_at(a)) {
+    if (e.kind == EffectKind::level) continue;
+    const double zb = covariate(e, b, design_.mean_log_size);
+    if (zb == 0) continue;
+    const auto prior = priors_.find(e.kind);
+    if (prior != priors_.end()) v += prior->second.variance * covariate(e, a, design_.mean_log_size) * zb;
+  }
+  return v;
+}
+
+bool FamilyFit::factor() {
+  const std::size_t n = locations_.size();
+  std::vector<ModelPoint> points;
+  std::vector<double> y(n);
+  Matrix k(n, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    Location& l = locations_[i];
+    if (!l.values.empty()) {
+      const double card = components_.card_var(l.point.key);
+      double w_sum = 0, wy = 0;
+      for (std::size_t m = 0; m < l.values.size(); ++m) {
+        w_sum += 1.0 / (card + l.within[m]);
+        wy += l.values[m] / (card + l.within[m]);
+      }
+      l.mean = wy / w_sum;
+      l.noise = 1.0 / w_sum;
+    }
+    y[i] = l.mean - prior_mean(l.point);
+    k(i, i) = l.noise;
+    points.push_back(l.point);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) k(i, j) += covariance(points[i], points[j]);
+  }
+  auto chol = cholesky(k);
+  if (!chol) return false;
+  chol_ = std::move(*chol);
+  const Matrix x = design_.matrix(points);
+  k_inverse_ = cholesky_inverse(chol_);
+  k_inverse_x_ = cholesky_solve(chol_, x);
+  const auto xkx = cholesky(transpose_times(x, k_inverse_x_));
+  if (!xkx) return false;
+  beta_cov_ = cholesky_inverse(*xkx);
+  beta_ = times(beta_cov_, transpose_times(k_inverse_x_, y));
+  std::vector<double> r = y;
+  const std::vector<double> fitted = times(x, beta_);
+  for (std::size_t i = 0; i < n; ++i) r[i] -= fitted[i];
+  alpha_ = cholesky_solve(chol_, r);
+  return true;
+}
+
+std::optional<LatentPrediction> FamilyFit::predict(const ModelPoint& p) const {
+  if (!design_.has(FixedEffect{EffectKind::level, p.key, 0}) || needs_missing_prior(p)) return std::nullopt;
+  LatentPrediction out;
+  const std::vector<double> x = design_.row(p);
+  std::vector<double> k_star(locations_.size());
+  for (std::size_t i = 0; i < locations_.size(); ++i) k_star[i] = covariance(p, locations_[i].point);
+  out.mean = dot(x, beta_) + prior_mean(p) + dot(k_star, alpha_);
+  std::vector<double> r = x;
+  const std::vector<double> xk = transpose_times(k_inverse_x_, k_star);
+  for (std::size_t j = 0; j < r.size(); ++j) r[j] -= xk[j];
+  out.mean_var = std::max(covariance(p, p) - quadratic_form(k_inverse_, k_star) + quadratic_form(beta_cov_, r), 0.0);
+  out.card_var = components_.card_var(p.key);
+  if (theta_cov_ || !priors_.empty()) out.log_variance_sd = log_variance_sd(p, out);
+  return out;
+}
+
+std::vector<EffectEstimate> FamilyFit::estimates() const {
+  std::vector<EffectEstimate> out;
+  if (second_stage_) return out;
+  for (std::size_t j = 0; j < design_.effects.size(); ++j) {
+    const FixedEffect& e = design_.effects[j];
+    if (e.kind == EffectKind::level) continue;
+    out.push_back(EffectEstimate{e.kind, beta_[j], beta_cov_(j, j)});
+  }
+  return out;
+}
+
+}  // namespace ecocompute::decide

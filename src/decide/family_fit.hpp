@@ -1,0 +1,123 @@
+// One engine family's part of the decision model: its measured places (cells of one place collapsed
+// to their precision-weighted mean, which is exact for independent between-card effects), the
+// fixed-effect design, the variance components and the factored covariance, ready to predict.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "decide/dense_matrix.hpp"
+#include "decide/family_reml.hpp"
+#include "decide/fixed_effects.hpp"
+#include "decide/model_cells.hpp"
+#include "decide/variance_components.hpp"
+
+namespace ecocompute::decide {
+
+/// The cells of one place.
+struct Location {
+  ModelPoint point;
+  CellPlace place;
+  std::vector<double> values;
+  std::vector<double> within;  ///< within-session variance of each value
+  std::vector<std::string> sessions;
+  /// The precision-weighted mean of `values` and its variance (1/Σw, w = 1/(τ² + within)), set by
+  /// the last factorization; what a stored model keeps of a place instead of its cells.
+  double mean = 0, noise = 0;
+};
+
+/// Groups cells into locations (one per place), in a stable order.
+std::vector<Location> locations_of(const std::vector<Cell>& cells);
+
+/// A prediction of the latent mean at a point: what a card of that GPU model gives on average, with
+/// the variance of that mean; the between-card variance of the key is kept apart.
+struct LatentPrediction {
+  double mean = 0;
+  double mean_var = 0;       ///< posterior variance of the mean at the point, the effects' included
+  double card_var = 0;       ///< τ² of the key: another card at the same place
+  /// The SD of ln(mean_var + card_var) from the uncertainty of the variance components and priors
+  /// (variance_uncertainty.hpp); 0 when they are taken as known.
+  double log_variance_sd = 0;
+};
+
+/// A family is fitted in two stages. First its variance components by REML with every identified
+/// slope and regime effect fixed (a flat prior); those estimates, from every family, give the priors
+/// of their kinds (EffectPriors). Then the family is refactored with the levels of its formats fixed
+/// and every slope and regime effect random, drawn from its kind's prior: an effect the data identify
+/// is barely moved by it, one they do not (a format measured at one size, a regime an engine was
+/// never measured in) takes the spread its kind shows elsewhere (empirical Bayes).
+class FamilyFit {
+ public:
+  /// Fits the variance components by restricted maximum likelihood (REML: Patterson & Thompson 1971)
+  /// over the family's cells; `start` warm-starts the search (a fold of the calibration starts from
+  /// the whole evidence's fit). Components the cells cannot identify keep `start`'s values.
+  static std::optional<FamilyFit> fit(std::string family, const std::vector<Cell>& cells, const VarianceComponents& start,
+                                      double card_floor);
+  /// The same components, priors and precision of the components, conditioned on other cells (no new
+  /// search): for the leave-one-session-out of `check`. Nullopt when no cell is left.
+  [[nodiscard]] std::optional<FamilyFit> conditioned(const std::vector<Cell>& cells, double card_floor) const;
+  /// What a stored model keeps of a family, to restore it without its cells.
+  struct Stored {
+    std::vector<Location> locations;  ///< their mean and noise
+    VarianceComponents components;
+    EffectPriors priors;
+    std::vector<FreeComponent> free;
+    std::vector<std::string> identified;
+    std::optional<Matrix> theta_covariance;
+    double objective = 0;  ///< −2 × the restricted log-likelihood at the fit
+  };
+  static std::optional<FamilyFit> restore(std::string family, Stored stored, double card_floor);
+  [[nodiscard]] Stored stored() const;
+
+  [[nodiscard]] const std::string& family() const { return family_; }
+  [[nodiscard]] const VarianceComponents& components() const { return components_; }
+  VarianceComponents& components() { return components_; }
+  [[nodiscard]] const Design& design() const { return design_; }
+  [[nodiscard]] const std::vector<Location>& locations() const { return locations_; }
+  [[nodiscard]] double restricted_log_likelihood() const { return -0.5 * objective_; }
+  /// The identified estimates of the slope and regime effects (first stage), for the priors.
+  [[nodiscard]] std::vector<EffectEstimate> estimates() const;
+  /// The second stage: slope and regime effects drawn from `priors`, with `components`. False when
+  /// the covariance does not factor.
+  bool finalize(const EffectPriors& priors, const VarianceComponents& components);
+  /// The latent mean at `p`; nullopt when the family has no level for its key (never measured) or a
+  /// prior the point needs is missing (no family identified that kind of effect). Second stage only.
+  [[nodiscard]] std::optional<LatentPrediction> predict(const ModelPoint& p) const;
+  /// Prepares the uncertainty of predictive variances (variance_uncertainty.hpp): the information matrix of
+  /// the free components at the fit and the model refactored with each moved a little. Call after
+  /// finalize; `card_floor` as in fit.
+  void prepare_uncertainty(double card_floor);
+  /// The same with a given Σ_θ (a stored or conditioned model).
+  void prepare_uncertainty(double card_floor, const std::optional<Matrix>& theta_covariance);
+  [[nodiscard]] const std::optional<Matrix>& theta_covariance() const { return theta_cov_; }
+  [[nodiscard]] const std::vector<FreeComponent>& free_components() const { return free_; }
+  /// The component groups this family's cells identify ("card", "shared", "format", "arch", "gpu", "batch").
+  [[nodiscard]] const std::vector<std::string>& identified() const { return identified_; }
+  [[nodiscard]] const EffectPriors& priors() const { return priors_; }
+
+ private:
+  bool factor();  // K, its Cholesky factor, β, α, Cov(β) from the locations and components
+  [[nodiscard]] double covariance(const ModelPoint& a, const ModelPoint& b) const;  // components + effect priors
+  [[nodiscard]] double prior_mean(const ModelPoint& p) const;
+  [[nodiscard]] double center_of(const FixedEffect& effect) const;
+  [[nodiscard]] double log_variance_sd(const ModelPoint& p, const LatentPrediction& at) const;
+  [[nodiscard]] bool needs_missing_prior(const ModelPoint& p) const;
+
+  std::string family_;
+  std::vector<Location> locations_;
+  Design design_;
+  VarianceComponents components_;
+  EffectPriors priors_;
+  bool second_stage_ = false;
+  std::vector<std::string> identified_;
+  double objective_ = 0;
+  Design first_design_;                  // the first stage's design (its REML and information)
+  std::vector<FreeComponent> free_;      // the components the cells identify
+  std::optional<Matrix> theta_cov_;      // Σ_θ over free_ (log scale)
+  std::vector<FamilyFit> perturbed_;     // the model with free component j moved by kGradientStep
+  Matrix chol_, k_inverse_, k_inverse_x_, beta_cov_;
+  std::vector<double> beta_, alpha_;
+};
+
+}  // namespace ecocompute::decide

@@ -1,0 +1,40 @@
+// The restricted likelihood of one family's variance components and which of them its cells
+// identify. Internal to family_fit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "decide/fixed_effects.hpp"
+#include "decide/variance_components.hpp"
+
+namespace ecocompute::decide {
+
+struct Location;
+
+/// A variance component the search moves, on a log scale.
+struct FreeComponent {
+  enum class Which { card, shared, format, size_scale, arch, arch_slope, gpu, batch_shared, batch_format, batch_scale };
+  Which which = Which::card;
+  std::string key;  ///< for card
+};
+
+/// The components the locations identify: τ² of a key that two sessions measured at one place; the
+/// shared term where two formats of an engine share a size; the format term and its length scale
+/// where a format has three sizes or more; the architecture terms where a format was measured on two
+/// architectures; the GPU term where it was measured on two GPUs of one; the batch terms where cells
+/// above batch 1 outnumber the regime effects (shared: two formats in one regime).
+std::vector<FreeComponent> identified_components(const std::vector<Location>& locations, const Design& design);
+
+/// Writes e^x into the components (τ² at least `card_floor`); τ² of a key no place replicates is
+/// the degrees-of-freedom weighted mean of the identified ones.
+void set_components(const std::vector<FreeComponent>& free, const std::vector<double>& x, double card_floor,
+                    const std::vector<Location>& locations, VarianceComponents& c);
+/// The log of each free component's current value.
+std::vector<double> get_components(const std::vector<FreeComponent>& free, const VarianceComponents& c);
+
+/// −2 × the restricted log-likelihood (constants dropped) of the cells given the components; +∞
+/// when the covariance is not positive definite.
+double reml_objective(const std::vector<Location>& locations, const Design& design, const VarianceComponents& c);
+
+}  // namespace ecocompute::decide

@@ -1,0 +1,123 @@
+// The uncertainty of a family's predictive variances (see variance_uncertainty.hpp and family_fit.hpp).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "decide/family_fit.hpp"
+#include "decide/variance_uncertainty.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+// Steps on the log scale of a variance: 10 % for the information matrix and for the gradient.
+constexpr double kHessianStep = 0.1;
+constexpr double kGradientStep = 0.1;
+// A component whose log value is below this is at its lower bound (a variance of ~2e-9): it carries
+// no information about itself there and is held fixed.
+constexpr double kAtLowerBound = -20.0;
+
+}  // namespace
+
+void FamilyFit::prepare_uncertainty(double card_floor) {
+  std::vector<std::size_t> active;
+  const std::vector<double> theta = get_components(free_, components_);
+  for (std::size_t i = 0; i < free_.size(); ++i) {
+    const bool at_floor = free_[i].which == FreeComponent::Which::card && components_.card_var(free_[i].key) <= card_floor * (1 + 1e-9);
+    if (theta[i] > kAtLowerBound && !at_floor) active.push_back(i);
+  }
+  // A direction the likelihood is flat or curved the wrong way in (a variance it does not bound
+  // there) is held at its estimate: the least curved one first, until the rest is positive definite.
+  std::optional<Matrix> small;
+  std::vector<double> at;
+  while (!active.empty()) {
+    at.clear();
+    for (std::size_t i : active) at.push_back(theta[i]);
+    auto objective = [&](const std::vector<double>& x) {
+      std::vector<double> all = theta;
+      for (std::size_t k = 0; k < active.size(); ++k) all[active[k]] = x[k];
+      VarianceComponents c = components_;
+      set_components(free_, all, card_floor, locations_, c);
+      return reml_objective(locations_, first_design_, c);
+    };
+    std::size_t flattest = 0;
+    small = parameter_covariance(objective, at, kHessianStep, &flattest);
+    if (small) break;
+    if (std::getenv("ECOCOMPUTE_CALIBRATION_DEBUG") != nullptr) fprintf(stderr, "family %s holds component %zu\n", family_.c_str(), active[flattest]);
+    active.erase(active.begin() + static_cast<std::ptrdiff_t>(flattest));
+  }
+  std::optional<Matrix> cov;
+  if (small) {  // back on all free components; the held ones with no variance
+    cov = Matrix(free_.size(), free_.size());
+    for (std::size_t a = 0; a < active.size(); ++a) {
+      for (std::size_t b = 0; b < active.size(); ++b) (*cov)(active[a], active[b]) = (*small)(a, b);
+    }
+  }
+  if (std::getenv("ECOCOMPUTE_CALIBRATION_DEBUG") != nullptr) {
+    fprintf(stderr, "family %s active %zu of %zu, cov %s\n", family_.c_str(), active.size(), free_.size(), small ? "ok" : "FAILED");
+    if (small) for (std::size_t a = 0; a < active.size(); ++a) fprintf(stderr, "  theta %zu = %.3f sd %.3f\n", active[a], at[a], std::sqrt((*small)(a, a)));
+  }
+  prepare_uncertainty(card_floor, cov);
+}
+
+void FamilyFit::prepare_uncertainty(double card_floor, const std::optional<Matrix>& theta_covariance) {
+  theta_cov_ = theta_covariance;
+  perturbed_.clear();
+  if (!theta_cov_) return;
+  const std::vector<double> theta = get_components(free_, components_);
+  for (std::size_t j = 0; j < free_.size(); ++j) {
+    std::vector<double> moved = theta;
+    moved[j] += kGradientStep;
+    FamilyFit copy = *this;
+    copy.perturbed_.clear();
+    copy.theta_cov_.reset();
+    copy.free_.clear();  // a moved copy answers variances only
+    VarianceComponents c = components_;
+    set_components(free_, moved, card_floor, locations_, c);
+    if (!copy.finalize(priors_, c)) {
+      perturbed_.clear();
+      theta_cov_.reset();
+      return;
+    }
+    perturbed_.push_back(std::move(copy));
+  }
+}
+
+// Where an unidentified slope is centred: the mean covariate of the measured points its level
+// covers, so that at a measured size (or batch) the level alone answers, as the data say.
+double FamilyFit::center_of(const FixedEffect& effect) const {
+  double sum = 0;
+  int n = 0;
+  for (const Location& l : locations_) {
+    const bool same = effect.kind == EffectKind::size_slope ? l.point.key == effect.group
+                                                            : l.point.engine == effect.group && l.point.regime == effect.regime;
+    if (!same) continue;
+    sum += covariate(effect, l.point, design_.mean_log_size);
+    ++n;
+  }
+  return n > 0 && effect.kind != EffectKind::regime_level ? sum / n : 0.0;
+}
+
+double FamilyFit::log_variance_sd(const ModelPoint& p, const LatentPrediction& at) const {
+  const double v = at.mean_var + at.card_var;
+  if (!(v > 0)) return 0.0;
+  double var_of_log_v = 0;
+  if (theta_cov_) {
+    std::vector<double> gradient(perturbed_.size());
+    for (std::size_t j = 0; j < perturbed_.size(); ++j) {
+      const auto moved = perturbed_[j].predict(p);
+      gradient[j] = moved ? std::log((moved->mean_var + moved->card_var) / v) / kGradientStep : 0.0;
+    }
+    var_of_log_v += quadratic_form(*theta_cov_, gradient);
+  }
+  for (const FixedEffect& e : effects_at(p)) {  // effects the data do not identify: drawn from their priors
+    if (e.kind == EffectKind::level || first_design_.has(e)) continue;
+    const auto prior = priors_.find(e.kind);
+    if (prior == priors_.end()) continue;
+    const double z = covariate(e, p, design_.mean_log_size) - center_of(e);
+    const double share = prior->second.variance * z * z / v;  // d ln V / d ln V_k
+    var_of_log_v += share * share * 2.0 / std::max(prior->second.estimates - 1, 1);
+  }
+  return std::sqrt(var_of_log_v);
+}
+
+}  // namespace ecocompute::decide

@@ -1,0 +1,37 @@
+// The basis of a predicted figure: where the asked place stands against the measured ones. The
+// number itself is the model's, continuous in size and batch; the basis says what kind of
+// evidence it rests on, from the worst part up:
+//   measured      a session measured this format at this size and batch on this GPU model
+//   interpolated  the size and batch lie inside the ranges measured for this format in this regime
+//   extrapolated  outside them
+//   borrowed      not measured on this GPU model (another of the architecture), or not on this
+//                 architecture (another one's, shrunk by the spread between architectures)
+//   modelled      the format was never measured in this batch regime on the architecture: the
+//                 regime's effect comes from the engine's other formats or, without any, from the
+//                 spread of regime effects of other engines
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "data/basis.hpp"
+#include "decide/family_fit.hpp"
+
+namespace ecocompute::decide {
+
+/// What the basis found, with the measured places it rests on.
+struct PlaceBasis {
+  data::Basis basis = data::Basis::unavailable;
+  bool other_architecture = false;
+  bool other_gpu = false;
+  bool regime_unmeasured = false;
+  std::vector<const Location*> same_place;   ///< locations measured exactly at the asked place
+  std::vector<const Location*> format_places;  ///< the format's locations the basis was judged on
+  double size_min = 0, size_max = 0;         ///< their size range (params_b)
+  int batch_min = 0, batch_max = 0;
+};
+
+/// The basis of the asked point against a family's measured locations.
+PlaceBasis place_basis(const ModelPoint& asked, const FamilyFit& family);
+
+}  // namespace ecocompute::decide
