@@ -1,57 +1,68 @@
-// Speed of the decision layer: one bounded curve fit (with and without leave-one-out), loading the
-// published evidence (import + fits), one estimate and one optimize over the default grid. The REST
-// and MCP servers answer from evidence loaded once (data_dir(): $ECOCOMPUTE_DATA_DIR or the source tree), so estimate and optimize are the per-request cost.
+// Speed of the decision layer: fitting the decision model to the shipped evidence (what happens once
+// per change of the evidence), restoring a stored fit (what a question does instead), and one
+// predict, one estimate and one optimize over the default grid (the per-request cost of the REST and
+// MCP servers, which answer from evidence loaded once). data_dir(): $ECOCOMPUTE_DATA_DIR or the tree.
 #include <benchmark/benchmark.h>
 
+#include "data/dataset_store.hpp"
+#include "decide/estimate.hpp"
+#include "decide/evidence.hpp"
+#include "decide/optimizer.hpp"
+#include "util/precision.hpp"
 
-#include "data/curve_set.hpp"
-#include "data/estimator.hpp"
-#include "data/optimizer.hpp"
-#include "util/file_io.hpp"
-
-namespace ecocompute::data {
+namespace ecocompute::decide {
 namespace {
 
-
-std::vector<FitPoint> ada_nf4_points() {
-  auto curves = reproduce_published_curves(data_dir() / "published" / "site_measured_fit_input.csv");
-  return curves ? curves->front().fit.points : std::vector<FitPoint>{};
+const Evidence& shipped() {
+  static const Evidence e = [] {
+    auto store = data::open_published_store();
+    auto rows = store->rows(data::RowQuery{});
+    auto sessions = store->sessions();
+    return evidence_from(std::move(*rows), std::move(*sessions));
+  }();
+  return e;
 }
 
-void BM_FitCurve(benchmark::State& state) {
-  const auto points = ada_nf4_points();
-  FitOptions options;
-  options.weighting = FitWeighting::unweighted;
-  options.compute_loo = state.range(0) != 0;
-  for (auto _ : state) benchmark::DoNotOptimize(fit_curve(points, options));
+void BM_FitModel(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(DecisionModel::fit(shipped().rows));
 }
-BENCHMARK(BM_FitCurve)->Arg(0)->Arg(1)->ArgNames({"loo"});
+BENCHMARK(BM_FitModel)->Unit(benchmark::kMillisecond);
 
-void BM_LoadPublishedEvidence(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(load_published_evidence());
+void BM_RestoreStoredFit(benchmark::State& state) {
+  const std::string text = Json(*shipped().model).dump();
+  for (auto _ : state) benchmark::DoNotOptimize(DecisionModel::from_json(Json::parse(text)));
 }
-BENCHMARK(BM_LoadPublishedEvidence)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RestoreStoredFit)->Unit(benchmark::kMillisecond);
+
+void BM_Predict(benchmark::State& state) {
+  Query q;
+  q.params_b = 7.0;
+  q.arch = "hopper";
+  q.engine = "llama.cpp";
+  q.precision = *parse_precision("Q4_K_M");
+  q.batch = static_cast<int>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(predict(shipped(), q));
+}
+BENCHMARK(BM_Predict)->Arg(1)->Arg(16)->ArgNames({"batch"});
 
 void BM_Estimate(benchmark::State& state) {
-  const auto evidence = load_published_evidence();
   EstimateRequest request;
-  request.params_b = 2.0;
-  request.gpu = "RTX 4090";
-  for (auto _ : state) benchmark::DoNotOptimize(estimate(request, *evidence));
+  request.params_b = 7.0;
+  request.arch = "ada";
+  for (auto _ : state) benchmark::DoNotOptimize(estimate(request, shipped()));
 }
 BENCHMARK(BM_Estimate);
 
 void BM_Optimize(benchmark::State& state) {
-  const auto evidence = load_published_evidence();
   OptimizeRequest request;
   request.params_b = 7.0;
   request.gpu = "H200";
   request.max_delta_ppl_pct = 15;
-  for (auto _ : state) benchmark::DoNotOptimize(optimize(request, *evidence));
+  for (auto _ : state) benchmark::DoNotOptimize(optimize(request, shipped()));
 }
 BENCHMARK(BM_Optimize);
 
 }  // namespace
-}  // namespace ecocompute::data
+}  // namespace ecocompute::decide
 
 BENCHMARK_MAIN();

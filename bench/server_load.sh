@@ -13,7 +13,7 @@ command -v wrk >/dev/null || { echo "server_load: wrk is missing (apt-get instal
 
 work=$(mktemp -d /tmp/ecocompute-load.XXXXXX)
 "$binary" --log-level warn serve --port 0 --port-file "$work/port" --db "$work/r.sqlite" --rate-limit 0 \
-  --threads "$threads" --curves published --store "$work/none.sqlite" --web-dir "$work/none" &
+  --threads "$threads" --store "$work/none.sqlite" --web-dir "$work/none" &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 200); do [ -s "$work/port" ] && break; sleep 0.05; done

@@ -5,17 +5,15 @@
 #include <cstdint>
 #include <string_view>
 
-#include "data/evidence.hpp"
+#include "decide/evidence.hpp"
 #include "server/replication_upload.hpp"
 #include "util/log.hpp"
 
 namespace {
-const ecocompute::data::Evidence& evidence() {
-  static const ecocompute::data::Evidence e = [] {
+const ecocompute::decide::Evidence& evidence() {
+  static const ecocompute::decide::Evidence e = [] {
     ecocompute::log::set_level(ecocompute::log::Level::quiet);
-    ecocompute::data::EvidenceOptions options;
-    options.curve_source = ecocompute::data::CurveSource::published;
-    auto loaded = ecocompute::data::load_published_evidence(options);
+    auto loaded = ecocompute::decide::load_published_evidence();
     if (!loaded) __builtin_trap();  // the fuzzer needs the shipped data: ECOCOMPUTE_DATA_DIR
     return std::move(loaded).value();
   }();

@@ -10,7 +10,7 @@ export async function startServer(binary, extraArgs = []) {
   const work = mkdtempSync(join(tmpdir(), 'ecocompute-bench-'));
   const portFile = join(work, 'port');
   const args = ['--log-level', 'warn', 'serve', '--port', '0', '--port-file', portFile, '--db', join(work, 'r.sqlite'),
-    '--rate-limit', '0', '--curves', 'published', '--store', join(work, 'none.sqlite'), '--web-dir', join(work, 'none'),
+    '--rate-limit', '0', '--store', join(work, 'none.sqlite'), '--web-dir', join(work, 'none'),
     ...extraArgs];
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

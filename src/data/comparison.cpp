@@ -191,6 +191,10 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
   Comparison c;
   c.label_a = a.label;
   c.label_b = b.label;
+  if (!a.sessions.empty()) {
+    c.gpu_arch_a = a.sessions.front().gpu_arch;
+    c.engine_a = a.sessions.front().engine;
+  }
   c.fingerprints_a = fingerprints(a);
   c.fingerprints_b = fingerprints(b);
   c.same_stack = !c.fingerprints_a.empty() && c.fingerprints_a == c.fingerprints_b;
@@ -241,6 +245,8 @@ void to_json(Json& j, const PairedRow& p) {
            {"ci95_half_b_pp", json_or_null(p.ci95_half_b_pp)},
            {"within_sessions_pp", json_or_null(p.within_sessions_pp)},
            {"beyond_within_sessions", json_or_null(p.beyond_within_sessions)},
+           {"between_cards_pp", json_or_null(p.between_cards_pp)},
+           {"beyond_between_cards", json_or_null(p.beyond_between_cards)},
            {"n_a", p.n_a},
            {"n_b", p.n_b},
            {"energy_a_mj", json_or_null(p.energy_a_mj)},
@@ -294,6 +300,12 @@ std::string to_text(const Comparison& c) {
   if (any_beyond) {
     out += "* the sessions differ by more than their own 95 % CIs explain (√(A² + B²)): the between-session spread is "
            "real, and one session's CI understates it\n";
+  }
+  for (const PairedRow& p : c.pairs) {
+    if (!p.between_cards_pp || !p.difference_pp) continue;
+    out += fmt::format("{} {:g} B {} batch {}: B − A {:+.2f} pp against ±{:.2f} between two cards (the decision model): {}\n",
+                       p.model, p.params_b, p.precision, p.batch_size, *p.difference_pp, *p.between_cards_pp,
+                       *p.beyond_between_cards ? "more than cards differ by" : "within what cards differ by");
   }
   for (const std::string& u : c.unmatched) out += "unmatched: " + u + "\n";
   return out;

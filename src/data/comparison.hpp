@@ -52,6 +52,11 @@ struct PairedRow {
   /// difference larger than that is more than the two sessions' own noise explains.
   std::optional<double> ci95_half_a_pp, ci95_half_b_pp, within_sessions_pp;
   std::optional<bool> beyond_within_sessions;
+  /// The 95 % half-width of the difference between two cards at this place, from the decision model's
+  /// between-card spread (filled by the decision layer when it knows the place), and whether the
+  /// difference exceeds it: two cards differ by that much as often as not 1 in 20.
+  std::optional<double> between_cards_pp;
+  std::optional<bool> beyond_between_cards;
   int n_a = 1, n_b = 1;
   std::optional<double> energy_a_mj, energy_b_mj;
   std::optional<double> energy_difference_pct;   ///< (b − a) / a × 100
@@ -62,6 +67,7 @@ struct PairedRow {
 
 struct Comparison {
   std::string label_a, label_b;
+  std::string gpu_arch_a, engine_a;  ///< the architecture and engine of side A's first session ("" if none)
   std::vector<std::string> fingerprints_a, fingerprints_b;
   bool same_stack = false;
   std::vector<std::string> warnings;

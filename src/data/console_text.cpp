@@ -11,68 +11,7 @@ std::string num(const std::optional<double>& v, const char* f = "{:.3g}") {
   return v ? fmt::format(fmt::runtime(f), *v) : "—";
 }
 
-std::string candidate_line(const Candidate& c) {
-  return fmt::format("{:<7} batch {:>3} ctx {:>6}  ΔE {:>10}  energy {:>9} mJ/token [{}]  {:>8.2f} ms/token  {:>9.1f} tok/s  "
-                     "[modelled]  {:>6.1f} GB [modelled]  ΔPPL {}{}",
-                     c.precision, c.batch, c.context, pct(c.delta_pct), num(c.energy_mj_per_token, "{:.1f}"),
-                     to_string(c.energy_basis.basis), c.latency_ms_per_token, c.throughput_tok_s, c.vram_gb, pct(c.delta_ppl_pct),
-                     c.violations.empty() ? "" : "  ✗ " + fmt::format("{}", fmt::join(c.violations, "; ")));
-}
-
-std::string basis_line(const char* what, const FigureBasis& b) {
-  return fmt::format("  {} basis: {} — {}\n", what, to_string(b.basis), b.label);
-}
-
 }  // namespace
-
-std::string to_text(const EstimateResponse& r) {
-  std::string out = r.verdict + "\n";
-  out += fmt::format("  ΔE vs FP16: {}  95 % CI: {}  (±{:.1f} pts: {})\n", pct(r.delta_pct),
-                     r.ci_low_pct ? fmt::format("{} … {}", pct(r.ci_low_pct), pct(r.ci_high_pct)) : "none", r.band.half_width,
-                     r.ci_kind.empty() ? "no within-session band" : r.ci_kind);
-  out += basis_line("ΔE", r.delta_basis);
-  out += fmt::format("  band terms (95 % half-widths, pts): within session {}, between sessions {}, extrapolation {:.1f}, borrowing {:.1f}, "
-                     "batch model {:.1f}\n",
-                     num(r.band.within_session, "{:.1f}"), num(r.band.between_sessions, "{:.1f}"), r.band.extrapolation, r.band.borrowing,
-                     r.band.batch_model);
-  out += fmt::format("  confidence: {}   recommendation: {}\n", r.confidence, r.recommendation);
-  out += fmt::format("  architecture used: {}   engine: {}   crossover: {}\n", r.arch_used, r.engine,
-                     r.crossover_b ? fmt::format("{:.2f} B", *r.crossover_b) : "none supported by the data");
-  out += fmt::format("  weights: {:.2f} GB (FP16 {:.2f} GB) [modelled: N × bits per weight]\n", r.weight_gb, r.weight_gb_fp16);
-  if (r.energy_estimate) {
-    const EnergyEstimate& e = *r.energy_estimate;
-    out += fmt::format("  energy per token: {:.0f} mJ{} (FP16 {:.0f} mJ; {})\n", e.mj_per_token,
-                       e.low_mj_per_token ? fmt::format(" (95 % {:.0f} … {:.0f})", *e.low_mj_per_token, *e.high_mj_per_token) : "",
-                       e.fp16_mj_per_token, e.method);
-    out += basis_line("energy", e.basis);
-    out += basis_line("FP16 energy", e.fp16_basis);
-  }
-  if (r.quality_cost) out += "  quality: " + r.quality_cost->note + " [" + std::string(to_string(r.quality_cost->basis.basis)) + "]\n";
-  for (const Anchor& a : r.anchors) {
-    out += fmt::format("  anchor: {:g} B {:>9} n={} {} ({}, {})\n", a.params_b, pct(a.delta_pct), a.n, a.model, a.gpu, a.session);
-  }
-  for (const std::string& n : r.notes) out += "  note: " + n + "\n";
-  return out;
-}
-
-std::string to_text(const OptimizeResponse& r) {
-  std::string out;
-  if (r.recommended) {
-    out += "recommended: " + candidate_line(*r.recommended) + "\n";
-    out += basis_line("energy", r.recommended->energy_basis);
-    out += basis_line("latency", r.recommended->latency_basis);
-    out += basis_line("memory", r.recommended->vram_basis);
-  } else {
-    out += "recommended: none (no candidate meets every constraint)\n";
-  }
-  out += fmt::format("feasible candidates: {}\n", r.feasible_count);
-  if (r.best_unmodelled) out += "best whose energy is not modelled: " + candidate_line(*r.best_unmodelled) + "\n";
-  if (r.closest_infeasible) out += "closest infeasible: " + candidate_line(*r.closest_infeasible) + "\n";
-  for (const Candidate& c : r.alternatives) out += "alternative: " + candidate_line(c) + "\n";
-  for (const Candidate& c : r.pareto_energy_latency) out += "pareto: " + candidate_line(c) + "\n";
-  for (const std::string& n : r.notes) out += "note: " + n + "\n";
-  return out;
-}
 
 std::string to_text(const ImportSummary& s) {
   std::string out = fmt::format("{}: {} sessions and {} rows added, {} already present, {} flagged\n", s.source, s.sessions_added,
@@ -81,12 +20,12 @@ std::string to_text(const ImportSummary& s) {
   return out;
 }
 
-std::string sessions_table(const std::vector<Session>& sessions, const std::vector<DataRow>& rows) {
+std::string sessions_table(const std::vector<Session>& sessions, const std::map<std::string, int>& row_counts) {
   std::string out = fmt::format("{:<16} {:<26} {:<10} {:<10} {:<26} {:>5}  {}\n", "id", "label", "gpu", "arch", "engine", "rows",
                                 "provenance");
   for (const Session& s : sessions) {
-    int n = 0;
-    for (const DataRow& r : rows) n += r.session_id == s.id ? 1 : 0;
+    const auto counted = row_counts.find(s.id);
+    const int n = counted != row_counts.end() ? counted->second : 0;
     out += fmt::format("{:<16} {:<26} {:<10} {:<10} {:<26} {:>5}  {}\n", s.id, s.label, s.gpu, s.gpu_arch, s.engine, n, s.provenance);
   }
   return out;

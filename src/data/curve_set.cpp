@@ -296,19 +296,6 @@ Result<std::vector<Curve>> reproduce_published_curves(const std::filesystem::pat
   return curves;
 }
 
-Json architectures_json(const CurveSet& curves) {
-  std::map<std::string, Json> by_arch;
-  for (const Curve& c : curves.curves) {
-    Json entry;
-    to_json(entry, c);
-    entry.erase("points");
-    by_arch[c.key.gpu_arch].push_back(std::move(entry));
-  }
-  Json out = Json::array();
-  for (auto& [arch, list] : by_arch) out.push_back(Json{{"arch", arch}, {"curves", std::move(list)}});
-  return out;
-}
-
 void to_json(Json& j, const CurveKey& key) {
   j = Json{{"gpu_arch", key.gpu_arch}, {"engine", key.engine}, {"precision", key.precision}};
 }

@@ -42,9 +42,6 @@ struct CurveSet {
                                                         const std::string& precision) const;
 };
 
-/// The published /v1/architectures view: one entry per architecture with its curves.
-Json architectures_json(const CurveSet& curves);
-
 /// Groups rows into fit points: rows of one (session, params_b, precision) are one point whose ΔE is
 /// the mean of their recomputed ΔE, n the number of replicates (or the row's n_trials when alone),
 /// and se the replicates' SD/√n (or the row's own CI/SD when it has one).

@@ -31,6 +31,11 @@ constexpr const char* kSchema[] = {
     " kld DOUBLE PRECISION, inconsistent BIGINT NOT NULL, note TEXT NOT NULL,"
     " batch_size BIGINT NOT NULL DEFAULT 1,"
     " PRIMARY KEY (session_id, row_key))",
+    // Documents computed from the evidence (the decision model's fit), kept with the version of the
+    // evidence they describe, so a store is fitted once per change rather than once per question.
+    "CREATE TABLE IF NOT EXISTS derived (key TEXT PRIMARY KEY, version TEXT NOT NULL, content TEXT NOT NULL)",
+    // Questions read the rows of one engine and format (and architecture).
+    "CREATE INDEX IF NOT EXISTS measurements_by_key ON measurements (engine, precision, gpu_arch)",
 };
 
 // Stores made before rows carried their batch size: every row they hold was measured at batch 1.
@@ -66,6 +71,13 @@ constexpr const char* kSelectRows =
     " AND (CAST($3 AS TEXT) IS NULL OR precision = $3) AND (CAST($4 AS TEXT) IS NULL OR session_id = $4)"
     " AND ($5 = 0 OR basis = 'measured')"
     " ORDER BY session_id, params_b, precision, row_key";
+
+constexpr const char* kRowCounts = "SELECT session_id, COUNT(*) FROM measurements GROUP BY session_id";
+constexpr const char* kEvidenceVersion =
+    "SELECT (SELECT COUNT(*) FROM measurements), (SELECT COUNT(*) FROM sessions)";
+constexpr const char* kSelectDerived = "SELECT content FROM derived WHERE key = $1 AND version = $2";
+constexpr const char* kDeleteDerived = "DELETE FROM derived WHERE key = $1";
+constexpr const char* kInsertDerived = "INSERT INTO derived (key, version, content) VALUES ($1, $2, $3)";
 
 SqlValue optional_value(const std::optional<double>& v) {
   if (v) return *v;
@@ -252,6 +264,39 @@ Result<std::vector<DataRow>> DatasetStore::rows(const RowQuery& q) const {
   std::vector<DataRow> out;
   for (const SqlRow& r : *rows) out.push_back(row_from(r));
   return out;
+}
+
+Result<std::map<std::string, int>> DatasetStore::row_counts() const {
+  auto rows = db_->query(kRowCounts, {});
+  if (!rows) return rows.error();
+  std::map<std::string, int> out;
+  for (const SqlRow& r : *rows) out[sql_text(r[0]).value_or("")] = static_cast<int>(sql_integer(r[1]).value_or(0));
+  return out;
+}
+
+Result<std::string> DatasetStore::evidence_version() const {
+  auto rows = db_->query(kEvidenceVersion, {});
+  if (!rows) return rows.error();
+  if (rows->empty()) return std::string("rows 0 sessions 0");
+  const SqlRow& r = rows->front();
+  return "rows " + std::to_string(sql_integer(r[0]).value_or(0)) + " sessions " + std::to_string(sql_integer(r[1]).value_or(0));
+}
+
+Result<std::optional<std::string>> DatasetStore::derived(const std::string& key, const std::string& version) const {
+  auto rows = db_->query(kSelectDerived, {key, version});
+  if (!rows) return rows.error();
+  if (rows->empty()) return std::optional<std::string>{};
+  return sql_text(rows->front()[0]);
+}
+
+Result<void> DatasetStore::put_derived(const std::string& key, const std::string& version, const std::string& content) {
+  auto written = in_transaction(*db_, [&]() -> Result<int> {
+    if (auto r = db_->execute(kDeleteDerived, {key}); !r) return r.error();
+    if (auto r = db_->execute(kInsertDerived, {key, version, content}); !r) return r.error();
+    return 0;
+  });
+  if (!written) return written.error();
+  return {};
 }
 
 std::filesystem::path default_store_path() {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,17 @@ class DatasetStore {
   [[nodiscard]] Result<Session> find_session(const std::string& id_or_label) const;
   /// Returns rows matching the query, ordered by session, params_b, precision, row_key.
   [[nodiscard]] Result<std::vector<DataRow>> rows(const RowQuery& query = {}) const;
+  /// Returns the number of stored rows of each session, counted by the database.
+  [[nodiscard]] Result<std::map<std::string, int>> row_counts() const;
+
+  /// A text that changes whenever the stored evidence does (rows and sessions are only ever added, so
+  /// their counts say so): what a document derived from the evidence is stored under.
+  [[nodiscard]] Result<std::string> evidence_version() const;
+  /// A document derived from the evidence (the fitted decision model), stored under `key` for
+  /// `version`; nullopt when none is stored for that version.
+  [[nodiscard]] Result<std::optional<std::string>> derived(const std::string& key, const std::string& version) const;
+  /// Stores (or replaces) a derived document.
+  Result<void> put_derived(const std::string& key, const std::string& version, const std::string& content);
 
  private:
   explicit DatasetStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) {}

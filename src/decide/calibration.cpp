@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <set>
 
 #include <fmt/format.h>
@@ -53,11 +52,6 @@ Result<void> run_fold(const std::vector<data::DataRow>& rows, const std::vector<
     BasisCoverage& b = out.by_basis[answer->basis];
     ++b.n;
     b.covered += covers(*answer, cell) ? 1 : 0;
-    if (std::getenv("ECOCOMPUTE_CALIBRATION_DEBUG") != nullptr) {
-      fmt::print(stderr, "{} {} {} {} {} {:g} b{} truth {:+.2f} answer {:+.2f} [{:+.2f}, {:+.2f}] {} {}\n", to_string(mode), group.substr(0, 12),
-                 cell.place.engine, cell.place.precision, cell.place.gpu, cell.place.params_b, cell.place.batch, delta_pct_of(cell.value),
-                 answer->delta_pct, answer->low_pct, answer->high_pct, data::to_string(answer->basis), covers(*answer, cell) ? "" : "MISS");
-    }
     b.widths.push_back(answer->high_pct - answer->low_pct);
   }
   ++out.folds;

@@ -65,6 +65,7 @@ std::vector<Location> locations_of(const std::vector<Cell>& cells) {
     if (l.values.empty()) {
       l.place = p;
       l.point = point_of(p);
+      l.model = c.model;
     }
     l.values.push_back(c.value);
     l.within.push_back(c.within_var);
@@ -137,7 +138,11 @@ std::optional<FamilyFit> FamilyFit::restore(std::string family, Stored stored, d
   f.first_design_ = f.design_;
   f.free_ = std::move(stored.free);
   f.identified_ = std::move(stored.identified);
-  if (!f.finalize(stored.priors, stored.components)) return std::nullopt;
+  // The pooled between-card variance is a function of the free components and of the places two
+  // sessions share: recomputed for these places, as every moved copy of prepare_uncertainty is.
+  VarianceComponents components = stored.components;
+  set_components(f.free_, get_components(f.free_, components), card_floor, f.locations_, components);
+  if (!f.finalize(stored.priors, components)) return std::nullopt;
   f.objective_ = stored.objective;
   f.prepare_uncertainty(card_floor, stored.theta_covariance);
   return f;
@@ -247,6 +252,13 @@ std::optional<LatentPrediction> FamilyFit::predict(const ModelPoint& p) const {
   out.card_var = components_.card_var(p.key);
   if (theta_cov_ || !priors_.empty()) out.log_variance_sd = log_variance_sd(p, out);
   return out;
+}
+
+std::optional<double> FamilyFit::predict_mean(const ModelPoint& p) const {
+  if (!design_.has(FixedEffect{EffectKind::level, p.key, 0}) || needs_missing_prior(p)) return std::nullopt;
+  double mean = dot(design_.row(p), beta_) + prior_mean(p);
+  for (std::size_t i = 0; i < locations_.size(); ++i) mean += covariance(p, locations_[i].point) * alpha_[i];
+  return mean;
 }
 
 std::vector<EffectEstimate> FamilyFit::estimates() const {

@@ -19,11 +19,12 @@ namespace ecocompute::decide {
 struct Location {
   ModelPoint point;
   CellPlace place;
+  std::string model;  ///< the model measured there (the first cell's)
   std::vector<double> values;
   std::vector<double> within;  ///< within-session variance of each value
   std::vector<std::string> sessions;
   /// The precision-weighted mean of `values` and its variance (1/Σw, w = 1/(τ² + within)), set by
-  /// the last factorization; what a stored model keeps of a place instead of its cells.
+  /// the last factorization.
   double mean = 0, noise = 0;
 };
 
@@ -59,7 +60,7 @@ class FamilyFit {
   [[nodiscard]] std::optional<FamilyFit> conditioned(const std::vector<Cell>& cells, double card_floor) const;
   /// What a stored model keeps of a family, to restore it without its cells.
   struct Stored {
-    std::vector<Location> locations;  ///< their mean and noise
+    std::vector<Location> locations;  ///< with their cells' values
     VarianceComponents components;
     EffectPriors priors;
     std::vector<FreeComponent> free;
@@ -84,6 +85,8 @@ class FamilyFit {
   /// The latent mean at `p`; nullopt when the family has no level for its key (never measured) or a
   /// prior the point needs is missing (no family identified that kind of effect). Second stage only.
   [[nodiscard]] std::optional<LatentPrediction> predict(const ModelPoint& p) const;
+  /// The latent mean alone (no variances): O(places), for searches along a curve.
+  [[nodiscard]] std::optional<double> predict_mean(const ModelPoint& p) const;
   /// Prepares the uncertainty of predictive variances (variance_uncertainty.hpp): the information matrix of
   /// the free components at the fit and the model refactored with each moved a little. Call after
   /// finalize; `card_floor` as in fit.

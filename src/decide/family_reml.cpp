@@ -109,7 +109,7 @@ void set_components(const std::vector<FreeComponent>& free, const std::vector<do
 std::vector<double> get_components(const std::vector<FreeComponent>& free, const VarianceComponents& c) {
   std::vector<double> x;
   VarianceComponents copy = c;
-  for (const FreeComponent& f : free) x.push_back(std::log(std::max(component(copy, f), 1e-12)));
+  for (const FreeComponent& f : free) x.push_back(std::log(std::max(component(copy, f), std::exp(-30.0))));  // the search's lower bound
   return x;
 }
 

@@ -1,7 +1,5 @@
 // The uncertainty of a family's predictive variances (see variance_uncertainty.hpp and family_fit.hpp).
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #include "decide/family_fit.hpp"
 #include "decide/variance_uncertainty.hpp"
@@ -42,7 +40,6 @@ void FamilyFit::prepare_uncertainty(double card_floor) {
     std::size_t flattest = 0;
     small = parameter_covariance(objective, at, kHessianStep, &flattest);
     if (small) break;
-    if (std::getenv("ECOCOMPUTE_CALIBRATION_DEBUG") != nullptr) fprintf(stderr, "family %s holds component %zu\n", family_.c_str(), active[flattest]);
     active.erase(active.begin() + static_cast<std::ptrdiff_t>(flattest));
   }
   std::optional<Matrix> cov;
@@ -51,10 +48,6 @@ void FamilyFit::prepare_uncertainty(double card_floor) {
     for (std::size_t a = 0; a < active.size(); ++a) {
       for (std::size_t b = 0; b < active.size(); ++b) (*cov)(active[a], active[b]) = (*small)(a, b);
     }
-  }
-  if (std::getenv("ECOCOMPUTE_CALIBRATION_DEBUG") != nullptr) {
-    fprintf(stderr, "family %s active %zu of %zu, cov %s\n", family_.c_str(), active.size(), free_.size(), small ? "ok" : "FAILED");
-    if (small) for (std::size_t a = 0; a < active.size(); ++a) fprintf(stderr, "  theta %zu = %.3f sd %.3f\n", active[a], at[a], std::sqrt((*small)(a, a)));
   }
   prepare_uncertainty(card_floor, cov);
 }

@@ -67,6 +67,24 @@ OutcomeModel OutcomeModel::conditioned_on(const std::vector<Cell>& cells) const 
   return m;
 }
 
+OutcomeModel OutcomeModel::without_session(const std::string& session_id) const {
+  std::vector<Cell> cells;
+  for (const auto& [name, f] : families_) {
+    for (const Location& l : f.locations()) {
+      for (std::size_t i = 0; i < l.values.size(); ++i) {
+        if (l.sessions[i] == session_id) continue;
+        Cell c;
+        c.place = l.place;
+        c.session_id = l.sessions[i];
+        c.value = l.values[i];
+        c.within_var = l.within[i];
+        cells.push_back(std::move(c));
+      }
+    }
+  }
+  return conditioned_on(cells);
+}
+
 void OutcomeModel::share_components() {
   struct Shared {
     const char* group;
@@ -131,25 +149,10 @@ std::optional<LatentPrediction> OutcomeModel::predict(const ModelPoint& p) const
 
 namespace ecocompute::decide {
 
-void to_json(Json& j, const OutcomeModel& m) {
-  Json families = Json::object();
-  for (const auto& [name, f] : m.families_) {
-    Json locations = Json::array();
-    for (const Location& l : f.locations()) {
-      locations.push_back(Json{{"engine", l.place.engine}, {"precision", l.place.precision}, {"arch", l.place.arch},
-                               {"gpu", l.place.gpu},       {"params_b", l.place.params_b},   {"batch", l.place.batch},
-                               {"mean", l.mean},           {"noise", l.noise},               {"sessions", l.sessions}});
-    }
-    families[name] = Json{{"components", f.components()}, {"identified", f.identified()}, {"locations", std::move(locations)},
-                          {"restricted_log_likelihood", f.restricted_log_likelihood()}};
-  }
-  Json priors = Json::object();
-  for (const auto& [kind, p] : m.priors_) priors[std::string(to_string(kind))] = p;
-  Json unmeasured = Json::array();
-  for (Unmeasured u : m.unmeasured_) {
-    unmeasured.push_back(u == Unmeasured::architecture_spread ? "architecture_spread" : u == Unmeasured::gpu_spread ? "gpu_spread" : "batch");
-  }
-  j = Json{{"families", std::move(families)}, {"priors", std::move(priors)}, {"unmeasured", std::move(unmeasured)}};
+std::optional<double> OutcomeModel::predict_mean(const ModelPoint& p) const {
+  const FamilyFit* f = family_of(p.engine);
+  if (f == nullptr) return std::nullopt;
+  return f->predict_mean(p);
 }
 
 }  // namespace ecocompute::decide

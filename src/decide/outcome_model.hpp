@@ -11,6 +11,7 @@
 
 #include "decide/family_fit.hpp"
 #include "util/json.hpp"
+#include "util/result.hpp"
 
 namespace ecocompute::decide {
 
@@ -28,14 +29,19 @@ class OutcomeModel {
   static OutcomeModel fit(const std::vector<Cell>& cells, const OutcomeModel* warm = nullptr);
   /// The same components conditioned on `cells` (no search).
   [[nodiscard]] OutcomeModel conditioned_on(const std::vector<Cell>& cells) const;
+  /// The same components conditioned on every kept cell but one session's (no search).
+  [[nodiscard]] OutcomeModel without_session(const std::string& session_id) const;
 
   /// The latent mean at `p` and its variances; nullopt when its engine family has no level for the key.
   [[nodiscard]] std::optional<LatentPrediction> predict(const ModelPoint& p) const;
+  [[nodiscard]] std::optional<double> predict_mean(const ModelPoint& p) const;
   [[nodiscard]] const FamilyFit* family_of(const std::string& engine) const;
   [[nodiscard]] bool measured(Unmeasured what) const { return !unmeasured_.contains(what); }
   [[nodiscard]] const std::map<std::string, FamilyFit>& families() const { return families_; }
   [[nodiscard]] const EffectPriors& priors() const { return priors_; }
 
+  /// A model restored from its JSON (to_json), without the cells it was fitted to.
+  static Result<OutcomeModel> from_json(const Json& j);
   friend void to_json(Json& j, const OutcomeModel& m);
 
  private:

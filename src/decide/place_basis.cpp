@@ -38,6 +38,7 @@ PlaceBasis place_basis(const ModelPoint& asked, const FamilyFit& family) {
                         asked.batch <= b.batch_max;
     kind = !b.same_place.empty() ? data::Basis::measured : inside ? data::Basis::interpolated : data::Basis::extrapolated;
   }
+  b.place_kind = kind;
   if (b.other_architecture || b.other_gpu) kind = data::worse(kind, data::Basis::borrowed);
   b.basis = kind;
   return b;

@@ -22,6 +22,7 @@ namespace ecocompute::decide {
 /// What the basis found, with the measured places it rests on.
 struct PlaceBasis {
   data::Basis basis = data::Basis::unavailable;
+  data::Basis place_kind = data::Basis::unavailable;  ///< measured / interpolated / extrapolated / modelled, before borrowing
   bool other_architecture = false;
   bool other_gpu = false;
   bool regime_unmeasured = false;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "data/evidence.hpp"
+#include "decide/evidence.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
 
@@ -28,7 +28,7 @@ struct Tool {
 
 /// Returns the four tools — should_i_quantize, recommend_config, list_architectures, plan_measurement —
 /// answering from `evidence` (not owned; must outlive the tools).
-std::vector<Tool> make_tools(const data::Evidence& evidence);
+std::vector<Tool> make_tools(const decide::Evidence& evidence);
 
 /// Returns the `ecocompute measure` command line that answers a question on the user's own GPU:
 /// `ecocompute measure --model <gguf> --baseline F16 --precisions Q8_0,Q4_K_M --trials 3 --out <dir>`,

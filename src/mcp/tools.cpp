@@ -8,11 +8,10 @@
 #include <fmt/ranges.h>
 #include <filesystem>
 
-#include "data/architecture_list.hpp"
-#include "data/curve_set.hpp"
-#include "data/estimator.hpp"
+#include "decide/architectures.hpp"
+#include "decide/estimate.hpp"
 #include "data/gpu_spec.hpp"
-#include "data/optimizer.hpp"
+#include "decide/optimizer.hpp"
 #include "data/model_size.hpp"
 #include "util/defaults.hpp"
 #include "util/precision.hpp"
@@ -105,19 +104,20 @@ Result<void> reject_unknown(const Json& arguments, const Json& schema) {
   return {};
 }
 
-Result<ToolOutput> should_i_quantize(const Json& arguments, const data::Evidence& evidence) {
+Result<ToolOutput> should_i_quantize(const Json& arguments, const decide::Evidence& evidence) {
   if (auto ok = reject_unknown(arguments, estimate_schema()); !ok) return ok.error();
-  auto request = data::estimate_request_from_json(arguments);
+  auto request = decide::estimate_request_from_json(arguments);
   if (!request) return request.error();
-  auto answer = data::estimate(*request, evidence);
+  auto answer = decide::estimate(*request, evidence);
   if (!answer) return answer.error();
   Json structured = Json(*answer);
-  std::string text = fmt::format("{} (ΔE {} vs FP16, basis {}: {}; recommendation {}).", answer->verdict,
-                                 pct(structured.value("delta_pct", Json())), data::to_string(answer->basis),
-                                 answer->delta_basis.label, answer->recommendation);
-  if (answer->energy_estimate) {
-    text += fmt::format(" Energy per token {:.0f} mJ ({}).", answer->energy_estimate->mj_per_token,
-                        answer->energy_estimate->basis.label);
+  const decide::Prediction& p = answer->prediction;
+  std::string text = fmt::format("{} (ΔE {} vs FP16, 95 % interval for your card {} … {}, basis {}: {}; recommendation {}).",
+                                 answer->verdict, pct(structured.value("delta_pct", Json())), pct(Json(p.delta->low)),
+                                 pct(Json(p.delta->high)), data::to_string(answer->basis), p.delta->basis.label, answer->recommendation);
+  if (p.energy) {
+    text += fmt::format(" Energy per token {:.0f} mJ [{:.0f}, {:.0f}] ({}).", p.energy->value, p.energy->low, p.energy->high,
+                        p.energy->basis.label);
   }
   if (answer->basis != data::Basis::measured) {
     text += " This is an estimate, not a measurement: plan_measurement gives the command that measures it on your GPU.";
@@ -125,16 +125,16 @@ Result<ToolOutput> should_i_quantize(const Json& arguments, const data::Evidence
   return ToolOutput{std::move(text), std::move(structured)};
 }
 
-Result<ToolOutput> recommend_config(const Json& arguments, const data::Evidence& evidence) {
+Result<ToolOutput> recommend_config(const Json& arguments, const decide::Evidence& evidence) {
   if (auto ok = reject_unknown(arguments, optimize_schema()); !ok) return ok.error();
-  auto request = data::optimize_request_from_json(arguments);
+  auto request = decide::optimize_request_from_json(arguments);
   if (!request) return request.error();
-  auto answer = data::optimize(*request, evidence);
+  auto answer = decide::optimize(*request, evidence);
   if (!answer) return answer.error();
   Json structured = Json(*answer);
   std::string text;
   if (answer->recommended) {
-    const data::Candidate& c = *answer->recommended;
+    const decide::Candidate& c = *answer->recommended;
     text = fmt::format("Recommended: {} at batch {}, context {} ({} feasible candidates). Energy {}: {}; latency {}; "
                        "memory {}.", c.precision, c.batch, c.context, answer->feasible_count,
                        data::to_string(c.energy_basis.basis), c.energy_basis.label, data::to_string(c.latency_basis.basis),
@@ -151,18 +151,20 @@ Result<ToolOutput> recommend_config(const Json& arguments, const data::Evidence&
   return ToolOutput{std::move(text), std::move(structured)};
 }
 
-Result<ToolOutput> list_architectures(const data::Evidence& evidence) {
-  Json structured = data::published_architectures_json(evidence.curves);  // the published shape, ours beside it
-  structured["architectures"] = data::architectures_json(evidence.curves);
+Result<ToolOutput> list_architectures(const decide::Evidence& evidence) {
+  Json structured = decide::published_architectures_json(evidence);  // the published shape, ours beside it
+  structured["architectures"] = decide::architectures_json(evidence);
   structured["known"] = data::known_architectures();
-  structured["curve_source"] = data::to_string(evidence.curve_source);
-  std::string text = "Curves (architecture / engine / precision):";
-  for (const data::Curve& c : evidence.curves.curves) {
-    text += fmt::format(" {}/{}/{} ({:.1f}–{:.1f} B)", c.key.gpu_arch, c.key.engine, c.key.precision,
-                        c.fit.range_min_b, c.fit.range_max_b);
-    text += ";";
+  structured["curve_source"] = "model";
+  std::string text = "Measured (architecture / engine / precision: sizes):";
+  for (const Json& arch : structured["architectures"]) {
+    for (const Json& f : arch["formats"]) {
+      const auto& sizes = f["sizes_b"];
+      text += fmt::format(" {}/{}/{} ({:.1f}–{:.1f} B);", arch["arch"].get<std::string>(), f["engine"].get<std::string>(),
+                          f["precision"].get<std::string>(), sizes.front().get<double>(), sizes.back().get<double>());
+    }
   }
-  if (!text.empty() && text.back() == ';') text.back() = '.';
+  if (text.back() == ';') text.back() = '.';
   return ToolOutput{std::move(text), std::move(structured)};
 }
 
@@ -263,12 +265,13 @@ Result<Json> plan_measurement(const Json& arguments) {
                             "drop it on the web UI's \"Run it yourself\" tab.", shell_quote(*out))}}};
 }
 
-std::vector<Tool> make_tools(const data::Evidence& evidence) {
+std::vector<Tool> make_tools(const decide::Evidence& evidence) {
   std::vector<Tool> tools;
   tools.push_back(Tool{
       "should_i_quantize", "Should I quantize?",
       "Answers whether quantizing a model of a given size to a precision saves energy per token versus FP16 on a GPU "
-      "(or architecture) and engine: ΔE % with its 95 % interval, the basis of each figure (measured, interpolated, "
+      "(or architecture) and engine: ΔE % with its 95 % interval for the user's card, the energy per token, whether it "
+      "fits in the GPU's memory, the basis of each figure (measured, interpolated, "
       "extrapolated, borrowed, modelled, unavailable, with the sessions and GPU behind it), a recommendation (quantize / do_not_quantize / depends), the crossover size and the "
       "measured quality cost where known. An estimate is never presented as a measurement.",
       estimate_schema(), [&evidence](const Json& a) { return should_i_quantize(a, evidence); }});
@@ -279,8 +282,8 @@ std::vector<Tool> make_tools(const data::Evidence& evidence) {
       "than +1 % perplexity'), with the energy/latency Pareto front and the closest infeasible candidate.",
       optimize_schema(), [&evidence](const Json& a) { return recommend_config(a, evidence); }});
   tools.push_back(Tool{"list_architectures", "List architectures",
-                       "Lists the GPU architectures, engines and precisions with fitted energy curves, with each "
-                       "curve's parameters, measured size range, residual and crossover size.",
+                       "Lists the GPU architectures, engines and precisions measured, with each one's measured sizes, "
+                       "batches and GPUs and the decision model's crossover size.",
                        Json{{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}},
                        [&evidence](const Json& a) -> Result<ToolOutput> {
                          if (auto ok = reject_unknown(a, Json{{"properties", Json::object()}}); !ok) return ok.error();

@@ -8,16 +8,15 @@
 
 #include <fmt/format.h>
 
-#include "data/architecture_list.hpp"
-#include "data/curve_set.hpp"
-#include "data/estimator.hpp"
 #include "data/gpu_spec.hpp"
-#include "data/optimizer.hpp"
+#include "decide/architectures.hpp"
+#include "decide/estimate.hpp"
+#include "decide/grader.hpp"
+#include "decide/optimizer.hpp"
 #include "ecocompute/build_info.hpp"
 #include "server/api_error.hpp"
 #include "server/openapi.hpp"
 #include "server/report_check.hpp"
-#include "data/grader.hpp"
 #include "util/file_io.hpp"
 #include "server/request_input.hpp"
 
@@ -58,20 +57,11 @@ Result<std::optional<int>> int_param(const HttpRequest& request, const std::stri
   return std::optional<int>{value};
 }
 
-// Log-spaced sizes from lo to hi (inclusive), for drawing a curve.
-std::vector<double> log_grid(double lo, double hi, int count) {
-  std::vector<double> out;
-  for (int i = 0; i < count; ++i) {
-    out.push_back(std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * i / (count - 1)));
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string json_text(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
-Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles files, ApiOptions options,
+Api::Api(const decide::Evidence& evidence, ReplicationStore& store, StaticFiles files, ApiOptions options,
          std::shared_ptr<const Clock> clock)
     : evidence_(evidence),
       published_reference_(data::read_published_reference(data_dir() / "published")),
@@ -118,9 +108,9 @@ void Api::add(const std::string& method, const std::string& path, Handler handle
 Result<HttpResponse> Api::estimate(const HttpRequest& request) const {
   auto input = request_input(request);
   if (!input) return input.error();
-  auto question = data::estimate_request_from_json(*input);
+  auto question = decide::estimate_request_from_json(*input);
   if (!question) return bad_question(question.error(), *input);
-  auto answer = data::estimate(*question, evidence_);
+  auto answer = decide::estimate(*question, evidence_);
   if (!answer) return bad_question(answer.error(), *input);
   return ok_json(Json(*answer));
 }
@@ -134,9 +124,9 @@ Result<HttpResponse> Api::optimize(const HttpRequest& request) const {
       if (p.is_number()) p = p.dump();
     }
   }
-  auto question = data::optimize_request_from_json(*input);
+  auto question = decide::optimize_request_from_json(*input);
   if (!question) return bad_question(question.error(), *input);
-  auto answer = data::optimize(*question, evidence_);
+  auto answer = decide::optimize(*question, evidence_);
   if (!answer) return bad_question(answer.error(), *input);
   return ok_json(Json(*answer));
 }
@@ -144,35 +134,19 @@ Result<HttpResponse> Api::optimize(const HttpRequest& request) const {
 Result<HttpResponse> Api::architectures(const HttpRequest&) const {
   // The published shape (one key per architecture) with ours beside it: a published client reads
   // answer[arch], ours reads answer.architectures.
-  Json answer = data::published_architectures_json(evidence_.curves);
-  answer["architectures"] = data::architectures_json(evidence_.curves);
+  Json answer = decide::published_architectures_json(evidence_);
+  answer["architectures"] = decide::architectures_json(evidence_);
   answer["known"] = data::known_architectures();
-  answer["curve_source"] = data::to_string(evidence_.curve_source);
+  answer["curve_source"] = "model";
   return ok_json(std::move(answer));
 }
 
 Result<HttpResponse> Api::curves(const HttpRequest& request) const {
+  // The decision model's ΔE along size per measured format: drawn from half the smallest measured size
+  // to twice the largest, the measured range marked (in_range); outside it the UI dashes the line.
   const auto arch = request.param("arch");
   const auto precision = request.param("precision");
-  Json list = Json::array();
-  for (const data::Curve& curve : evidence_.curves.curves) {
-    if (arch && curve.key.gpu_arch != *arch) continue;
-    if (precision && curve.key.precision != *precision) continue;
-    Json entry = Json(curve);
-    // Drawn from half the smallest measured size to twice the largest; outside the range the UI
-    // dashes the line (extrapolated).
-    const double lo = std::max(0.05, curve.fit.range_min_b / 2);
-    const double hi = std::max(lo * 1.01, curve.fit.range_max_b * 2);
-    Json samples = Json::array();
-    for (const double n : log_grid(lo, hi, 41)) {
-      Json value = Json(curve.fit.at(n));
-      value["in_range"] = curve.fit.covers(n);
-      samples.push_back(std::move(value));
-    }
-    entry["samples"] = std::move(samples);
-    list.push_back(std::move(entry));
-  }
-  return ok_json(Json{{"curve_source", data::to_string(evidence_.curve_source)}, {"curves", std::move(list)}});
+  return ok_json(Json{{"curve_source", "model"}, {"curves", decide::curves_json(evidence_, arch, precision)}});
 }
 
 Result<HttpResponse> Api::measurements(const HttpRequest& request) const {
@@ -199,9 +173,9 @@ Result<HttpResponse> Api::check(const HttpRequest& request) const {
   Result<Json> graded = [&]() -> Result<Json> {
     const auto rules_text = request.query.find("rules");
     if (rules_text != request.query.end()) {
-      auto rules = data::parse_grading_rules(rules_text->second);
+      auto rules = decide::parse_grading_rules(rules_text->second);
       if (!rules) return Error{ErrorCode::invalid_argument, "'rules'", rules.error()};
-      if (*rules == data::GradingRules::published) {
+      if (*rules == decide::GradingRules::published) {
         if (request.method != "POST") {
           return unexpected(ErrorCode::invalid_argument,
                             "'rules': published grades an energy.json (POST /v1/check?rules=published); a share "
@@ -267,15 +241,17 @@ Result<HttpResponse> Api::list_replications(const HttpRequest& request) const {
 }
 
 Result<HttpResponse> Api::healthz(const HttpRequest&) const {
+  std::size_t places = 0;
+  for (const auto& [name, family] : evidence_.model->ratio.families()) places += family.locations().size();
   auto total = store_.count({});
   if (!total) return Error{ErrorCode::unavailable, "replications store unreachable", total.error()};
   return ok_json(Json{{"status", "ok"},
                       {"version", build_info::version},
                       {"commit", build_info::git_commit},
                       {"replications", *total},
-                      {"curves", evidence_.curves.curves.size()},
+                      {"places", places},
                       {"rows", evidence_.rows.size()},
-                      {"curve_source", data::to_string(evidence_.curve_source)}});
+                      {"curve_source", "model"}});
 }
 
 }  // namespace ecocompute::server

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "data/evidence.hpp"
+#include "decide/evidence.hpp"
 #include "data/published_reference.hpp"
 #include "server/rate_limiter.hpp"
 #include "server/replication_store.hpp"
@@ -36,7 +36,7 @@ class Api {
  public:
   /// Registers every route. `evidence` and `store` are not owned and must outlive the Api; `clock`
   /// is the rate limiter's time source (tests replace it).
-  Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles files, ApiOptions options = {},
+  Api(const decide::Evidence& evidence, ReplicationStore& store, StaticFiles files, ApiOptions options = {},
       std::shared_ptr<const Clock> clock = system_clock());
 
   /// Answers one request without a socket. Thread-safe.
@@ -61,7 +61,7 @@ class Api {
   Result<HttpResponse> list_replications(const HttpRequest& request) const;
   Result<HttpResponse> healthz(const HttpRequest& request) const;
 
-  const data::Evidence& evidence_;
+  const decide::Evidence& evidence_;
   /// The published curves and anchors, for `POST /v1/check?rules=published`; an error when the shipped
   /// files could not be read (the request then says why).
   Result<data::PublishedReference> published_reference_;

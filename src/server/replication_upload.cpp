@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "data/dataset_import.hpp"
-#include "data/grader.hpp"
+#include "decide/grader.hpp"
 #include "report/energy_report.hpp"
 #include "report/energy_schema.hpp"
 #include "report/upload_rules.hpp"
@@ -26,7 +26,7 @@ std::string canonical_sha256(std::string_view report_text) {
   return sha256_hex(canonical.is_discarded() ? std::string(report_text) : canonical.dump());
 }
 
-CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence) {
+CheckedUpload check_upload(std::string_view body, const decide::Evidence& evidence) {
   auto problems = report::validate_energy_text(body, "uploaded energy.json");
   if (!problems) return reject(problems.error().describe());
   if (!problems->empty()) {
@@ -48,7 +48,7 @@ CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence
 
   auto batch = data::import_energy_report(*report, "uploaded energy.json");
   if (!batch) return reject(batch.error().describe());
-  const data::GradeResult graded = data::grade_report(*report, evidence);
+  const decide::GradeResult graded = decide::grade_report(*report, evidence);
 
   auto text_or_absent = [](const std::string& v) { return v.empty() ? std::nullopt : std::optional<std::string>(v); };
   NewReplication r;
@@ -64,7 +64,7 @@ CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence
   r.basis = std::string(report::to_string(report->results.basis));
   r.energy_per_token_mj = report->results.energy_per_token_mj;
   r.vs_fp16_energy_pct = report->results.vs_fp16_energy_pct;
-  r.grade = std::string(data::to_string(graded.grade));
+  r.grade = std::string(decide::to_string(graded.grade));
   r.grade_reason = graded.reason;
   r.grade_json = Json(graded).dump();
   return CheckedUpload{std::move(r), std::nullopt};

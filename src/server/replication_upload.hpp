@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "data/evidence.hpp"
+#include "decide/evidence.hpp"
 #include "server/replication_store.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
@@ -33,7 +33,7 @@ inline constexpr std::size_t max_upload_bytes = 256 * 1024;
 /// JSON or nested too deep, a schema violation, a source outside the closed list or a measured basis
 /// that no energy source read, a stated ΔE its energies contradict (report::upload_rule_violation),
 /// and a report the dataset reader cannot read. The row's digest is canonical_sha256(body).
-CheckedUpload check_upload(std::string_view body, const data::Evidence& evidence);
+CheckedUpload check_upload(std::string_view body, const decide::Evidence& evidence);
 
 /// Returns the SHA-256 of the report's canonical JSON (keys sorted, compact, numbers re-printed), so
 /// that copies differing only in layout or key order are one report.

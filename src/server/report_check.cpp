@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "data/grader.hpp"
+#include "decide/grader.hpp"
 #include "report/energy_report.hpp"
 #include "report/energy_schema.hpp"
 #include "server/request_input.hpp"
@@ -72,7 +72,7 @@ Result<report::EnergyReport> uploaded_report(std::string_view body) {
   return report::energy_report_from_json(*parsed, "energy.json");
 }
 
-Json graded_with_overlay(const data::GradeResult& grade, const report::EnergyReport& report) {
+Json graded_with_overlay(const decide::GradeResult& grade, const report::EnergyReport& report) {
   Json out = Json(grade);
   out["overlay"] = overlay_of(report);
   return out;
@@ -80,19 +80,19 @@ Json graded_with_overlay(const data::GradeResult& grade, const report::EnergyRep
 
 }  // namespace
 
-Result<Json> check_report(std::string_view body, const data::Evidence& evidence) {
+Result<Json> check_report(std::string_view body, const decide::Evidence& evidence) {
   auto report = uploaded_report(body);
   if (!report) return report.error();
-  return graded_with_overlay(data::grade_report(*report, evidence), *report);
+  return graded_with_overlay(decide::grade_report(*report, evidence), *report);
 }
 
 Result<Json> check_report_published(std::string_view body, const data::PublishedReference& reference) {
   auto report = uploaded_report(body);
   if (!report) return report.error();
-  return graded_with_overlay(data::grade_report_published(*report, reference), *report);
+  return graded_with_overlay(decide::grade_report_published(*report, reference), *report);
 }
 
-Result<Json> check_point(const Json& input, const data::Evidence& evidence) {
+Result<Json> check_point(const Json& input, const decide::Evidence& evidence) {
   auto params_b = number_field(input, {"params_b", "N"});
   if (!params_b) return params_b.error();
   auto delta = number_field(input, {"delta_pct", "e"});
@@ -115,8 +115,8 @@ Result<Json> check_point(const Json& input, const data::Evidence& evidence) {
   auto gpu = text_field(input, {"gpu", "g"}, "");
   if (!gpu) return gpu.error();
 
-  const data::GradePoint point{lower(*arch), *engine, std::string(info->name), *params_b, *delta, *basis};
-  Json out = Json(data::grade_point(point, evidence));
+  const decide::GradePoint point{lower(*arch), *engine, std::string(info->name), *params_b, *delta, *basis};
+  Json out = Json(decide::grade_point(point, evidence));
   out["overlay"] = Json{{"m", *model}, {"N", *params_b}, {"a", point.gpu_arch}, {"p", point.precision},
                         {"e", *delta},  {"b", *basis_text}, {"g", *gpu}};
   return out;

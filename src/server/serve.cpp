@@ -19,7 +19,7 @@ std::string default_replications_db() {
   return (data_dir() / "replications.sqlite").string();
 }
 
-Result<void> serve(const ServeOptions& requested, const data::Evidence& evidence) {
+Result<void> serve(const ServeOptions& requested, const decide::Evidence& evidence) {
   ServeOptions options = requested;
   for (std::string& origin : options.api.write_origins) {
     auto parsed = parse_origin(origin);
@@ -58,8 +58,8 @@ Result<void> serve(const ServeOptions& requested, const data::Evidence& evidence
   if (options.host != "127.0.0.1" && options.host != "localhost" && options.host != "::1") {
     log::warn("listening on {}: the API is reachable from other machines", options.host);
   }
-  log::info("serving on http://{}:{}/ (replications: {}, {} curves, {} measured rows)", options.host, *port,
-            (*store)->describe(), evidence.curves.curves.size(), evidence.rows.size());
+  log::info("serving on http://{}:{}/ (replications: {}, {} measured rows, decision model {})", options.host, *port,
+            (*store)->describe(), evidence.rows.size(), evidence.model->digest.substr(0, 12));
   for (const std::string& origin : options.api.write_origins) log::info("uploads are open to pages on {}", origin);
   if (!options.port_file.empty()) {
     if (auto written = write_file_atomic(options.port_file, std::to_string(*port) + "\n"); !written) {

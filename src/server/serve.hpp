@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "data/evidence.hpp"
+#include "decide/evidence.hpp"
 #include "server/api.hpp"
 #include "util/result.hpp"
 
@@ -28,6 +28,6 @@ std::string default_replications_db();
 /// Checks the --allow-origin values (api.write_origins), opens the store, binds, serves until SIGTERM/SIGINT (blocked in the calling thread and received by
 /// a waiting thread, so no handler runs in signal context), then stops gracefully. Errors: the store
 /// cannot be opened, the address cannot be bound, an allowed origin is not an origin.
-Result<void> serve(const ServeOptions& options, const data::Evidence& evidence);
+Result<void> serve(const ServeOptions& options, const decide::Evidence& evidence);
 
 }  // namespace ecocompute::server

@@ -51,6 +51,6 @@ inline constexpr int context = 2048;
 inline constexpr std::array<std::string_view, 3> optimize_precisions{"FP16", "NF4", "INT8"};
 inline constexpr std::array<int, 6> optimize_batches{1, 2, 4, 8, 16, 32};         ///< the published grid
 inline constexpr std::array<int, 5> optimize_contexts{512, 1024, 2048, 4096, 8192};
-inline constexpr double check_band_k = 2.0;           ///< `check`: band half-width in residual SDs
+inline constexpr double check_band_k = 2.0;           ///< `check --rules published`: the published checker's band half-width in residual SDs
 
 }  // namespace ecocompute::defaults

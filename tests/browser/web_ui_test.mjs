@@ -26,8 +26,10 @@ const watchdog = setTimeout(() => { console.error('timed out after 240 s'); proc
 
 // Start the server on a free loopback port with its own store.
 const portFile = join(work, 'port');
+// The decision model of the shipped evidence is fitted once and kept in a folder of the test's.
+process.env.ECOCOMPUTE_CACHE_DIR = join(work, 'cache');
 const server = spawn(binary, ['--log-level', 'warn', 'serve', '--port', '0', '--port-file', portFile, '--db', join(work, 'r.sqlite'),
-  '--web-dir', webDir, '--rate-limit', '0', '--curves', 'published', '--store', join(work, 'no-store.sqlite')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  '--web-dir', webDir, '--rate-limit', '0', '--store', join(work, 'no-store.sqlite')], { stdio: ['ignore', 'inherit', 'inherit'] });
 let port = 0;
 for (let i = 0; i < 300 && !port; i += 1) {
   if (existsSync(portFile)) port = Number(readFileSync(portFile, 'utf8').trim());
@@ -87,12 +89,12 @@ await check('tabs are keyboard accessible (arrow keys)', async () => {
 await check('the curves tab draws a curve and the models table has rows', async () => {
   await page.click('#tab-curves');
   await page.selectOption('#curve-select', 'ada|transformers+bitsandbytes|NF4');
-  assert.match(await page.textContent('#curve-summary'), /ada · transformers\+bitsandbytes · NF4: A = 54\.23, S = 131\.09/);
+  assert.match(await page.textContent('#curve-summary'), /ada · transformers\+bitsandbytes · NF4: the decision model's ΔE at batch 1 on RTX 4090.*measured 0\.5–7\.0 B/);
   await page.click('#tab-models');
   assert.ok(await page.locator('#models-table tbody tr').count() > 10);
 });
 
-await check('the curves tab offers the Hopper llama.cpp curves fitted to our shipped H200 sessions', async () => {
+await check('the curves tab offers the Hopper llama.cpp formats of our shipped H200 sessions', async () => {
   const store = await startServer([]);
   try {
     const p = await freshPage(context, `${store.url}/?tab=curves`);
@@ -184,7 +186,7 @@ await check('a dropped energy.json is drawn and graded by the server (POST /v1/c
   await page.screenshot({ path: join(artefacts, 'run-overlay.png'), fullPage: true });
 });
 
-await check('an energy.json written by ecocompute measure is read and honestly not graded', async () => {
+await check('an energy.json written by ecocompute measure is read and graded without its own session', async () => {
   if (!measuredPath) throw new Error('no measure report given');
   const text = readFileSync(measuredPath, 'utf8');
   await page.evaluate(({ text, name }) => {
@@ -192,9 +194,11 @@ await check('an energy.json written by ecocompute measure is read and honestly n
     transfer.items.add(new File([text], name, { type: 'application/json' }));
     document.getElementById('drop-zone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
   }, { text, name: basename(measuredPath) });
-  // H200 session of 2026-11-29, Q4_0 vs F16: paired mean −51.906 %; no published curve covers hopper Q4_0.
+  // H200 session of 2026-11-29, Q4_0 vs F16: paired mean −51.906 %. That session is part of the shipped
+  // evidence: the grade is against the model of every other session, and says so.
   await page.waitForFunction(() => /51\.91/.test(document.getElementById('run-summary')?.textContent || ''), null, { timeout: 15000 });
-  assert.equal((await page.textContent('#run-grade')).trim(), 'not gradeable');
+  assert.equal((await page.textContent('#run-grade')).trim(), 'inside');
+  assert.match(await page.textContent('#run-result'), /the report's own session left out/);
   await page.screenshot({ path: join(artefacts, 'run-measured-report.png'), fullPage: true });
   // Put the published-style report back for the submission check below.
   await page.evaluate(({ text, name }) => {
@@ -317,8 +321,7 @@ await check('the optimize chart shows the recommended point on top of the Pareto
   await page.screenshot({ path: join(artefacts, 'optimize-recommended.png'), fullPage: true });
 });
 
-// A second server fitting its curves to the shipped dataset (`--curves store`): its curves carry a 95 %
-// confidence band that is not the grade's k·resid_std band, so the two can be told apart.
+// A second server over the same shipped evidence, started on its own (its own store folder and port).
 async function startServer(extra) {
   const dir = mkdtempSync(join(tmpdir(), 'ecocompute-browser-'));
   const file = join(dir, 'port');
@@ -366,13 +369,13 @@ function bandProblems(drawn, graded, where) {
   return problems;
 }
 
-await check('the run chart draws the band the grade used (POST and GET /v1/check, published and fitted curves)', async () => {
+await check('the run chart draws the band the grade used (POST and GET /v1/check, two servers)', async () => {
   const text = readFileSync(fixturePath, 'utf8');
   const store = await startServer([]);
   const problems = [];
   try {
     for (const url of [base, store.url]) {
-      const curves = url === base ? 'published' : 'fitted';
+      const curves = url === base ? 'first' : 'second';
       const graded = await (await fetch(`${url}/v1/check`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text })).json();
       const p = await freshPage(context, `${url}/?tab=run`);
       await dropFile(p, text, basename(fixturePath));

@@ -11,11 +11,11 @@
 
 #include "data/dataset_import.hpp"
 #include "data/dataset_store.hpp"
-#include "data/evidence.hpp"
+#include "decide/evidence.hpp"
 
 namespace ecocompute::testing {
 
-inline data::Evidence session_evidence(std::initializer_list<const char*> folders) {
+inline decide::Evidence session_evidence(std::initializer_list<const char*> folders) {
   namespace fs = std::filesystem;
   auto store = data::DatasetStore::open_in_memory();
   if (!store) throw std::runtime_error(store.error().describe());
@@ -32,9 +32,10 @@ inline data::Evidence session_evidence(std::initializer_list<const char*> folder
       }
     }
   }
-  auto evidence = data::load_evidence(*store);
-  if (!evidence) throw std::runtime_error(evidence.error().describe());
-  return std::move(*evidence);
+  auto rows = store->rows(data::RowQuery{});
+  auto sessions = store->sessions();
+  if (!rows || !sessions) throw std::runtime_error("the sessions' evidence does not load");
+  return decide::evidence_from(std::move(*rows), std::move(*sessions));
 }
 
 }  // namespace ecocompute::testing

@@ -72,7 +72,6 @@ function setUpTabs() {
 
 // ---------- curves ----------
 const curveKey = (c) => `${c.gpu_arch}|${c.engine}|${c.precision}`;
-function curveValue(c, n) { const x = n / c.n_star_b; return c.A - c.S * x / (1 + x); }
 function findCurve(arch, precision) {
   const a = (arch || '').toLowerCase();
   const p = (precision || '').toUpperCase();
@@ -90,10 +89,10 @@ function curveDatasets(c, { confidenceBand = true } = {}) {
   const sets = [];
   if (confidenceBand && samples.some((s) => typeof s.ci_low_pct === 'number')) {
     sets.push({ label: '95 % band (low)', data: samples.map((s) => ({ x: s.params_b, y: s.ci_low_pct })), borderWidth: 0, pointRadius: 0, fill: false, showLine: true, backgroundColor: 'rgba(11,110,79,0.12)' });
-    sets.push({ label: '95 % confidence band', data: samples.map((s) => ({ x: s.params_b, y: s.ci_high_pct })), borderWidth: 0, pointRadius: 0, fill: '-1', showLine: true, backgroundColor: 'rgba(11,110,79,0.12)' });
+    sets.push({ label: '95 % interval for a new card', data: samples.map((s) => ({ x: s.params_b, y: s.ci_high_pct })), borderWidth: 0, pointRadius: 0, fill: '-1', showLine: true, backgroundColor: 'rgba(11,110,79,0.12)' });
   }
-  sets.push({ label: 'fitted curve (measured range)', data: samples.filter((s) => s.in_range).map((s) => ({ x: s.params_b, y: s.delta_pct })), showLine: true, pointRadius: 0, borderColor: '#0b6e4f', borderWidth: 2 });
-  sets.push({ label: 'curve beyond the data (extrapolated)', data: samples.map((s) => ({ x: s.params_b, y: s.delta_pct })), showLine: true, pointRadius: 0, borderColor: '#0b6e4f', borderDash: [6, 4], borderWidth: 1 });
+  sets.push({ label: 'the model (measured range)', data: samples.filter((s) => s.in_range).map((s) => ({ x: s.params_b, y: s.delta_pct })), showLine: true, pointRadius: 0, borderColor: '#0b6e4f', borderWidth: 2 });
+  sets.push({ label: 'the model beyond the data (extrapolated)', data: samples.map((s) => ({ x: s.params_b, y: s.delta_pct })), showLine: true, pointRadius: 0, borderColor: '#0b6e4f', borderDash: [6, 4], borderWidth: 1 });
   sets.push({ label: 'measured, n ≥ 2', data: filled.map(xy), pointRadius: 6, pointStyle: 'circle', backgroundColor: '#1f2937', borderColor: '#1f2937' });
   sets.push({ label: 'measured, n = 1', data: hollow.map(xy), pointRadius: 6, pointStyle: 'circle', backgroundColor: 'rgba(255,255,255,1)', borderColor: '#1f2937', borderWidth: 2 });
   return sets;
@@ -139,7 +138,7 @@ function drawCurveChart() {
   const c = state.curves.find((x) => curveKey(x) === $('curve-select').value);
   if (!c) { $('curve-summary').textContent = 'No curves in this dataset.'; return; }
   const crossover = typeof c.crossover_b === 'number' ? `crossover at ${fmt(c.crossover_b, 2)} B` : 'no crossover inside the measured range';
-  $('curve-summary').textContent = `${c.gpu_arch} · ${c.engine} · ${c.precision}: A = ${fmt(c.A, 2)}, S = ${fmt(c.S, 2)}, N* = ${fmt(c.n_star_b, 2)} B, residual SD ${fmt(c.resid_std, 2)} pp, measured ${fmt(c.range_min_b, 1)}–${fmt(c.range_max_b, 1)} B, ${crossover} (${c.source}).`;
+  $('curve-summary').textContent = `${c.gpu_arch} · ${c.engine} · ${c.precision}: the decision model's ΔE at batch 1 on ${(c.gpus || []).join(', ')}, measured ${fmt(c.range_min_b, 1)}–${fmt(c.range_max_b, 1)} B by ${c.sessions} session${c.sessions === 1 ? '' : 's'}, ${crossover}.`;
   replaceChart('curve', 'curve-chart', { type: 'scatter', data: { datasets: curveDatasets(c) }, options: chartOptions('model size (billions of parameters)', 'ΔE % vs FP16') });
 }
 async function loadCurves() {
@@ -358,25 +357,23 @@ function showOverlay(o, g, source) {
   link.hidden = false;
   drawRunChart();
 }
-// The band the grade used: the server's [low, high] at the report's size, i.e. the graded curve ± k ×
-// its residual SD (a constant half-width), drawn along the curve over its measured range (where the
-// server grades) and as an interval at the report's size. The curve's own 95 % confidence band is a
-// different band and is left to the curves tab.
+// The band the grade used: the server's [low, high] at the report's size, the decision model's 95 %
+// interval for a new card there (as /v1/estimate answers it, the report's own session left out),
+// drawn as an interval at the report's size, and along the model's samples of the same format over the
+// measured range (where the grade is the same kind of interval).
 function gradeBandDatasets(c, o, g) {
   if (!g || !Array.isArray(g.band) || !g.band.every((v) => typeof v === 'number' && isFinite(v))) return [];
   const [low, high] = g.band;
-  const half = (high - low) / 2;
-  const pm = `± ${fmt(half, 2)} pp`;
   const sets = [];
-  // Along the curve only where it is the curve the server graded against (same value at the size).
-  if (c && typeof g.expected_delta_pct === 'number' && Math.abs(curveValue(c, o.N) - g.expected_delta_pct) < 0.05) {
+  // Along the model's samples only where they are the format the server graded against.
+  if (c && typeof g.expected_delta_pct === 'number' && g.reference === 'model') {
     const along = (c.samples || []).filter((s) => s.in_range && Math.abs(s.params_b - o.N) > 1e-9)
-      .map((s) => ({ x: s.params_b, low: s.delta_pct - half, high: s.delta_pct + half }));
+      .map((s) => ({ x: s.params_b, low: s.ci_low_pct, high: s.ci_high_pct }));
     along.push({ x: o.N, low, high });
     along.sort((a, b) => a.x - b.x);
     const edge = { borderColor: 'rgba(125,78,0,0.6)', borderWidth: 1, borderDash: [3, 3], pointRadius: 0, pointHitRadius: 0, showLine: true, backgroundColor: 'rgba(191,135,0,0.16)' };
     sets.push({ label: 'grade band (low)', data: along.map((p) => ({ x: p.x, y: p.low })), fill: false, ...edge });
-    sets.push({ label: `grade band: curve ± ${fmt(g.k, 0)} × residual SD (${pm})`, data: along.map((p) => ({ x: p.x, y: p.high })), fill: '-1', ...edge });
+    sets.push({ label: 'grade band: the model\'s 95 % interval for a new card', data: along.map((p) => ({ x: p.x, y: p.high })), fill: '-1', ...edge });
   }
   sets.push({ label: `grade interval at ${fmt(o.N, 2)} B: ${signed(low, 1)} … ${signed(high, 1)} %`, order: -0.5, data: [{ x: o.N, y: low }, { x: o.N, y: high }],
     showLine: true, borderColor: '#7d4e00', backgroundColor: '#7d4e00', borderWidth: 2, pointStyle: 'line', pointRadius: 8, pointBorderWidth: 2 });

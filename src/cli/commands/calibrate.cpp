@@ -1,13 +1,11 @@
 // `ecocompute calibrate`: leave-one-session-out (and -size-, -batch-out) coverage of the decision
 // layer's 95 % intervals on the measured cells of the store (or the shipped evidence), per basis.
-#include <cstdlib>
 #include <iostream>
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
 #include "data/dataset_store.hpp"
 #include "decide/calibration.hpp"
-#include "decide/legacy_predictor.hpp"
 #include "decide/model_predictor.hpp"
 #include "util/log.hpp"
 
@@ -18,14 +16,12 @@ Command make_calibrate_command(CLI::App& root) {
     std::string store = data::default_store_path().string();
     std::vector<std::string> modes{"session", "size", "batch"};
     bool json = false;
-    bool legacy = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* app = root.add_subcommand("calibrate", "Coverage of the nominal 95 % intervals on held-out sessions, sizes and batches, "
                                                    "per basis of the answer");
   app->add_option("--store", o->store, "Dataset store; the shipped published data and sessions if it does not exist")->capture_default_str();
   app->add_option("--hold-out", o->modes, "What each fold holds out: session, size, batch (several allowed)")->capture_default_str();
-  app->add_flag("--legacy", o->legacy, "Calibrate the estimator before the decision model");
   app->add_flag("--json", o->json, "Print JSON: per hold-out and basis, n held-out cells and coverage as a fraction");
   return {app, [o]() -> int {
             std::vector<decide::HoldOut> modes;
@@ -42,9 +38,8 @@ Command make_calibrate_command(CLI::App& root) {
             if (!rows) return report_error(rows.error());
             auto sessions = store->sessions();
             if (!sessions) return report_error(sessions.error());
-            auto whole = std::make_shared<const decide::OutcomeModel>(decide::OutcomeModel::fit(decide::ratio_cells(*rows)));
-            if (std::getenv("ECOCOMPUTE_CALIBRATION_DEBUG") != nullptr) std::cerr << Json(*whole).dump(1) << "\n";
-            auto factory = o->legacy ? decide::legacy_estimator_factory() : decide::model_factory(whole);
+            auto whole = std::make_shared<const decide::DecisionModel>(decide::DecisionModel::fit(*rows, nullptr, false));
+            auto factory = decide::model_factory(whole);
             auto report = decide::calibrate(*rows, *sessions, factory, modes);
             if (!report) return report_error(report.error());
             std::cout << (o->json ? Json(*report).dump(2) + "\n" : decide::to_text(*report));

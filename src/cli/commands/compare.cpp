@@ -5,7 +5,8 @@
 #include "cli/command.hpp"
 #include "cli/commands/evidence_flags.hpp"
 #include "data/comparison.hpp"
-#include "data/console_text.hpp"
+#include "decide/card_spread.hpp"
+#include "decide/evidence.hpp"
 
 namespace ecocompute::cli {
 
@@ -16,7 +17,8 @@ Command make_compare_command(CLI::App& root) {
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  CLI::App* app = root.add_subcommand("compare", "Compare two reports or sessions: paired differences, and a warning when "
+  CLI::App* app = root.add_subcommand("compare", "Compare two reports or sessions: paired differences against their own CIs "
+                                                 "and the spread between cards the decision model shows, and a warning when "
                                                  "they come from different stacks");
   app->add_option("a", o->a, "energy.json, published CSV/folder, or a session id/label in the store")->required();
   app->add_option("b", o->b, "the other side")->required();
@@ -30,7 +32,10 @@ Command make_compare_command(CLI::App& root) {
             if (!a) return report_error(a.error());
             auto b = data::load_comparison_side(o->b, *store);
             if (!b) return report_error(b.error());
-            const data::Comparison comparison = data::compare(*a, *b);
+            data::Comparison comparison = data::compare(*a, *b);
+            // The model's between-card spread says whether the two differ by more than cards do.
+            auto evidence = decide::load_evidence_at(o->store);
+            if (evidence) decide::add_between_card_spread(comparison, *evidence);
             return print_answer(comparison, o->json);
           }};
 }

@@ -8,6 +8,7 @@
 #include "data/curve_set.hpp"
 #include "data/dataset_import.hpp"
 #include "data/dataset_store.hpp"
+#include "decide/evidence.hpp"
 #include "util/file_io.hpp"
 #include "util/log.hpp"
 
@@ -40,6 +41,10 @@ int run_import(const DataOptions& o) {
     }
   }
   if (o.json) std::cout << out.dump(2) << "\n";
+  // Fit the decision model once per change of the evidence, now, and keep it in the store: questions
+  // read it instead of refitting.
+  auto fitted = decide::load_evidence(std::make_shared<data::DatasetStore>(std::move(*store)), decide::RowLoading::by_key);
+  if (!fitted) log::warn("imported, but the decision model could not be fitted now ({}); the next question fits it", fitted.error().message());
   return exit_ok;
 }
 
@@ -65,24 +70,32 @@ int run_read(const DataOptions& o, ReadCommand command) {
   auto store = data::open_store_or_published(o.store, &published);
   if (!store) return report_error(store.error());
   if (published) log::info("no store at {}; showing the shipped published data", o.store);
-  auto rows = store->rows(data::RowQuery{.gpu_arch = {}, .engine = {}, .precision = {}, .session_id = {},
-                                         .measured_only = false});
-  if (!rows) return report_error(rows.error());
   auto sessions = store->sessions();
   if (!sessions) return report_error(sessions.error());
+  // Each command reads only the rows it shows: a list counts them in the database.
+  auto rows_of = [&](std::optional<std::string> session) {
+    return store->rows(data::RowQuery{.gpu_arch = {}, .engine = {}, .precision = {}, .session_id = std::move(session),
+                                      .measured_only = false});
+  };
   switch (command) {
-    case ReadCommand::list:
-      std::cout << (o.json ? Json(*sessions).dump(2) + "\n" : data::sessions_table(*sessions, *rows));
+    case ReadCommand::list: {
+      auto counts = o.json ? Result<std::map<std::string, int>>(std::map<std::string, int>{}) : store->row_counts();
+      if (!counts) return report_error(counts.error());
+      std::cout << (o.json ? Json(*sessions).dump(2) + "\n" : data::sessions_table(*sessions, *counts));
       break;
+    }
     case ReadCommand::show: {
       auto session = store->find_session(o.session);
       if (!session) return report_error(session.error());
-      std::erase_if(*rows, [&](const data::DataRow& r) { return r.session_id != session->id; });
+      auto rows = rows_of(session->id);
+      if (!rows) return report_error(rows.error());
       std::cout << (o.json ? Json{{"session", *session}, {"rows", *rows}}.dump(2) + "\n"
                            : data::session_text(*session, *rows));
       break;
     }
     case ReadCommand::curves: {
+      auto rows = rows_of(std::nullopt);
+      if (!rows) return report_error(rows.error());
       auto fitted = fit_curves(o, *rows, *sessions);
       if (!fitted) return report_error(fitted.error());
       std::cout << (o.json ? Json(*fitted).dump(2) + "\n" : data::curves_table(*fitted));

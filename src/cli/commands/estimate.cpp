@@ -4,22 +4,21 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
-#include "data/console_text.hpp"
 #include "cli/commands/evidence_flags.hpp"
-#include "data/estimator.hpp"
+#include "decide/estimate.hpp"
 
 namespace ecocompute::cli {
 
 Command make_estimate_command(CLI::App& root) {
   struct Options {
     double params_b = 0;
-    data::EstimateRequest request;
+    decide::EstimateRequest request;
     EvidenceFlags evidence;
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  CLI::App* app = root.add_subcommand("estimate", "Estimate whether a precision saves energy per token vs FP16 "
-                                                  "(from fitted curves; labelled with its basis, never as measured)");
+  CLI::App* app = root.add_subcommand("estimate", "Estimate whether a precision saves energy per token vs FP16, with a 95 % "
+                                                  "interval for your card (the decision model; every figure labelled with its basis)");
   CLI::Option* size = app->add_option("--params-b,-N", o->params_b, "Model size in billions of parameters");
   app->add_option("--model,-m", o->request.model, "Model name to read the size from, e.g. Qwen2.5-14B");
   app->add_option("--q,--query", o->request.q, "Free-text question, e.g. \"13B on A100 int8 batch 32 ctx 8k\"");
@@ -29,7 +28,7 @@ Command make_estimate_command(CLI::App& root) {
   app->add_option("--batch", o->request.batch, "Batch size")->capture_default_str();
   app->add_option("--ctx,--context", o->request.context, "Context length")->capture_default_str();
   app->add_flag("--allow-borrow", o->request.allow_borrow,
-                "Answer from the nearest architecture's curve (labelled borrowed, wider band) when this one has none");
+                "Answer for an architecture none of whose cards measured the precision (labelled borrowed, with the spread between architectures)");
   app->add_option("--engine,-e", o->request.engine, "Engine (default: the precision's usual engine)");
   o->evidence.add_to(app);
   app->add_flag("--json", o->json, "Print the /v1/estimate JSON");
@@ -37,7 +36,7 @@ Command make_estimate_command(CLI::App& root) {
             if (size->count() > 0) o->request.params_b = o->params_b;
             auto evidence = o->evidence.load();
             if (!evidence) return report_error(evidence.error());
-            auto response = data::estimate(o->request, *evidence);
+            auto response = decide::estimate(o->request, *evidence);
             if (!response) return report_error(response.error());
             return print_answer(*response, o->json);
           }};

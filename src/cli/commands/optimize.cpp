@@ -6,14 +6,13 @@
 #include "cli/command.hpp"
 #include "cli/commands/evidence_flags.hpp"
 #include "cli/exit_code.hpp"
-#include "data/console_text.hpp"
-#include "data/optimizer.hpp"
+#include "decide/optimizer.hpp"
 
 namespace ecocompute::cli {
 
 Command make_optimize_command(CLI::App& root) {
   struct Options {
-    data::OptimizeRequest request;
+    decide::OptimizeRequest request;
     double params_b = 0, max_latency_ms = 0, max_vram_gb = 0, min_throughput = 0, max_delta_ppl_pct = 0, max_kld = 0;
     int batch = 1, context = 2048;
     std::string objective = "min_energy";
@@ -38,7 +37,7 @@ Command make_optimize_command(CLI::App& root) {
   CLI::Option* batch = app->add_option("--batch", o->batch, "Pin the batch size");
   CLI::Option* context = app->add_option("--ctx,--context", o->context, "Pin the context length");
   app->add_flag("--allow-borrow", o->request.allow_borrow,
-                "Score precisions this architecture has no curve for from the nearest one's (labelled borrowed)");
+                "Score precisions no card of this architecture measured (labelled borrowed, with the spread between architectures)");
   app->add_option("--precisions", o->request.precisions, "Candidate precisions")->delimiter(',')->capture_default_str();
   app->add_option("--batches", o->request.batches, "Candidate batch sizes")->delimiter(',')->capture_default_str();
   app->add_option("--contexts", o->request.contexts, "Candidate context lengths")->delimiter(',')->capture_default_str();
@@ -56,12 +55,12 @@ Command make_optimize_command(CLI::App& root) {
             set(kld, o->max_kld, o->request.max_kld);
             if (batch->count() > 0) o->request.batch = o->batch;
             if (context->count() > 0) o->request.context = o->context;
-            auto objective = data::parse_objective(o->objective);
+            auto objective = decide::parse_objective(o->objective);
             if (!objective) return report_error(objective.error());
             o->request.objective = *objective;
             auto evidence = o->evidence.load();
             if (!evidence) return report_error(evidence.error());
-            auto response = data::optimize(o->request, *evidence);
+            auto response = decide::optimize(o->request, *evidence);
             if (!response) return report_error(response.error());
             return print_answer(*response, o->json);
           }};

@@ -38,7 +38,7 @@ Command make_serve_command(CLI::App& root) {
   return {app, [o] {
             o->serve.web_root = o->web_dir;
             o->serve.port_file = o->port_file;
-            auto evidence = o->evidence.load();
+            auto evidence = o->evidence.load(decide::RowLoading::all);
             if (!evidence) return report_error(evidence.error());
             if (auto served = server::serve(o->serve, *evidence); !served) return report_error(served.error());
             return static_cast<int>(exit_ok);

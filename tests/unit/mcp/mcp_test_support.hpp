@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "data/evidence.hpp"
+#include "decide/evidence.hpp"
 #include "support/published_evidence.hpp"
 #include "mcp/mcp_server.hpp"
 #include "util/json.hpp"

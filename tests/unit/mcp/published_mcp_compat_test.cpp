@@ -117,7 +117,8 @@ TEST(PublishedMcpCompat, ListArchitecturesInThePublishedShape) {
       EXPECT_TRUE(entry.contains("crossover_b")) << precision;
     }
   }
-  EXPECT_EQ(s["hopper"]["borrows_from"], "ampere");
+  // hopper is measured with llama.cpp: its formats are listed; its NF4 is borrowed as published.
+  EXPECT_TRUE(s["hopper"]["precisions"].contains("Q4_K_M"));
 }
 
 }  // namespace

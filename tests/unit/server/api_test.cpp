@@ -68,25 +68,37 @@ TEST_F(ApiTest, OptimizeTakesListsFromTheQuery) {
   call(get("/v1/optimize", {{"params_b", "7"}, {"gpu", "RTX 4090"}, {"objective", "fastest"}}), 400);
 }
 
-TEST_F(ApiTest, ArchitecturesListThePublishedCurves) {
+TEST_F(ApiTest, ArchitecturesListWhatIsMeasured) {
   const Json a = call(get("/v1/architectures"), 200);
-  EXPECT_EQ(a["curve_source"], "published");
+  EXPECT_EQ(a["curve_source"], "model");
   std::set<std::string> archs;
   for (const Json& entry : a["architectures"]) archs.insert(entry["arch"].get<std::string>());
-  // published_curves.csv has ada, ampere, blackwell and turing curves.
-  EXPECT_EQ(archs, (std::set<std::string>{"ada", "ampere", "blackwell", "turing"}));
+  // The published sessions measured ada, ampere, blackwell and turing; ours hopper.
+  EXPECT_EQ(archs, (std::set<std::string>{"ada", "ampere", "blackwell", "hopper", "turing"}));
 }
 
-TEST_F(ApiTest, CurvesCarrySamplesForDrawing) {
+TEST_F(ApiTest, CurvesCarryTheModelsSamplesForDrawing) {
   const Json c = call(get("/v1/curves", {{"arch", "ada"}, {"precision", "NF4"}}), 200);
+  EXPECT_EQ(c["curve_source"], "model");
   ASSERT_EQ(c["curves"].size(), 1u);
   const Json& curve = c["curves"][0];
-  EXPECT_NEAR(curve["A"].get<double>(), 54.2295, 1e-9);
+  EXPECT_EQ(curve["source"], "model");
   ASSERT_EQ(curve["samples"].size(), 41u);
-  // Drawn from 0.5/2 = 0.25 B to 7 × 2 = 14 B (the published range is 0.5–7 B).
+  // Drawn from 0.5/2 = 0.25 B to 7 × 2 = 14 B (ada NF4 is measured at 0.5–7 B).
   EXPECT_NEAR(curve["samples"].front()["params_b"].get<double>(), 0.25, 1e-9);
   EXPECT_NEAR(curve["samples"].back()["params_b"].get<double>(), 14.0, 1e-9);
-  // ΔE(3) = 54.2295 − 131.0936 · x/(1+x), x = 3/5.2846 = 0.567687 → 54.2295 − 47.4711 = 6.758 (checked at a sample).
+  EXPECT_EQ(curve["range_min_b"], 0.5);
+  EXPECT_EQ(curve["range_max_b"], 7.0);
+  for (const Json& s : curve["samples"]) {
+    EXPECT_LE(s["ci_low_pct"].get<double>(), s["delta_pct"].get<double>());
+    EXPECT_GE(s["ci_high_pct"].get<double>(), s["delta_pct"].get<double>());
+    const double n = s["params_b"].get<double>();
+    EXPECT_EQ(s["in_range"].get<bool>(), n >= 0.5 && n <= 7.0) << n;
+  }
+  // Each sample is what /v1/estimate answers there (one model behind both).
+  const Json& at = curve["samples"][20];
+  const Json e = call(get("/v1/estimate", {{"params_b", at["params_b"].dump()}, {"arch", "ada"}, {"precision", "NF4"}}), 200);
+  EXPECT_NEAR(e["delta_pct"].get<double>(), at["delta_pct"].get<double>(), 1e-9);
 }
 
 TEST_F(ApiTest, MeasurementsFilterRows) {
@@ -109,8 +121,8 @@ TEST_F(ApiTest, AnUploadIsGradedStoredAndListed) {
   EXPECT_EQ(c["model_name"], "Qwen/Qwen2.5-3B");
   EXPECT_EQ(c["gpu_arch"], "ada");
   EXPECT_EQ(c["basis"], "measured");
-  // Published ada NF4 curve at 3 B: 6.758 %; measured (3584.88 − 3557.99)/3557.99 = +0.756 %;
-  // |0.756 − 6.758| = 6.0 < 2 × resid_std 11.48 = 22.96 → inside.
+  // Measured (3584.88 − 3557.99)/3557.99 = +0.756 %, inside the model's 95 % interval for a new
+  // RTX 4090 at 3 B NF4 (about −21 … +9 %).
   EXPECT_EQ(c["grade"], "inside") << c;
   EXPECT_EQ(created.header("Location"), "/v1/replications?id=" + std::to_string(c["id"].get<int>()));
   EXPECT_FALSE(created.header("Access-Control-Allow-Origin"));
@@ -271,7 +283,8 @@ TEST_F(ApiTest, HealthzReportsTheStore) {
   const Json h = call(get("/healthz"), 200);
   EXPECT_EQ(h["status"], "ok");
   EXPECT_EQ(h["replications"], 0);
-  EXPECT_EQ(h["curve_source"], "published");
+  EXPECT_EQ(h["curve_source"], "model");
+  EXPECT_GT(h["places"].get<int>(), 50);  // the places the decision model was fitted to
 }
 
 TEST_F(ApiTest, StaticFilesAreServedByExactPathOnly) {

@@ -1,12 +1,13 @@
 // Drop-in compatibility with the published API: requests a client of the published /v1/estimate,
 // /v1/optimize and /v1/architectures sends (api/worker.js, estimate.js, optimize.js of the published
 // service), answered field by field in the published names and shapes. Ours may add fields; a test
-// fails when a published field is missing, renamed or of another type, or when a published value that
-// our data reproduces (the published curves) differs.
+// fails when a published field is missing, renamed or of another type. The values are the decision
+// model's (a predictive interval for the user's card), not the published curves'.
 #include "server/api.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -90,19 +91,19 @@ TEST_F(PublishedCompatTest, EstimateHasEveryPublishedField) {
   EXPECT_TRUE(has_shape(by_get["input"], kEstimateInput, "estimate.input"));
   ASSERT_FALSE(by_get["anchors"].empty());
   for (const Json& a : by_get["anchors"]) EXPECT_TRUE(has_shape(a, kAnchor, "anchor"));
-  // estimate.js at a measured size: the mean of the anchors at that size.
-  double sum = 0;
-  int count = 0;
+  // At a measured size: one anchor per place (two RTX 4090 sessions at 3 B: +0.76 % in July,
+  // −15.06 % on 2026-08-19), and the model's interval for a new card, which holds both.
+  const Json* at3 = nullptr;
   for (const Json& a : by_get["anchors"]) {
-    if (a["N"] == 3.0) {
-      sum += a["dE"].get<double>();
-      ++count;
-    }
+    if (a["N"] == 3.0 && a["gpu"] == "RTX 4090") at3 = &a;
   }
-  ASSERT_GE(count, 2);
-  EXPECT_NEAR(by_get["delta_pct"].get<double>(), sum / count, 1e-9);
+  ASSERT_NE(at3, nullptr);
+  EXPECT_EQ((*at3)["n"], 2);
+  EXPECT_LT(by_get["ci"][0].get<double>(), -15.06);
+  EXPECT_GT(by_get["ci"][1].get<double>(), 0.76);
   EXPECT_EQ(by_get["basis"], "measured");
-  EXPECT_NEAR(by_get["crossover_b"].get<double>(), 3.728, 1e-6);
+  EXPECT_GT(by_get["crossover_b"].get<double>(), 0.5);  // inside the measured 0.5–7 B
+  EXPECT_LT(by_get["crossover_b"].get<double>(), 7.0);
   EXPECT_EQ(by_get["arch_used"], "ada");
   EXPECT_EQ(by_get["recommendation"], "depends");
   EXPECT_EQ(by_get["modelled"], false);
@@ -144,7 +145,7 @@ TEST_F(PublishedCompatTest, EstimateErrorsAre400WithAnErrorField) {
 TEST_F(PublishedCompatTest, HopperBorrowsAmpereAsPublishedAndSaysSo) {
   const Json e = call(get("/v1/estimate", {{"params_b", "13"}, {"arch", "hopper"}, {"precision", "NF4"}}), 200);
   EXPECT_TRUE(has_shape(e, kEstimate, "estimate"));
-  EXPECT_EQ(e["arch_used"], "ampere");
+  EXPECT_NE(e["arch_used"].get<std::string>().find("ampere"), std::string::npos) << e["arch_used"];
   EXPECT_EQ(e["basis"], "borrowed");
   EXPECT_EQ(e["confidence"], "low");
 }
@@ -219,10 +220,11 @@ TEST_F(PublishedCompatTest, ArchitecturesInThePublishedShape) {
   }
   EXPECT_EQ(a["ampere"]["label"], "Ampere (A100/A800)");
   EXPECT_EQ(a["ada"]["precisions"]["NF4"]["measured_range_b"], Json::array({0.5, 7.0}));
-  EXPECT_NEAR(a["ada"]["precisions"]["NF4"]["crossover_b"].get<double>(), 3.728, 1e-6);
-  ASSERT_TRUE(a.contains("hopper"));
-  EXPECT_EQ(a["hopper"]["borrows_from"], "ampere");
-  EXPECT_TRUE(a["hopper"]["precisions"].empty());
+  EXPECT_GT(a["ada"]["precisions"]["NF4"]["crossover_b"].get<double>(), 0.5);
+  EXPECT_LT(a["ada"]["precisions"]["NF4"]["crossover_b"].get<double>(), 7.0);
+  ASSERT_TRUE(a.contains("hopper"));  // measured with llama.cpp
+  EXPECT_TRUE(a["hopper"]["precisions"].contains("Q4_K_M"));
+  EXPECT_EQ(a["hopper"]["precisions"]["Q4_K_M"]["engine"], "llama.cpp");
 }
 
 TEST_F(PublishedCompatTest, WrongMethodsAre405AndGetsSayHowLongToKeep) {

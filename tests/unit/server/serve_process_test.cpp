@@ -32,9 +32,10 @@ class ServeProcess {
     fs::remove(port_file);
     std::vector<std::string> args{ECOCOMPUTE_BINARY, "--log-level", "warn", "serve", "--port", "0",
                                   "--port-file", port_file.string(), "--db", db, "--rate-limit", "0",
-                                  "--curves", "published", "--store", (dir / "no-store.sqlite").string(),
+                                  "--store", (dir / "no-store.sqlite").string(),
                                   "--web-dir", (dir / "no-web").string()};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
+    ::setenv("ECOCOMPUTE_CACHE_DIR", (dir / "cache").c_str(), 1);  // the fitted model is kept here, not in $HOME
     pid_ = ::fork();
     if (pid_ == 0) {
       std::vector<char*> argv;

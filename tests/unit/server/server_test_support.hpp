@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "data/evidence.hpp"
+#include "decide/evidence.hpp"
 #include "support/published_evidence.hpp"
 #include "server/api.hpp"
 #include "server/http_message.hpp"

@@ -1,0 +1,167 @@
+// Estimate: the decision model's prediction in the published /v1/estimate shape (see estimate.hpp).
+#include "decide/estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "data/gpu_spec.hpp"
+#include "decide/place_basis.hpp"
+#include "report/throttled_trials.hpp"
+#include "util/precision.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+std::string signed_pct(double v) { return fmt::format("{:+.1f} %", v); }
+
+// Confidence from the basis alone: a measured place is known best, an interpolated one next, and
+// anything extrapolated, borrowed or modelled least.
+std::string confidence_of(data::Basis basis) {
+  if (basis == data::Basis::measured) return "high";
+  if (basis == data::Basis::interpolated) return "medium";
+  return "low";
+}
+
+// The measured places of the format on the architectures that answer, at the asked batch (else batch
+// 1): the points shown beside the estimate, one per place (its sessions' geometric mean and their
+// number), read from the fitted model so that a store of any size shows them at the same cost.
+std::vector<Anchor> anchors_of(const Evidence& evidence, const Query& q, const std::string& arch_used) {
+  const FamilyFit* family = evidence.model->ratio.family_of(q.engine);
+  if (family == nullptr) return {};
+  const std::string key = model_key(q.engine, std::string(q.precision.name));
+  std::vector<const Location*> places;
+  for (const Location& l : family->locations()) {
+    if (l.point.key == key && arch_used.find(l.place.arch) != std::string::npos) places.push_back(&l);
+  }
+  const bool at_batch = std::any_of(places.begin(), places.end(), [&](const Location* l) { return l->place.batch == q.batch; });
+  std::vector<Anchor> out;
+  for (const Location* l : places) {
+    if (l->place.batch != (at_batch ? q.batch : 1)) continue;
+    double sum = 0;
+    for (double v : l->values) sum += v;
+    const std::size_t n = l->values.size();
+    const std::string who = n == 1 ? evidence.session_label(l->sessions.front()) : fmt::format("{} sessions", n);
+    out.push_back(Anchor{l->place.params_b, delta_of_log(sum / static_cast<double>(n)), static_cast<int>(n), l->place.batch, l->model,
+                         who, l->place.gpu});
+  }
+  return out;
+}
+
+// Notes naming throttled trials counted behind a measured figure (14.8 B F16 ran at the H200's power
+// limit; ΔE there is against that F16).
+void note_throttled(EstimateResponse& out, const Query& q, const Evidence& evidence) {
+  for (const data::DataRow& r : evidence.key_rows(q.engine, std::string(q.precision.name)).throttled) {
+    const bool here = r.gpu_arch == q.arch && r.params_b == q.params_b && r.batch_size == q.batch;
+    const std::size_t at = r.note.find(report::kThrottledTrialsCounted);
+    if (here && at != std::string::npos) {
+      out.notes.push_back(fmt::format("session {}: {} The figure is against the baseline as the throttled card ran it.",
+                                      evidence.session_label(r.session_id), r.note.substr(at)));
+    }
+  }
+}
+
+void write_verdict(EstimateResponse& out, const Query& q) {
+  const Figure& d = *out.prediction.delta;
+  out.verdict = fmt::format("{} {} {:.1f} % energy per token (95 % interval for your card {} … {}) vs FP16 for a {:g} B model on {} "
+                            "with {}: {} — {}.",
+                            q.precision.name, d.value < 0 ? "saves" : "costs", std::abs(d.value), signed_pct(d.low), signed_pct(d.high),
+                            q.params_b, q.gpu ? q.gpu->name : q.arch, q.engine, to_string(d.basis.basis), d.basis.label);
+  if (d.basis.basis != data::Basis::measured) out.verdict += " Not a measurement of this configuration: measure it to know.";
+  if (!out.prediction.memory.fp16_fits || !out.prediction.memory.fits) out.verdict += " " + memory_note(out.prediction.memory, std::string(q.precision.name)) + ".";
+}
+
+// The quality cost, borrowed when measured on another GPU than the one asked about.
+void attach_quality(EstimateResponse& out, const Query& q, const Evidence& evidence) {
+  out.quality_cost = find_quality_cost(evidence, q.engine, std::string(q.precision.name), q.params_b);
+  if (!out.quality_cost) {
+    out.notes.push_back(fmt::format("no measured quality cost for {} with {}", q.precision.name, q.engine));
+    return;
+  }
+  data::FigureBasis& qb = out.quality_cost->basis;
+  const auto measured_on = data::find_gpu(qb.gpu);
+  const bool other = q.gpu ? !(measured_on && measured_on->name == q.gpu->name) : qb.arch != q.arch;
+  if (other && qb.borrowed_from.empty()) {
+    qb.borrowed_from = fmt::format("{} ({})", qb.gpu, qb.arch);
+    qb = qb.at_most(data::Basis::borrowed, fmt::format("borrowed: measured on {}, not on the {} asked about", qb.gpu, q.gpu ? q.gpu->name : q.arch));
+  }
+  out.verdict += " Quality: " + out.quality_cost->note + ".";
+}
+
+Json echo(const Query& q, const Prediction& p) {
+  return Json{{"params_b", q.params_b},        {"arch", q.arch},   {"gpu", q.gpu ? q.gpu->name : std::string()},
+              {"answered_for_gpu", p.gpu},     {"precision", std::string(q.precision.name)},
+              {"batch", q.batch},              {"ctx", q.context}, {"engine", q.engine},
+              {"model", q.model},              {"allow_borrow", q.allow_borrow}};
+}
+
+}  // namespace
+
+std::string recommend(std::optional<double> ci_low_pct, std::optional<double> ci_high_pct) {
+  if (!ci_low_pct || !ci_high_pct) return "depends";
+  if (*ci_high_pct < 0) return "quantize";
+  if (*ci_low_pct > 0) return "do_not_quantize";
+  return "depends";
+}
+
+Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence& evidence) {
+  auto q = resolve_estimate_request(request);
+  if (!q) return q.error();
+  auto prediction = predict(evidence, *q);
+  if (!prediction) return prediction.error();
+  EstimateResponse out;
+  out.prediction = std::move(*prediction);
+  const Figure& d = *out.prediction.delta;
+  out.input = echo(*q, out.prediction);
+  out.delta_pct = d.value;
+  out.ci_low_pct = d.low;
+  out.ci_high_pct = d.high;
+  out.basis = d.basis.basis;
+  out.confidence = confidence_of(d.basis.basis);
+  out.recommendation = recommend(out.ci_low_pct, out.ci_high_pct);
+  out.crossover_b = crossover_size(evidence, *q);
+  out.anchors = anchors_of(evidence, *q, out.prediction.arch_used);
+  out.notes = out.prediction.notes;
+  if (out.basis == data::Basis::measured) note_throttled(out, *q, evidence);
+  write_verdict(out, *q);
+  attach_quality(out, *q, evidence);
+  return out;
+}
+
+std::optional<QualityCost> find_quality_cost(const Evidence& evidence, const std::string& engine, const std::string& precision,
+                                             double params_b) {
+  const data::DataRow* best = nullptr;
+  double best_distance = 0;
+  const std::vector<data::DataRow> rows = evidence.key_rows(engine, precision).with_quality;
+  for (const data::DataRow& r : rows) {
+    const double distance = std::abs(std::log(r.params_b / params_b));
+    if (best == nullptr || distance < best_distance) {
+      best = &r;
+      best_distance = distance;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  QualityCost q;
+  q.delta_perplexity_pct = *best->delta_perplexity_pct();
+  q.kld = best->kld;
+  q.measured_at_b = best->params_b;
+  q.model = best->model;
+  q.basis.sessions = {evidence.session_label(best->session_id)};
+  q.basis.gpu = best->gpu;
+  q.basis.arch = best->gpu_arch;
+  if (best->params_b == params_b) {
+    q.basis.basis = data::Basis::measured;
+    q.basis.label = fmt::format("measured on {} ({}, session {})", best->model, best->gpu, q.basis.sessions.front());
+    q.note = fmt::format("perplexity {:+.1f} % vs FP16, measured on {} ({})", q.delta_perplexity_pct, best->model, best->gpu);
+  } else {
+    q.basis.basis = data::Basis::borrowed;
+    q.basis.borrowed_from = fmt::format("{} ({:g} B), the nearest measured size", best->model, best->params_b);
+    q.basis.label = "borrowed from " + q.basis.borrowed_from;
+    q.note = fmt::format("perplexity {:+.1f} % vs FP16 measured on {} ({:g} B), the nearest measured size, not at {:g} B",
+                         q.delta_perplexity_pct, best->model, best->params_b, params_b);
+  }
+  return q;
+}
+
+}  // namespace ecocompute::decide

@@ -1,0 +1,169 @@
+// Loading evidence and its fitted model (see evidence.hpp).
+#include "decide/evidence.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "decide/model_point.hpp"
+#include "report/throttled_trials.hpp"
+#include "util/file_io.hpp"
+#include "util/log.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+constexpr const char* kModelKey = "decision-model";
+
+std::shared_ptr<const DecisionModel> parse_model(const std::string& text, const std::string& digest) {
+  const Json j = Json::parse(text, nullptr, false);
+  if (j.is_discarded()) return nullptr;
+  auto model = DecisionModel::from_json(j);
+  if (!model || (!digest.empty() && model->digest != digest)) return nullptr;
+  return std::make_shared<const DecisionModel>(std::move(*model));
+}
+
+Result<Evidence> read_store(const data::DatasetStore& store) {
+  Evidence e;
+  auto rows = store.rows(data::RowQuery{});
+  if (!rows) return rows.error();
+  auto sessions = store.sessions();
+  if (!sessions) return sessions.error();
+  e.rows = std::move(*rows);
+  e.sessions = std::move(*sessions);
+  return e;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The fit of the shipped evidence, from the cache when it describes these rows; a cache that cannot
+// be written is only a slower next question.
+std::shared_ptr<const DecisionModel> cached_fit(const std::vector<data::DataRow>& rows) {
+  const std::string digest = evidence_digest(rows);
+  const std::filesystem::path path = cache_dir() / ("model-" + digest.substr(0, 32) + ".json");
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    if (auto model = parse_model(read_text(path), digest)) return model;
+  }
+  auto model = std::make_shared<const DecisionModel>(DecisionModel::fit(rows));
+  std::filesystem::create_directories(path.parent_path(), ec);
+  const std::filesystem::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
+  std::ofstream(temporary, std::ios::binary) << Json(*model).dump();
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) std::filesystem::remove(temporary, ec);
+  return model;
+}
+
+}  // namespace
+
+std::string Evidence::session_label(const std::string& id) const {
+  const data::Session* s = data::find_session(sessions, id);
+  return s != nullptr ? s->label : id;
+}
+
+std::string Evidence::session_gpu(const std::string& id) const {
+  const data::Session* s = data::find_session(sessions, id);
+  return s != nullptr ? s->gpu : std::string();
+}
+
+Evidence evidence_from(std::vector<data::DataRow> rows, std::vector<data::Session> sessions) {
+  Evidence e;
+  e.rows = std::move(rows);
+  e.sessions = std::move(sessions);
+  e.model = std::make_shared<const DecisionModel>(DecisionModel::fit(e.rows));
+  e.index();
+  return e;
+}
+
+namespace {
+
+KeyRows shown_rows(const std::vector<data::DataRow>& rows) {
+  KeyRows out;
+  for (const data::DataRow& r : rows) {
+    if (r.basis != data::Basis::measured) continue;
+    if (r.delta_perplexity_pct()) out.with_quality.push_back(r);
+    if (r.note.find(report::kThrottledTrialsCounted) != std::string::npos) out.throttled.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+KeyRows Evidence::key_rows(const std::string& engine, const std::string& precision) const {
+  if (const auto it = key_rows_index.find(model_key(engine, precision)); it != key_rows_index.end()) return it->second;
+  if (rows_by_key) return shown_rows(rows_by_key(engine, precision));
+  return {};
+}
+
+void Evidence::index() {
+  std::map<std::string, std::vector<data::DataRow>> by_key;
+  for (const data::DataRow& r : rows) by_key[model_key(r.engine, r.precision)].push_back(r);
+  key_rows_index.clear();
+  for (const auto& [key, key_rows] : by_key) key_rows_index[key] = shown_rows(key_rows);
+}
+
+Result<Evidence> load_evidence(std::shared_ptr<data::DatasetStore> store, RowLoading loading) {
+  auto version = store->evidence_version();
+  if (!version) return version.error();
+  Evidence e;
+  auto sessions = store->sessions();
+  if (!sessions) return sessions.error();
+  e.sessions = std::move(*sessions);
+  auto stored = store->derived(kModelKey, *version);
+  if (stored && *stored) e.model = parse_model(**stored, "");
+  if (!e.model || loading == RowLoading::all) {
+    auto rows = store->rows(data::RowQuery{});
+    if (!rows) return rows.error();
+    e.rows = std::move(*rows);
+  }
+  if (!e.model) {
+    e.model = std::make_shared<const DecisionModel>(DecisionModel::fit(e.rows));
+    if (auto put = store->put_derived(kModelKey, *version, Json(*e.model).dump()); !put) {
+      log::info("the fitted model could not be kept in the store ({}); it is fitted again next time", put.error().message());
+    }
+  }
+  if (!e.rows.empty()) e.index();
+  if (loading == RowLoading::by_key && e.rows.empty()) {
+    e.rows_by_key = [store](const std::string& engine, const std::string& precision) {
+      auto rows = store->rows(data::RowQuery{.gpu_arch = {}, .engine = engine, .precision = precision, .session_id = {}, .measured_only = true});
+      return rows ? std::move(*rows) : std::vector<data::DataRow>{};
+    };
+  }
+  return e;
+}
+
+Result<Evidence> load_published_evidence() {
+  auto store = data::open_published_store();
+  if (!store) return store.error();
+  auto e = read_store(*store);
+  if (!e) return e.error();
+  e->model = cached_fit(e->rows);
+  e->index();
+  return e;
+}
+
+Result<Evidence> load_evidence_at(const std::filesystem::path& store_path, bool* used_published, RowLoading loading) {
+  std::error_code ec;
+  const bool exists = data::is_postgres_url(store_path.string()) || std::filesystem::exists(store_path, ec);
+  if (used_published != nullptr) *used_published = !exists;
+  if (!exists) return load_published_evidence();
+  auto store = data::DatasetStore::open(store_path.string());
+  if (!store) return store.error();
+  return load_evidence(std::make_shared<data::DatasetStore>(std::move(*store)), loading);
+}
+
+std::filesystem::path cache_dir() {
+  if (const char* dir = std::getenv("ECOCOMPUTE_CACHE_DIR"); dir != nullptr && *dir != '\0') return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') return std::filesystem::path(xdg) / "ecocompute";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') return std::filesystem::path(home) / ".cache" / "ecocompute";
+  return std::filesystem::temp_directory_path() / "ecocompute";
+}
+
+}  // namespace ecocompute::decide

@@ -1,0 +1,72 @@
+// Evidence: what every answer comes from — the measured rows and their sessions, and the decision
+// model fitted to them once per change of the rows (kept in the store, or for the shipped data in a
+// cache file, so that a question does not refit it). Immutable once loaded; shared by threads.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/data_row.hpp"
+#include "data/dataset_store.hpp"
+#include "decide/decision_model.hpp"
+#include "util/result.hpp"
+
+namespace ecocompute::decide {
+
+/// The rows of one engine and format an answer shows beside the model's figures: those with a measured
+/// quality cost, and those whose baseline ran throttled (named in a note).
+struct KeyRows {
+  std::vector<data::DataRow> with_quality;
+  std::vector<data::DataRow> throttled;
+};
+
+struct Evidence {
+  std::vector<data::DataRow> rows;  ///< measured rows (every one, unless read by key)
+  std::vector<data::Session> sessions;
+  std::shared_ptr<const DecisionModel> model;
+  /// When set, the rows of one engine and format come from the store (indexed) instead of `rows`: a
+  /// question reads the rows it shows, not the whole store.
+  std::function<std::vector<data::DataRow>(const std::string& engine, const std::string& precision)> rows_by_key;
+
+  /// Those rows of every engine and format, indexed once (index()) so a question does not scan the store.
+  std::map<std::string, KeyRows> key_rows_index;
+
+  /// The rows an answer shows for an engine and format: from the index, else read by key.
+  [[nodiscard]] KeyRows key_rows(const std::string& engine, const std::string& precision) const;
+  /// Builds key_rows_index from `rows`.
+  void index();
+
+  /// The label of a session (its id when unknown) and its GPU ("" when unknown).
+  [[nodiscard]] std::string session_label(const std::string& id) const;
+  [[nodiscard]] std::string session_gpu(const std::string& id) const;
+};
+
+/// Evidence from rows and sessions, fitting the model (no cache).
+Evidence evidence_from(std::vector<data::DataRow> rows, std::vector<data::Session> sessions);
+
+/// How much of a store a question loads: every row (the server, which lists them), or only its sessions
+/// and fit, the rows read by key as an answer needs them (a command answering one question).
+enum class RowLoading { all, by_key };
+
+/// Loads the store's sessions and its stored fit when it describes the store's evidence (its version);
+/// otherwise reads every row, fits, and stores the fit (a store that cannot be written is still
+/// answered from the fresh fit).
+Result<Evidence> load_evidence(std::shared_ptr<data::DatasetStore> store, RowLoading loading = RowLoading::all);
+
+/// The store at `store_path` if it exists, else the shipped published data and sessions (whose fit is
+/// kept in cache_dir()); sets `*used_published` accordingly.
+Result<Evidence> load_evidence_at(const std::filesystem::path& store_path, bool* used_published = nullptr,
+                                  RowLoading loading = RowLoading::all);
+
+/// The shipped published data and sessions (data_dir()), fitted or read from cache_dir().
+Result<Evidence> load_published_evidence();
+
+/// Where fits of evidence that has no store of its own are kept: $ECOCOMPUTE_CACHE_DIR, else
+/// $XDG_CACHE_HOME/ecocompute, else ~/.cache/ecocompute, else the system's temporary folder.
+std::filesystem::path cache_dir();
+
+}  // namespace ecocompute::decide

@@ -1,0 +1,40 @@
+// Predicted figures (see figure.hpp).
+#include "decide/figure.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "decide/variance_uncertainty.hpp"
+
+namespace ecocompute::decide {
+
+double delta_of_log(double y) { return 100.0 * std::expm1(y); }
+double energy_of_log(double z) { return std::exp(z); }
+
+Figure figure_from_log(double mean, double mean_var, double card_var, double log_variance_sd,
+                       const std::function<double(double)>& to_value) {
+  Figure f;
+  f.log_mean = mean;
+  f.log_sd = std::sqrt(std::max(mean_var + card_var, 0.0));
+  f.card_sd = std::sqrt(std::max(card_var, 0.0));
+  f.log_variance_sd = log_variance_sd;
+  f.quantile = mixture_quantile_factor(log_variance_sd);
+  f.value = to_value(mean);
+  f.low = to_value(mean - f.quantile * f.log_sd);
+  f.high = to_value(mean + f.quantile * f.log_sd);
+  return f;
+}
+
+void to_json(Json& j, const Figure& f) {
+  j = Json{{"value", f.value},
+           {"interval", Json::array({f.low, f.high})},
+           {"basis", to_string(f.basis.basis)},
+           {"basis_detail", f.basis},
+           {"log_mean", f.log_mean},
+           {"log_sd", f.log_sd},
+           {"between_cards_log_sd", f.card_sd},
+           {"variance_uncertainty_log_sd", f.log_variance_sd},
+           {"quantile", f.quantile}};
+}
+
+}  // namespace ecocompute::decide

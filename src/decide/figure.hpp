@@ -1,0 +1,34 @@
+// One predicted figure of an answer: its value, its 95 % predictive interval for a card the user
+// owns (a new card of the GPU model asked about), and its basis, with the parts of its uncertainty
+// on the log scale the model works on.
+#pragma once
+
+#include <functional>
+
+#include "data/basis.hpp"
+#include "util/json.hpp"
+
+namespace ecocompute::decide {
+
+struct Figure {
+  double value = 0;            ///< ΔE % (vs F16) or energy per token (mJ)
+  double low = 0, high = 0;    ///< 95 % predictive interval for a new card
+  data::FigureBasis basis;
+  double log_mean = 0;         ///< the model's mean on its log scale
+  double log_sd = 0;           ///< √(mean variance + between-card variance)
+  double card_sd = 0;          ///< between cards at one place
+  double log_variance_sd = 0;  ///< uncertainty of the variances themselves (variance_uncertainty.hpp)
+  double quantile = 1.96;      ///< the interval's half-width in log_sd: k(log_variance_sd)
+};
+
+/// A figure from a log-normal prediction: value = to_value(mean), interval to_value(mean ∓ k·sd).
+Figure figure_from_log(double mean, double mean_var, double card_var, double log_variance_sd,
+                       const std::function<double(double)>& to_value);
+
+/// ΔE % of a log ratio, and energy of a log energy.
+double delta_of_log(double y);
+double energy_of_log(double z);
+
+void to_json(Json& j, const Figure& f);
+
+}  // namespace ecocompute::decide

@@ -1,0 +1,43 @@
+// Whether a configuration fits on the GPU: the weights (N × bits per weight / 8) and the KV cache
+// (bytes per token of context × context × batch) against the GPU's memory. Runtime buffers (compute
+// scratch, the CUDA context) come on top and are not modelled, so "fits" is necessary, not sufficient.
+#pragma once
+
+#include <string>
+
+#include "data/basis.hpp"
+#include "util/json.hpp"
+#include "util/precision.hpp"
+
+namespace ecocompute::decide {
+
+/// KV cache bytes per token of context per billion parameters: grouped-query models of the Llama-3
+/// shape keep 128 KiB per token at 8 B (32 layers × 8 KV heads × 128 × 2 (K, V) × 2 bytes), 16 KiB
+/// per billion.
+inline constexpr double kKvBytesPerTokenPerBillion = 16.0 * 1024;
+
+/// KV cache in GB (1e9 bytes) of `batch` sequences of `context` tokens of a `params_b` model.
+double kv_cache_gb(double params_b, int context, int batch) noexcept;
+
+struct MemoryFit {
+  std::string gpu;            ///< the GPU it is judged against
+  double gpu_memory_gb = 0;
+  double weights_gb = 0;      ///< of the asked precision
+  double kv_cache_gb = 0;
+  double total_gb = 0;        ///< weights + KV cache
+  double fp16_total_gb = 0;   ///< the same at F16: the baseline ΔE is measured against
+  bool fits = true;
+  bool fp16_fits = true;
+  data::FigureBasis basis;    ///< modelled, with the model stated
+};
+
+MemoryFit memory_fit(const std::string& gpu, double gpu_memory_gb, double params_b, const PrecisionInfo& precision, int batch,
+                     int context);
+
+/// "F16 needs 142.3 GB (weights 140.0 + KV cache 2.3) and the H200 has 141 GB: it does not fit on one
+/// GPU, so ΔE is against an F16 that cannot run here" — empty when both fit.
+std::string memory_note(const MemoryFit& m, const std::string& precision);
+
+void to_json(Json& j, const MemoryFit& m);
+
+}  // namespace ecocompute::decide

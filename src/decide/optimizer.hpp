@@ -1,0 +1,99 @@
+// Optimizer: the best (precision, batch, context) for a model on a GPU under an objective and
+// constraints (latency, memory, throughput, quality), over an explicit grid, with the Pareto front of
+// energy vs latency and the closest infeasible candidate. Every figure of a configuration is a function
+// of that configuration alone (never of the other candidates in the grid), and says its basis: energy
+// from the decision model's prediction (the same figure estimate gives), latency from a roofline of
+// the GPU's datasheet and memory from weights and KV cache (modelled). Field names are a superset of
+// the published /v1/optimize.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/basis.hpp"
+#include "decide/evidence.hpp"
+#include "util/defaults.hpp"
+#include "util/json.hpp"
+#include "util/result.hpp"
+
+namespace ecocompute::decide {
+
+enum class Objective { min_energy, min_latency, max_throughput, min_vram };
+std::string_view to_string(Objective objective) noexcept;
+Result<Objective> parse_objective(std::string_view text);
+
+struct OptimizeRequest {
+  std::optional<double> params_b;
+  std::string model;                 ///< size read from the name when params_b is unset
+  std::string gpu;                   ///< a GPU name (preferred: the roofline needs its datasheet)
+  std::string arch;                  ///< or an architecture (its representative GPU is used)
+  std::string engine;                ///< "" = each precision's default engine
+  Objective objective = Objective::min_energy;
+  std::optional<double> max_latency_ms;       ///< per generated token
+  std::optional<double> max_vram_gb;
+  std::optional<double> min_throughput;       ///< tokens/s over the batch
+  std::optional<double> max_delta_ppl_pct;    ///< quality: perplexity increase vs FP16, %
+  std::optional<double> max_kld;              ///< quality: KL divergence vs FP16
+  std::optional<int> batch;                   ///< pin
+  std::optional<int> context;                 ///< pin
+  std::vector<std::string> precisions{defaults::optimize_precisions.begin(), defaults::optimize_precisions.end()};
+  std::vector<int> batches{defaults::optimize_batches.begin(), defaults::optimize_batches.end()};
+  std::vector<int> contexts{defaults::optimize_contexts.begin(), defaults::optimize_contexts.end()};
+  bool allow_borrow = false;                  ///< as in estimate: answer from another architecture's curve
+};
+
+/// One configuration, scored.
+struct Candidate {
+  std::string precision;
+  std::string engine;
+  int batch = defaults::batch;
+  int context = defaults::context;
+  std::optional<double> delta_pct;              ///< ΔE vs FP16 at this batch and context
+  std::optional<double> delta_ci_low_pct, delta_ci_high_pct;
+  std::optional<double> energy_mj_per_token;    ///< absolute (mJ per token = J per 1000 tokens)
+  std::optional<double> energy_low_mj, energy_high_mj;
+  std::optional<double> relative_energy;        ///< energy per token vs F16 at batch 1 and this context on the GPU: the ranking key
+  double latency_ms_per_token = 0;              ///< roofline decode step time (per sequence)
+  double throughput_tok_s = 0;                  ///< batch / step time
+  std::string bound;                            ///< "memory" or "compute": the roof that binds
+  double vram_gb = 0;                           ///< weights + KV cache (runtime buffers not included)
+  std::optional<double> delta_ppl_pct;
+  std::optional<double> kld;
+  data::FigureBasis energy_basis, latency_basis, vram_basis;
+  std::string confidence;                       ///< of the energy, at most "medium" (latency is modelled)
+  std::string recommendation;                   ///< the estimator's for this precision; "baseline" for FP16
+  bool feasible = true;
+  std::vector<std::string> violations;          ///< "latency 31.2 ms > 20 ms", "quality unknown" …
+};
+
+struct OptimizeResponse {
+  Json input;
+  int feasible_count = 0;
+  std::vector<std::string> notes;
+  std::optional<Candidate> recommended;
+  std::optional<Candidate> closest_infeasible;
+  std::vector<Candidate> alternatives;           ///< the next feasible candidates, best first
+  std::vector<Candidate> pareto_energy_latency;  ///< every scored candidate not dominated in (energy, latency), by energy
+  std::vector<Candidate> candidates;             ///< every scored candidate, in grid order
+  /// When the recommended energy is modelled: the best feasible candidate whose energy is not.
+  std::optional<Candidate> best_unmodelled;
+  std::map<std::string, std::string> skipped;    ///< precision → why it could not be scored
+};
+
+/// Runs the grid. A quality constraint excludes candidates whose measured quality cost exceeds it
+/// and those with no quality data (FP16 always passes). A precision the estimator cannot answer for
+/// (no curve, no borrow) is skipped with its reason; none left is an error. Errors name the field.
+Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence& evidence);
+
+/// Reads a request from /v1/optimize JSON (the published fields, plus gpu, engine, quality limits and
+/// allow_borrow); the error names the field.
+Result<OptimizeRequest> optimize_request_from_json(const Json& body);
+
+void to_json(Json& j, const Candidate& candidate);
+void to_json(Json& j, const OptimizeResponse& response);
+/// The lines printed by `ecocompute optimize`.
+std::string to_text(const OptimizeResponse& response);
+
+}  // namespace ecocompute::decide

@@ -1,0 +1,121 @@
+// A fitted outcome model as JSON: what it keeps of each family (its places with their cells' values,
+// the variance components, the priors, the precision of the components), so that a stored model
+// answers without refitting or reading the rows again.
+#include <cmath>
+
+#include "decide/outcome_model.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+constexpr const char* kComponentNames[] = {"card", "shared", "format", "size_scale", "arch", "arch_slope",
+                                           "gpu", "batch_shared", "batch_format", "batch_scale"};
+
+Json location_json(const Location& l) {
+  return Json{{"engine", l.place.engine}, {"precision", l.place.precision}, {"arch", l.place.arch}, {"gpu", l.place.gpu},
+              {"params_b", l.place.params_b}, {"batch", l.place.batch}, {"model", l.model}, {"values", l.values},
+              {"within", l.within}, {"sessions", l.sessions}};
+}
+
+Location location_from(const Json& j) {
+  Location l;
+  l.place = CellPlace{j.at("engine").get<std::string>(), j.at("precision").get<std::string>(), j.at("arch").get<std::string>(),
+                      j.at("gpu").get<std::string>(), j.at("params_b").get<double>(), j.at("batch").get<int>()};
+  l.point = point_of(l.place);
+  l.model = j.value("model", "");
+  l.values = j.at("values").get<std::vector<double>>();
+  l.within = j.at("within").get<std::vector<double>>();
+  l.sessions = j.at("sessions").get<std::vector<std::string>>();
+  return l;
+}
+
+Json free_json(const std::vector<FreeComponent>& free) {
+  Json out = Json::array();
+  for (const FreeComponent& f : free) out.push_back(Json{{"which", kComponentNames[static_cast<int>(f.which)]}, {"key", f.key}});
+  return out;
+}
+
+std::vector<FreeComponent> free_from(const Json& j) {
+  std::vector<FreeComponent> out;
+  for (const Json& f : j) {
+    const std::string name = f.at("which").get<std::string>();
+    for (int i = 0; i < 10; ++i) {
+      if (name == kComponentNames[i]) out.push_back(FreeComponent{static_cast<FreeComponent::Which>(i), f.at("key").get<std::string>()});
+    }
+  }
+  return out;
+}
+
+Json matrix_json(const std::optional<Matrix>& m) {
+  if (!m) return nullptr;
+  return Json{{"rows", m->rows}, {"values", m->a}};
+}
+
+std::optional<Matrix> matrix_from(const Json& j) {
+  if (j.is_null()) return std::nullopt;
+  Matrix m(j.at("rows").get<std::size_t>(), j.at("rows").get<std::size_t>());
+  m.a = j.at("values").get<std::vector<double>>();
+  return m;
+}
+
+const char* unmeasured_name(Unmeasured u) {
+  switch (u) {
+    case Unmeasured::architecture_spread: return "architecture_spread";
+    case Unmeasured::gpu_spread: return "gpu_spread";
+    case Unmeasured::batch: return "batch";
+  }
+  return "batch";
+}
+
+}  // namespace
+
+void to_json(Json& j, const OutcomeModel& m) {
+  Json families = Json::object();
+  for (const auto& [name, f] : m.families_) {
+    const FamilyFit::Stored s = f.stored();
+    Json locations = Json::array();
+    for (const Location& l : s.locations) locations.push_back(location_json(l));
+    families[name] = Json{{"components", s.components}, {"identified", s.identified}, {"free", free_json(s.free)},
+                          {"theta_covariance", matrix_json(s.theta_covariance)}, {"objective", s.objective},
+                          {"locations", std::move(locations)}};
+  }
+  Json priors = Json::object();
+  for (const auto& [kind, p] : m.priors_) priors[std::string(to_string(kind))] = p;
+  Json unmeasured = Json::array();
+  for (Unmeasured u : m.unmeasured_) unmeasured.push_back(unmeasured_name(u));
+  j = Json{{"families", std::move(families)}, {"priors", std::move(priors)}, {"unmeasured", std::move(unmeasured)}};
+}
+
+Result<OutcomeModel> OutcomeModel::from_json(const Json& j) {
+  try {
+    OutcomeModel m;
+    for (const auto& [kind_name, p] : j.at("priors").items()) {
+      for (EffectKind k : {EffectKind::size_slope, EffectKind::regime_level, EffectKind::regime_slope}) {
+        if (to_string(k) == kind_name) m.priors_[k] = p.get<EffectPrior>();
+      }
+    }
+    for (const Json& u : j.at("unmeasured")) {
+      for (Unmeasured k : {Unmeasured::architecture_spread, Unmeasured::gpu_spread, Unmeasured::batch}) {
+        if (u.get<std::string>() == unmeasured_name(k)) m.unmeasured_.insert(k);
+      }
+    }
+    for (const auto& [name, f] : j.at("families").items()) {
+      FamilyFit::Stored s;
+      for (const Json& l : f.at("locations")) s.locations.push_back(location_from(l));
+      s.components = f.at("components").get<VarianceComponents>();
+      s.priors = m.priors_;
+      s.free = free_from(f.at("free"));
+      s.identified = f.at("identified").get<std::vector<std::string>>();
+      s.theta_covariance = matrix_from(f.at("theta_covariance"));
+      s.objective = f.at("objective").get<double>();
+      auto fit = FamilyFit::restore(name, std::move(s), card_variance_floor());
+      if (!fit) return unexpected(ErrorCode::invalid_argument, "stored model family " + name + " does not factor");
+      m.families_.emplace(name, std::move(*fit));
+    }
+    return m;
+  } catch (const Json::exception& e) {
+    return unexpected(ErrorCode::invalid_argument, std::string("stored model: ") + e.what());
+  }
+}
+
+}  // namespace ecocompute::decide

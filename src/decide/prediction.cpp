@@ -1,0 +1,192 @@
+// predict(evidence, query) (see prediction.hpp).
+#include "decide/prediction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "decide/batch_regime.hpp"
+#include "decide/place_basis.hpp"
+#include "decide/prediction_labels.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+// The GPU an answer is for (an architecture asked about is answered for the card that measured it).
+std::string gpu_for(const Query& q, const FamilyFit* family, const std::string& key) {
+  if (q.gpu) return q.gpu->name;
+  std::map<std::string, int> places;
+  if (family != nullptr) {
+    for (const Location& l : family->locations()) {
+      if (l.point.key == key && l.point.arch == q.arch) ++places[l.point.gpu];
+    }
+  }
+  const auto most = std::max_element(places.begin(), places.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (most != places.end()) return most->first;
+  auto representative = data::representative_gpu(q.arch);
+  return representative ? representative->name : std::string();
+}
+
+std::vector<std::string> measured_architectures(const FamilyFit& family, const std::string& key) {
+  std::vector<std::string> out;
+  for (const Location& l : family.locations()) {
+    if (l.point.key == key && std::find(out.begin(), out.end(), l.point.arch) == out.end()) out.push_back(l.point.arch);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// An architecture none of whose cards measured the format is answered only where the published
+// service borrows (hopper → ampere) or the question allows a borrow, and only with a measured spread
+// between architectures.
+Result<void> check_borrow(const Query& q, const std::string& precision, const PlaceBasis& b, const OutcomeModel& model,
+                          const std::vector<std::string>& archs) {
+  const std::string measured = fmt::format("{}", fmt::join(archs, ", "));
+  if (b.other_architecture) {
+    const auto lender = data::default_borrow(q.arch);
+    const bool published_borrow = lender && std::find(archs.begin(), archs.end(), *lender) != archs.end();
+    if (!published_borrow && !q.allow_borrow) {
+      return unexpected(ErrorCode::not_found,
+                        fmt::format("{} with {} is not measured for {} (measured: {}); ask with allow_borrow to answer from the "
+                                    "architectures measured, labelled borrowed, or measure it",
+                                    precision, q.engine, q.arch, measured));
+    }
+    if (!model.measured(Unmeasured::architecture_spread)) {
+      return unexpected(ErrorCode::not_found,
+                        fmt::format("{} with {} is not measured for {} (measured: {}), and no format was measured on two "
+                                    "architectures: the spread between architectures is unknown; measure it",
+                                    precision, q.engine, q.arch, measured));
+    }
+  }
+  if (b.other_gpu && !model.measured(Unmeasured::gpu_spread)) {
+    return unexpected(ErrorCode::not_found,
+                      fmt::format("{} with {} is measured on {} but not on the GPU asked about, and no format was measured on two "
+                                  "GPUs of one architecture: the spread between GPUs is unknown; measure it",
+                                  precision, q.engine, q.arch));
+  }
+  return {};
+}
+
+// The context beyond the baseline adds the KV cache read per token (the same bytes for every weight
+// format): energy taken as proportional to the bytes read per token, E(c) = E(2048)·(1 + δ) for
+// F16 and (r + δ)/(1 + δ) for the ratio, δ = ΔKV / (F16 weights / batch + KV at 2048). Unmeasured,
+// so the shift's own size is its uncertainty (its 95 % range reaches no shift at all).
+struct ContextShift {
+  double fp16 = 0, ratio = 0;
+};
+
+ContextShift context_shift(const Query& q, double ratio_log_mean) {
+  if (q.context <= kBaselineContext) return {};
+  const double per_token = kKvBytesPerTokenPerBillion;
+  const double delta = per_token * (q.context - kBaselineContext) / (2e9 / q.batch + per_token * kBaselineContext);
+  const double r = std::exp(ratio_log_mean);
+  return ContextShift{std::log1p(delta), std::log((r + delta) / (1 + delta)) - ratio_log_mean};
+}
+
+struct Outcome {
+  LatentPrediction latent;
+  PlaceBasis basis;
+  ModelPoint point;
+  const FamilyFit* family = nullptr;
+};
+
+Result<Outcome> predict_outcome(const OutcomeModel& model, const Query& q, const std::string& precision, const std::string& gpu) {
+  Outcome o;
+  o.point = point_of(CellPlace{q.engine, precision, q.arch, gpu, q.params_b, q.batch});
+  o.family = model.family_of(q.engine);
+  if (o.family == nullptr || (o.basis = place_basis(o.point, *o.family)).basis == data::Basis::unavailable) {
+    return unexpected(ErrorCode::not_found,
+                      fmt::format("{} with {} is not measured on any architecture: nothing to answer from; measure it (ecocompute "
+                                  "measure, or the MCP tool plan_measurement)",
+                                  precision, q.engine));
+  }
+  if (auto ok = check_borrow(q, precision, o.basis, model, measured_architectures(*o.family, o.point.key)); !ok) return ok.error();
+  auto latent = model.predict(o.point);
+  if (!latent) {
+    return unexpected(ErrorCode::not_found,
+                      fmt::format("{} with {} at batch {}: no engine was measured in its kernel regime ({}), so nothing says "
+                                  "what the batch does; measure it",
+                                  precision, q.engine, q.batch, regime_text(q.engine, precision, q.arch, o.point.regime)));
+  }
+  o.latent = *latent;
+  return o;
+}
+
+Figure figure_of(const Outcome& o, double shift, const std::function<double(double)>& to_value) {
+  const double mean = o.latent.mean + shift;
+  const double shift_var = (shift / 1.96) * (shift / 1.96);
+  return figure_from_log(mean, o.latent.mean_var + shift_var, o.latent.card_var, o.latent.log_variance_sd, to_value);
+}
+
+// The format's own energy: F16 energy × the ratio, their log variances added.
+Figure energy_figure(const Figure& fp16, const Figure& delta) {
+  const double var_fp16 = fp16.log_sd * fp16.log_sd, var_delta = delta.log_sd * delta.log_sd;
+  const double total = var_fp16 + var_delta;
+  const double s = total > 0 ? (var_fp16 * fp16.log_variance_sd + var_delta * delta.log_variance_sd) / total : 0.0;
+  const double card = fp16.card_sd * fp16.card_sd + delta.card_sd * delta.card_sd;
+  Figure f = figure_from_log(fp16.log_mean + delta.log_mean, total - card, card, s, energy_of_log);
+  f.basis = worse_figure(delta.basis, fp16.basis);
+  return f;
+}
+
+}  // namespace
+
+std::string answer_gpu(const Evidence& evidence, const Query& q) {
+  const bool baseline = q.precision.is_baseline;
+  const std::string precision = baseline ? "F16" : std::string(q.precision.name);
+  const OutcomeModel& main = baseline ? evidence.model->fp16 : evidence.model->ratio;
+  return gpu_for(q, main.family_of(q.engine), model_key(q.engine, precision));
+}
+
+Result<Prediction> predict(const Evidence& evidence, const Query& q) {
+  if (q.batch < 1) return unexpected(ErrorCode::invalid_argument, "batch must be ≥ 1");
+  if (q.context < 1) return unexpected(ErrorCode::invalid_argument, "ctx must be ≥ 1");
+  const DecisionModel& model = *evidence.model;
+  Prediction out;
+  out.query = q;
+  const bool baseline = q.precision.is_baseline;
+  const std::string precision = baseline ? "F16" : std::string(q.precision.name);
+  const OutcomeModel& main = baseline ? model.fp16 : model.ratio;
+  out.gpu = gpu_for(q, main.family_of(q.engine), model_key(q.engine, precision));
+  auto ratio = baseline ? Result<Outcome>(unexpected(ErrorCode::not_found, "")) : predict_outcome(model.ratio, q, precision, out.gpu);
+  if (!baseline && !ratio) return ratio.error();
+  auto fp16 = predict_outcome(model.fp16, q, "F16", out.gpu);
+  if (baseline && !fp16) return fp16.error();
+  const ContextShift shift = context_shift(q, ratio ? ratio->latent.mean : 0.0);
+  if (ratio) {
+    out.delta = figure_of(*ratio, shift.ratio, delta_of_log);
+    out.delta->basis = describe_basis(*ratio->family, ratio->basis, ratio->point, q, evidence, "ΔE");
+    out.arch_used = used_architectures(ratio->basis, q.arch);
+  }
+  if (fp16) {
+    out.fp16_energy = figure_of(*fp16, shift.fp16, energy_of_log);
+    out.fp16_energy->basis = describe_basis(*fp16->family, fp16->basis, fp16->point, q, evidence, "F16 energy");
+    if (out.arch_used.empty()) out.arch_used = used_architectures(fp16->basis, q.arch);
+  } else {
+    out.notes.push_back("no F16 energy to carry ΔE to an energy per token: " + fp16.error().message());
+  }
+  if (baseline) out.energy = out.fp16_energy;
+  if (out.delta && out.fp16_energy) out.energy = energy_figure(*out.fp16_energy, *out.delta);
+  if (q.context > kBaselineContext) mark_context_modelled(out);
+  const data::GpuSpec* spec = q.gpu ? &*q.gpu : nullptr;
+  auto named = spec == nullptr ? data::find_gpu(out.gpu) : Result<data::GpuSpec>(*spec);
+  out.memory = memory_fit(out.gpu, named ? named->memory_gb : 0.0, q.params_b, q.precision, q.batch, q.context);
+  if (const std::string note = memory_note(out.memory, precision); !note.empty()) out.notes.push_back(note);
+  out.modelled = out.delta ? out.delta->basis.basis == data::Basis::modelled : out.fp16_energy->basis.basis == data::Basis::modelled;
+  return out;
+}
+
+void to_json(Json& j, const Prediction& p) {
+  j = Json{{"gpu", p.gpu},
+           {"arch_used", p.arch_used},
+           {"delta_pct", p.delta ? Json(*p.delta) : Json(nullptr)},
+           {"fp16_energy_mj_per_token", p.fp16_energy ? Json(*p.fp16_energy) : Json(nullptr)},
+           {"energy_mj_per_token", p.energy ? Json(*p.energy) : Json(nullptr)},
+           {"memory", p.memory},
+           {"modelled", p.modelled},
+           {"notes", p.notes}};
+}
+
+}  // namespace ecocompute::decide

@@ -1,0 +1,61 @@
+// predict(evidence, query): the one answer behind estimate, optimize, check, compare, the REST API,
+// the MCP tools and the site. For a question (model size, GPU or architecture, engine, precision,
+// batch, context) it gives ΔE vs F16, the F16 energy and the format's energy per token, each with its
+// 95 % predictive interval for a new card of that GPU model and its basis, and whether weights and
+// KV cache fit in the GPU's memory. Continuous in size, batch (within a kernel regime) and context.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/gpu_spec.hpp"
+#include "decide/evidence.hpp"
+#include "decide/figure.hpp"
+#include "decide/memory_fit.hpp"
+#include "util/precision.hpp"
+#include "util/result.hpp"
+
+namespace ecocompute::decide {
+
+/// A checked question.
+struct Query {
+  double params_b = 0;
+  std::string model;                ///< as asked, for the answer's text ("" when a size was given)
+  std::string arch;
+  std::optional<data::GpuSpec> gpu; ///< the GPU named, if any
+  std::string engine;
+  PrecisionInfo precision;          ///< a quantized format, or the baseline (F16) for its energy alone
+  int batch = 1;
+  int context = 2048;
+  bool allow_borrow = false;        ///< answer for an architecture none of whose cards measured the format
+};
+
+struct Prediction {
+  Query query;
+  std::string gpu;                  ///< the GPU model the answer is for (the one named, else the architecture's measured one)
+  std::string arch_used;            ///< the architectures whose measurements answer
+  std::optional<Figure> delta;      ///< ΔE % vs F16 (quantized formats)
+  std::optional<Figure> fp16_energy;  ///< F16 energy per token at this batch and context, mJ
+  std::optional<Figure> energy;     ///< the format's energy per token, mJ (F16's for the baseline)
+  MemoryFit memory;
+  bool modelled = false;            ///< a part of the answer rests on a model no measurement here checks
+  std::vector<std::string> notes;
+};
+
+/// Answers a question. Errors: not_found when the format was never measured with the engine, or not
+/// on the architecture and no borrow applies (the published hopper → ampere, or allow_borrow), or a
+/// borrow needs a spread no data measured; invalid_argument for a batch or context below 1.
+Result<Prediction> predict(const Evidence& evidence, const Query& query);
+
+/// The GPU model a question is answered for: the one named, else the one of its architecture that
+/// measured the format at the most places, else the architecture's representative GPU.
+std::string answer_gpu(const Evidence& evidence, const Query& query);
+
+/// The baseline context: contexts up to it are answered as measured (the published convention);
+/// beyond it the KV cache read per token is modelled.
+inline constexpr int kBaselineContext = 2048;
+
+void to_json(Json& j, const Prediction& p);
+
+}  // namespace ecocompute::decide

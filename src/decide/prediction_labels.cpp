@@ -1,0 +1,147 @@
+// Basis labels of a prediction (see prediction_labels.hpp).
+#include "decide/prediction_labels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "decide/batch_regime.hpp"
+#include "decide/prediction.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+std::vector<std::string> session_labels(const std::vector<const Location*>& places, const Evidence& evidence) {
+  std::set<std::string> labels;
+  for (const Location* l : places) {
+    for (const std::string& id : l->sessions) labels.insert(evidence.session_label(id));
+  }
+  return {labels.begin(), labels.end()};
+}
+
+std::string gpus_of(const std::vector<const Location*>& places) {
+  std::set<std::string> gpus;
+  for (const Location* l : places) gpus.insert(l->point.gpu);
+  return fmt::format("{}", fmt::join(gpus, ", "));
+}
+
+std::string range_text(const PlaceBasis& b) {
+  const std::string sizes = b.size_min == b.size_max ? fmt::format("{:g} B", b.size_min) : fmt::format("{:g}–{:g} B", b.size_min, b.size_max);
+  const std::string batches = b.batch_min == b.batch_max ? fmt::format("batch {}", b.batch_min)
+                                                         : fmt::format("batch {}–{}", b.batch_min, b.batch_max);
+  return sizes + ", " + batches;
+}
+
+// The formats of the engine measured in the point's regime on its architecture (the lenders of a
+// modelled regime effect).
+std::string regime_lenders(const FamilyFit& family, const ModelPoint& p) {
+  std::set<std::string> formats;
+  for (const Location& l : family.locations()) {
+    if (l.point.engine == p.engine && l.point.regime == p.regime && l.point.key != p.key) formats.insert(l.place.precision);
+  }
+  return fmt::format("{}", fmt::join(formats, ", "));
+}
+
+data::FigureBasis measured_or_read(const PlaceBasis& b, const ModelPoint& p, const Evidence& evidence, const std::string& what) {
+  data::FigureBasis f;
+  f.basis = b.place_kind;
+  const auto& places = b.place_kind == data::Basis::measured ? b.same_place : b.format_places;
+  f.sessions = session_labels(places, evidence);
+  f.gpu = gpus_of(places);
+  f.arch = p.arch;
+  if (f.basis == data::Basis::measured) {
+    f.label = fmt::format("{} measured at {:g} B and batch {} on {} by {} session{} ({}); the value is the model's mean for a card "
+                          "of this GPU model",
+                          what, std::exp(p.log_size), p.batch, f.gpu, f.sessions.size(), f.sessions.size() == 1 ? "" : "s",
+                          fmt::join(f.sessions, ", "));
+  } else {
+    f.label = fmt::format("{} {} by the model {} the places measured for {} with {} on {} ({}; {} session{})", what,
+                          f.basis == data::Basis::interpolated ? "read" : "extrapolated",
+                          f.basis == data::Basis::interpolated ? "between" : "beyond", p.precision, p.engine, f.gpu, range_text(b),
+                          f.sessions.size(), f.sessions.size() == 1 ? "" : "s");
+  }
+  return f;
+}
+
+data::FigureBasis regime_modelled(const FamilyFit& family, const ModelPoint& p, const std::string& what) {
+  data::FigureBasis f;
+  f.basis = data::Basis::modelled;
+  f.arch = p.arch;
+  const std::string regime = regime_text(p.engine, p.precision, p.arch, p.regime);
+  const std::string lenders = regime_lenders(family, p);
+  if (!lenders.empty()) {
+    f.label = fmt::format("{} at batch {} ({}): {} was never measured in this regime; its effect comes from {} with {} there, and "
+                          "a format's own departure from it is as wide as the data show",
+                          what, p.batch, regime, p.precision, lenders, p.engine);
+    f.model = fmt::format("kernel-regime effect of {} (measured with {}), random per format", p.engine, lenders);
+  } else {
+    f.label = fmt::format("{} at batch {} ({}): no format of {} was measured in this regime; its effect is drawn from the spread of "
+                          "the regime effects measured with other engines",
+                          what, p.batch, regime, p.engine);
+    f.model = "regime effect drawn from the regime effects of other engines (their mean and spread)";
+  }
+  return f;
+}
+
+}  // namespace
+
+data::FigureBasis describe_basis(const FamilyFit& family, const PlaceBasis& b, const ModelPoint& point, const Query& q,
+                                 const Evidence& evidence, const std::string& what) {
+  data::FigureBasis f = b.regime_unmeasured ? regime_modelled(family, point, what) : measured_or_read(b, point, evidence, what);
+  if (b.other_architecture) {
+    const std::string archs = used_architectures(b, "");
+    f.borrowed_from = fmt::format("the {} measurements", archs);
+    f = f.at_most(data::Basis::borrowed, fmt::format("borrowed: {} with {} is not measured on {}; the architectures measured ({}) "
+                                                     "answer, with the spread between architectures the data show",
+                                                     point.precision, point.engine, q.arch, archs));
+  } else if (b.other_gpu) {
+    std::vector<const Location*> on_arch;
+    for (const Location& l : family.locations()) {
+      if (l.point.key == point.key && l.point.arch == point.arch) on_arch.push_back(&l);
+    }
+    const std::string gpus = gpus_of(on_arch);
+    f.borrowed_from = fmt::format("{} (same architecture, {})", gpus, point.arch);
+    f = f.at_most(data::Basis::borrowed, fmt::format("borrowed: measured on {}, not on the {} asked about; another GPU of {}, with "
+                                                     "the spread between GPUs the data show",
+                                                     gpus, point.gpu, point.arch));
+  }
+  return f;
+}
+
+std::string used_architectures(const PlaceBasis& b, const std::string& asked_arch) {
+  if (!b.other_architecture) return asked_arch;
+  std::set<std::string> archs;
+  for (const Location* l : b.format_places) archs.insert(l->point.arch);
+  if (archs.empty()) {
+    for (const Location* l : b.same_place) archs.insert(l->point.arch);
+  }
+  return fmt::format("{}", fmt::join(archs, ", "));
+}
+
+data::FigureBasis worse_figure(const data::FigureBasis& a, const data::FigureBasis& b) {
+  const bool a_worse = data::worse(a.basis, b.basis) == a.basis;
+  data::FigureBasis out = a_worse ? a : b;
+  const data::FigureBasis& other = a_worse ? b : a;
+  std::set<std::string> sessions(a.sessions.begin(), a.sessions.end());
+  sessions.insert(b.sessions.begin(), b.sessions.end());
+  out.sessions.assign(sessions.begin(), sessions.end());
+  if (out.model.empty()) out.model = other.model;
+  return out;
+}
+
+void mark_context_modelled(Prediction& p) {
+  const std::string why = fmt::format("context {} beyond the measured {}: the KV cache read per token is modelled", p.query.context,
+                                      kBaselineContext);
+  const std::string model = "energy per token proportional to the bytes read per token (weights / batch + KV cache), the shift's "
+                            "own size as its uncertainty";
+  for (std::optional<Figure>* f : {&p.delta, &p.fp16_energy, &p.energy}) {
+    if (!*f) continue;
+    (*f)->basis = (*f)->basis.at_most(data::Basis::modelled, why);
+    if ((*f)->basis.model.empty()) (*f)->basis.model = model;
+  }
+}
+
+}  // namespace ecocompute::decide

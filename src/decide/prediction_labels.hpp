@@ -1,0 +1,28 @@
+// The words of a prediction's bases: what each figure rests on, where and by which sessions.
+#pragma once
+
+#include <string>
+
+#include "data/basis.hpp"
+#include "decide/evidence.hpp"
+#include "decide/place_basis.hpp"
+
+namespace ecocompute::decide {
+
+struct Query;
+struct Prediction;
+
+/// The basis of a figure (`what`: "ΔE", "F16 energy") at `point`, from its place against the family.
+data::FigureBasis describe_basis(const FamilyFit& family, const PlaceBasis& b, const ModelPoint& point, const Query& q,
+                                 const Evidence& evidence, const std::string& what);
+
+/// The architectures that answer: the asked one, or those measured when it was not.
+std::string used_architectures(const PlaceBasis& b, const std::string& asked_arch);
+
+/// The worse of two figures' bases, with both their sessions.
+data::FigureBasis worse_figure(const data::FigureBasis& a, const data::FigureBasis& b);
+
+/// Marks every figure of a prediction at a context beyond the baseline as modelled, with the model.
+void mark_context_modelled(Prediction& p);
+
+}  // namespace ecocompute::decide

@@ -1,0 +1,77 @@
+// Tests of the calibration: the folds and the counting, with a fake predictor over the shipped rows,
+// and the decision model's own leave-one-session-out coverage on them (the table of
+// docs/decision-layer.md, "Calibration"; `ecocompute calibrate` prints all three hold-outs).
+#include "decide/calibration.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "decide/model_predictor.hpp"
+#include "support/published_evidence.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+using ::ecocompute::testing::published_evidence;
+
+// A predictor that answers every cell with its own measured ΔE ± `half` points, or `offset` away.
+PredictorFactory fake(double half, double offset) {
+  return [=](const std::vector<data::DataRow>&, const std::vector<data::Session>&) -> Result<CellPredictor> {
+    return CellPredictor([=](const Cell& c) -> std::optional<HeldOutAnswer> {
+      const double truth = delta_pct_of(c.value) + offset;
+      const data::Basis basis = c.place.batch > 1 ? data::Basis::modelled : data::Basis::interpolated;
+      return HeldOutAnswer{truth, truth - half, truth + half, basis};
+    });
+  };
+}
+
+TEST(Calibration, CountsCellsInsideAndOutsideTheirIntervalPerBasis) {
+  const Evidence& e = published_evidence();
+  auto right = calibrate(e.rows, e.sessions, fake(1.0, 0.0), {HoldOut::session, HoldOut::batch});
+  ASSERT_TRUE(right) << right.error().describe();
+  ASSERT_EQ(right->modes.size(), 2u);
+  const ModeCalibration& sessions = right->modes.front();
+  std::set<std::string> with_rows;
+  for (const data::DataRow& r : e.rows) with_rows.insert(r.session_id);
+  EXPECT_EQ(sessions.folds, static_cast<int>(with_rows.size()));  // one fold per session that holds rows
+  EXPECT_EQ(sessions.refused, 0);
+  int cells = 0;
+  for (const auto& [basis, b] : sessions.by_basis) {
+    EXPECT_EQ(b.covered, b.n);
+    cells += b.n;
+  }
+  EXPECT_EQ(cells, static_cast<int>(ratio_cells(e.rows).size()));
+  // The batch hold-out holds out batch cells only.
+  for (const auto& [basis, b] : right->modes.back().by_basis) { EXPECT_EQ(basis, data::Basis::modelled); }
+  auto wrong = calibrate(e.rows, e.sessions, fake(1.0, 50.0), {HoldOut::session});
+  ASSERT_TRUE(wrong);
+  for (const auto& [basis, b] : wrong->modes.front().by_basis) { EXPECT_EQ(b.covered, 0); }
+  const Json j = *right;
+  EXPECT_DOUBLE_EQ(j["modes"]["session"]["bases"]["interpolated"]["coverage"].get<double>(), 1.0);
+  EXPECT_GT(j["modes"]["session"]["bases"]["interpolated"]["n"].get<int>(), 0);
+  EXPECT_DOUBLE_EQ(j["modes"]["session"]["bases"]["interpolated"]["median_width_pct"].get<double>(), 2.0);
+  EXPECT_FALSE(parse_hold_out("card"));
+}
+
+TEST(Calibration, TheModelCoversHeldOutSessions) {
+  // Leave one session out over the shipped evidence, the model refitted in each fold. The goal is 90–98 %
+  // for every basis with 20 held-out cells or more; what the model reaches is written down in
+  // docs/decision-layer.md, with why it falls short (sessions on another software build). This guards it.
+  const Evidence& e = published_evidence();
+  auto whole = std::make_shared<const DecisionModel>(DecisionModel::fit(e.rows, nullptr, false));
+  auto report = calibrate(e.rows, e.sessions, model_factory(whole), {HoldOut::session});
+  ASSERT_TRUE(report) << report.error().describe();
+  int answered = 0;
+  for (const auto& [basis, b] : report->modes.front().by_basis) {
+    answered += b.n;
+    if (b.n < 20) continue;
+    EXPECT_GE(b.coverage(), 0.75) << to_string(basis) << "\n" << to_text(*report);
+    EXPECT_LE(b.coverage(), 1.0);
+    EXPECT_GT(b.median_width(), 0.0);
+  }
+  EXPECT_GT(answered, 80) << to_text(*report);
+}
+
+}  // namespace
+}  // namespace ecocompute::decide

@@ -1,0 +1,121 @@
+// Tests of estimate: the published /v1/estimate shape over predict(), the recommendation rule, the
+// question's spellings and its errors, the quality cost, anchors and crossover.
+#include "decide/estimate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "support/published_evidence.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+using ::ecocompute::testing::published_evidence;
+using data::Basis;
+
+EstimateRequest ask(double n, const std::string& arch, const std::string& precision) {
+  EstimateRequest r;
+  r.params_b = n;
+  r.arch = arch;
+  r.precision = precision;
+  return r;
+}
+
+TEST(Estimate, RecommendationRule) {
+  EXPECT_EQ(recommend(-10.0, -1.0), "quantize");
+  EXPECT_EQ(recommend(1.0, 10.0), "do_not_quantize");
+  EXPECT_EQ(recommend(-1.0, 1.0), "depends");
+  EXPECT_EQ(recommend(std::nullopt, std::nullopt), "depends");
+}
+
+TEST(Estimate, IsThePredictionInThePublishedShape) {
+  auto e = estimate(ask(7, "ada", "NF4"), published_evidence());
+  ASSERT_TRUE(e) << e.error().describe();
+  const Figure& d = *e->prediction.delta;
+  EXPECT_DOUBLE_EQ(*e->delta_pct, d.value);
+  EXPECT_DOUBLE_EQ(*e->ci_low_pct, d.low);
+  EXPECT_DOUBLE_EQ(*e->ci_high_pct, d.high);
+  EXPECT_EQ(e->basis, d.basis.basis);
+  EXPECT_EQ(e->recommendation, recommend(d.low, d.high));
+  EXPECT_EQ(e->confidence, e->basis == Basis::measured ? "high" : e->basis == Basis::interpolated ? "medium" : "low");
+  const Json j = *e;
+  for (const char* field : {"input", "delta_pct", "ci", "basis", "confidence", "recommendation", "verdict", "crossover_b", "anchors",
+                            "arch_used", "modelled", "weight_gb", "weight_gb_fp16", "notes", "figure_basis", "energy_estimate",
+                            "memory", "band", "quality_cost"}) {
+    EXPECT_TRUE(j.contains(field)) << field;
+  }
+  EXPECT_EQ(j["ci"][0].get<double>(), d.low);
+  EXPECT_FALSE(e->anchors.empty());
+  for (const Anchor& a : e->anchors) { EXPECT_EQ(a.batch, 1); }
+}
+
+TEST(Estimate, ThreeBillionNf4SavesButCostsPerplexity) {
+  auto e = estimate(ask(3, "ada", "NF4"), published_evidence());
+  ASSERT_TRUE(e) << e.error().describe();
+  ASSERT_TRUE(e->quality_cost);
+  EXPECT_NEAR(e->quality_cost->delta_perplexity_pct, 27.6, 0.1);
+  EXPECT_EQ(e->quality_cost->basis.basis, Basis::measured);
+  EXPECT_NE(e->verdict.find("Quality: perplexity"), std::string::npos) << e->verdict;
+  // Measured at 3 B only: 2.9 B borrows the nearest measured size's cost, and says so.
+  auto near = estimate(ask(2.9, "ada", "NF4"), published_evidence());
+  ASSERT_TRUE(near && near->quality_cost);
+  EXPECT_EQ(near->quality_cost->basis.basis, Basis::borrowed);
+}
+
+TEST(Estimate, TheCrossoverLiesWhereTheModelsMeanChangesSign) {
+  auto e = estimate(ask(3, "ada", "NF4"), published_evidence());
+  ASSERT_TRUE(e && e->crossover_b);
+  EXPECT_GT(*e->crossover_b, 0.5);
+  EXPECT_LT(*e->crossover_b, 7.0);
+  EstimateRequest at = ask(*e->crossover_b, "ada", "NF4");
+  auto zero = estimate(at, published_evidence());
+  ASSERT_TRUE(zero);
+  EXPECT_NEAR(zero->prediction.delta->log_mean, 0.0, 1e-6);
+}
+
+TEST(Estimate, ModelNameAndFreeText) {
+  EstimateRequest r;
+  r.model = "Qwen2.5-14B";
+  r.gpu = "A100";
+  auto e = estimate(r, published_evidence());
+  ASSERT_TRUE(e) << e.error().describe();
+  EXPECT_DOUBLE_EQ(e->input["params_b"].get<double>(), 14.0);
+  EXPECT_EQ(e->prediction.arch_used, "ampere");
+  EstimateRequest q;
+  q.q = "7B on RTX 4090 INT8";
+  auto f = estimate(q, published_evidence());
+  ASSERT_TRUE(f) << f.error().describe();
+  EXPECT_DOUBLE_EQ(f->input["params_b"].get<double>(), 7.0);
+  EXPECT_EQ(f->input["precision"], "INT8");
+  EXPECT_EQ(f->prediction.arch_used, "ada");
+}
+
+TEST(Estimate, BadQuestionsAreClearErrors) {
+  auto negative = estimate(ask(-3, "ada", "NF4"), published_evidence());
+  ASSERT_FALSE(negative);
+  EXPECT_NE(negative.error().message().find("params_b"), std::string::npos);
+  EXPECT_FALSE(estimate(ask(std::nan(""), "ada", "NF4"), published_evidence()));
+  auto arch = estimate(ask(3, "volta9", "NF4"), published_evidence());
+  ASSERT_FALSE(arch);
+  EXPECT_NE(arch.error().message().find("unknown GPU architecture 'volta9'"), std::string::npos);
+  auto precision = estimate(ask(3, "ada", "Q9_Z"), published_evidence());
+  ASSERT_FALSE(precision);
+  EXPECT_NE(precision.error().message().find("unknown precision 'Q9_Z'"), std::string::npos);
+  EXPECT_FALSE(estimate(ask(3, "ada", "FP16"), published_evidence()));
+  EstimateRequest no_size;
+  no_size.arch = "ada";
+  EXPECT_FALSE(estimate(no_size, published_evidence()));
+  EstimateRequest zero_batch = ask(3, "ada", "NF4");
+  zero_batch.batch = 0;
+  EXPECT_FALSE(estimate(zero_batch, published_evidence()));
+  auto body = estimate_request_from_json(Json{{"N", "abc"}});
+  ASSERT_FALSE(body);
+  EXPECT_NE(body.error().message().find("'N'"), std::string::npos);
+  auto good = estimate_request_from_json(Json{{"N", 7}, {"arch", "ada"}, {"ctx", 4096}});
+  ASSERT_TRUE(good);
+  EXPECT_EQ(good->context, 4096);
+}
+
+}  // namespace
+}  // namespace ecocompute::decide

@@ -1,0 +1,64 @@
+// Tests of the decision model's numerics: Cholesky solves, the simplex search, the Laplace covariance
+// of a likelihood and the quantile of the normal variance mixture.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "decide/dense_matrix.hpp"
+#include "decide/nelder_mead.hpp"
+#include "decide/variance_uncertainty.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+TEST(DenseMatrix, CholeskySolvesAndGivesTheDeterminant) {
+  Matrix m(3, 3);
+  const double values[] = {4, 2, 0.4, 2, 5, 1, 0.4, 1, 3};
+  for (int i = 0; i < 9; ++i) m.a[static_cast<std::size_t>(i)] = values[i];
+  const auto chol = cholesky(m);
+  ASSERT_TRUE(chol);
+  const std::vector<double> x = cholesky_solve(*chol, std::vector<double>{1, 2, 3});
+  const std::vector<double> back = times(m, x);
+  for (int i = 0; i < 3; ++i) { EXPECT_NEAR(back[static_cast<std::size_t>(i)], i + 1.0, 1e-12); }
+  // det = 4(15 − 1) − 2(6 − 0.4) + 0.4(2 − 2) = 56 − 11.2 = 44.8
+  EXPECT_NEAR(log_det(*chol), std::log(44.8), 1e-12);
+  const Matrix inverse = cholesky_inverse(*chol);
+  EXPECT_NEAR(quadratic_form(inverse, {1, 2, 3}), dot({1, 2, 3}, x), 1e-12);
+  Matrix indefinite(2, 2);
+  indefinite.a = {1, 2, 2, 1};
+  EXPECT_FALSE(cholesky(indefinite));
+}
+
+TEST(NelderMead, FindsTheMinimumOfAValley) {
+  auto valley = [](const std::vector<double>& x) { return (x[0] - 1) * (x[0] - 1) + 10 * (x[1] + 2) * (x[1] + 2) + 3; };
+  const SimplexResult r = nelder_mead(valley, {5, 5}, {1, 1}, 1e-12, 2000);
+  EXPECT_NEAR(r.x[0], 1, 1e-4);
+  EXPECT_NEAR(r.x[1], -2, 1e-4);
+  EXPECT_NEAR(r.value, 3, 1e-8);
+}
+
+TEST(VarianceUncertainty, TheInformationOfAQuadraticLikelihoodIsItsVariance) {
+  // −2 log L = (θ − 1)² / v has Hessian 2/v, so Σ = 2 H⁻¹ = v.
+  std::size_t flattest = 99;
+  const auto cov = parameter_covariance([](const std::vector<double>& x) { return (x[0] - 1) * (x[0] - 1) / 0.25; }, {1.0}, 0.1, &flattest);
+  ASSERT_TRUE(cov);
+  EXPECT_NEAR((*cov)(0, 0), 0.25, 1e-9);
+  EXPECT_FALSE(parameter_covariance([](const std::vector<double>& x) { return -x[0] * x[0]; }, {0.0}, 0.1, &flattest));
+  EXPECT_EQ(flattest, 0u);
+}
+
+TEST(VarianceUncertainty, AnUncertainVarianceWidensTheInterval) {
+  EXPECT_NEAR(mixture_quantile_factor(0), 1.95996, 1e-4);
+  double previous = mixture_quantile_factor(0);
+  for (double s : {0.1, 0.3, 0.6, 1.0, 2.0}) {
+    const double k = mixture_quantile_factor(s);
+    EXPECT_GT(k, previous) << s;
+    previous = k;
+  }
+  // ln V ~ N(0, 1): wider than the normal, far narrower than Student's t with one degree of freedom.
+  EXPECT_GT(mixture_quantile_factor(1.0), 2.3);
+  EXPECT_LT(mixture_quantile_factor(1.0), 4.0);
+}
+
+}  // namespace
+}  // namespace ecocompute::decide

@@ -1,0 +1,116 @@
+// Tests of optimize: every configuration scored with the same prediction estimate gives, ranked on one
+// baseline; memory, quality and latency constraints; objectives.
+#include "decide/optimizer.hpp"
+
+#include <gtest/gtest.h>
+
+#include "decide/estimate.hpp"
+#include "support/published_evidence.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+using ::ecocompute::testing::published_evidence;
+
+constexpr double kLlama3_8B = 8.030261248;
+
+const Candidate* find(const OptimizeResponse& r, const std::string& precision, int batch) {
+  for (const Candidate& c : r.candidates) {
+    if (c.precision == precision && c.batch == batch) return &c;
+  }
+  return nullptr;
+}
+
+TEST(Optimize, ScoresEveryConfigurationWithTheEstimatesOwnFigures) {
+  OptimizeRequest r;
+  r.params_b = kLlama3_8B;
+  r.gpu = "H200";
+  r.engine = "llama.cpp";
+  r.precisions = {"F16", "Q8_0", "Q4_K_M"};
+  r.batches = {1, 4, 16};
+  r.contexts = {2048};
+  auto answer = optimize(r, published_evidence());
+  ASSERT_TRUE(answer) << answer.error().describe();
+  // Q4_K_M at batch 16 (measured, about 180 mJ per token) ranks ahead of F16 at batch 4 (about 800):
+  // one baseline, the energy per token estimate gives, for every configuration.
+  const Candidate* q4_b16 = find(*answer, "Q4_K_M", 16);
+  const Candidate* f16_b4 = find(*answer, "F16", 4);
+  ASSERT_TRUE(q4_b16 && f16_b4);
+  EXPECT_LT(*q4_b16->relative_energy, *f16_b4->relative_energy);
+  EXPECT_LT(*q4_b16->energy_mj_per_token, *f16_b4->energy_mj_per_token);
+  for (const Candidate& c : answer->candidates) {
+    if (c.precision == "F16") continue;
+    EstimateRequest e;
+    e.params_b = kLlama3_8B;
+    e.gpu = "H200";
+    e.engine = "llama.cpp";
+    e.precision = c.precision;
+    e.batch = c.batch;
+    auto same = estimate(e, published_evidence());
+    ASSERT_TRUE(same);
+    EXPECT_DOUBLE_EQ(*c.delta_pct, *same->delta_pct) << c.precision << " b" << c.batch;
+    EXPECT_DOUBLE_EQ(*c.energy_mj_per_token, same->prediction.energy->value) << c.precision << " b" << c.batch;
+  }
+  // relative_energy is against F16 at batch 1 on the same GPU.
+  const Candidate* f16_b1 = find(*answer, "F16", 1);
+  ASSERT_TRUE(f16_b1);
+  EXPECT_DOUBLE_EQ(*f16_b1->relative_energy, 1.0);
+}
+
+TEST(Optimize, QualityConstraintFlipsThreeBillionNf4) {
+  OptimizeRequest r;
+  r.params_b = 3;
+  r.gpu = "RTX 4090";
+  r.batch = 1;
+  r.context = 2048;
+  auto free = optimize(r, published_evidence());
+  ASSERT_TRUE(free) << free.error().describe();
+  ASSERT_TRUE(free->recommended);
+  EXPECT_EQ(free->recommended->precision, "NF4");
+  r.max_delta_ppl_pct = 1.0;  // "nothing worse than +1 % perplexity"
+  auto strict = optimize(r, published_evidence());
+  ASSERT_TRUE(strict && strict->recommended);
+  EXPECT_EQ(strict->recommended->precision, "FP16");
+  ASSERT_TRUE(strict->closest_infeasible);
+  EXPECT_EQ(strict->closest_infeasible->precision, "INT8");  // +3.8 % PPL is closer than NF4's +27.6 %
+  for (const Candidate& c : strict->candidates) {
+    if (c.precision == "NF4") { EXPECT_FALSE(c.feasible); }
+  }
+}
+
+TEST(Optimize, AConfigurationThatDoesNotFitIsInfeasible) {
+  OptimizeRequest r;
+  r.params_b = 70;
+  r.gpu = "H200";
+  r.engine = "llama.cpp";
+  r.precisions = {"F16", "Q4_K_M"};
+  r.batches = {1};
+  r.contexts = {2048};
+  auto answer = optimize(r, published_evidence());
+  ASSERT_TRUE(answer) << answer.error().describe();
+  const Candidate* f16 = find(*answer, "F16", 1);
+  ASSERT_TRUE(f16);
+  EXPECT_FALSE(f16->feasible);
+  ASSERT_FALSE(f16->violations.empty());
+  EXPECT_NE(f16->violations.front().find("the H200's 141 GB"), std::string::npos) << f16->violations.front();
+  ASSERT_TRUE(answer->recommended);
+  EXPECT_EQ(answer->recommended->precision, "Q4_K_M");
+}
+
+TEST(Optimize, ObjectivesAndErrors) {
+  OptimizeRequest r;
+  r.params_b = 7;
+  r.gpu = "H200";
+  r.objective = Objective::min_latency;
+  auto latency = optimize(r, published_evidence());
+  ASSERT_TRUE(latency && latency->recommended);
+  // Roofline at batch 1: NF4 reads 3.94 GB vs FP16 14 GB at 4800 GB/s → NF4 is fastest.
+  EXPECT_EQ(latency->recommended->precision, "NF4");
+  EXPECT_EQ(latency->recommended->batch, 1);
+  r.gpu = "Z9000";
+  EXPECT_FALSE(optimize(r, published_evidence()));
+  EXPECT_FALSE(optimize_request_from_json(Json{{"objective", "fastest"}}));
+}
+
+}  // namespace
+}  // namespace ecocompute::decide

@@ -1,0 +1,127 @@
+// Tests of the fitted mixed model on cells that follow its own assumptions: REML finds the between-
+// card spread it was given, a prediction at a measured place is the measurement's, the interval
+// grows away from the measured places, the answer is continuous in size, and a stored fit answers as
+// the fit does.
+#include "decide/outcome_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "decide/figure.hpp"
+
+namespace ecocompute::decide {
+namespace {
+
+// A deterministic normal deviate (Box–Muller over a linear congruential generator).
+struct Draws {
+  unsigned long long state = 12345;
+  double uniform() {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (static_cast<double>(state >> 11) + 0.5) / 9007199254740992.0;
+  }
+  double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(6.283185307179586 * uniform()); }
+};
+
+// Two formats on one card model: ln ratio = level + slope·ln N + a smooth bend, three cards at each
+// of seven sizes, between-card SD `card_sd`, within-session SD 0.003.
+std::vector<Cell> synthetic_cells(double card_sd, Draws& draws) {
+  std::vector<Cell> cells;
+  const double sizes[] = {0.5, 1.2, 1.5, 3.2, 7.6, 8.0, 14.8};
+  for (const char* precision : {"Q8_0", "Q4_K_M"}) {
+    const double level = std::string(precision) == "Q8_0" ? -0.38 : -0.50;
+    for (double n : sizes) {
+      for (int card = 0; card < 3; ++card) {
+        Cell c;
+        c.place = CellPlace{"llama.cpp", precision, "hopper", "H200", n, 1};
+        c.session_id = "card" + std::to_string(card) + "-" + std::to_string(n);
+        c.value = level + 0.02 * std::log(n) + 0.03 * std::sin(std::log(n)) + card_sd * draws.normal() + 0.003 * draws.normal();
+        c.within_var = 0.003 * 0.003;
+        cells.push_back(c);
+      }
+    }
+  }
+  return cells;
+}
+
+ModelPoint at(double n, const char* precision = "Q4_K_M", int batch = 1) {
+  return point_of(CellPlace{"llama.cpp", precision, "hopper", "H200", n, batch});
+}
+
+TEST(OutcomeModel, RemlFindsTheBetweenCardSpreadItWasGiven) {
+  Draws draws;
+  const OutcomeModel model = OutcomeModel::fit(synthetic_cells(0.03, draws));
+  const FamilyFit* family = model.family_of("llama.cpp");
+  ASSERT_NE(family, nullptr);
+  const double card_sd = std::sqrt(family->components().card_var("llama.cpp|Q4_K_M"));
+  EXPECT_GT(card_sd, 0.015);
+  EXPECT_LT(card_sd, 0.06);
+  const auto p = model.predict(at(8.0));
+  ASSERT_TRUE(p);
+  EXPECT_NEAR(std::sqrt(p->card_var), card_sd, 1e-12);  // another card at a measured place: the card spread
+}
+
+TEST(OutcomeModel, TheIntervalGrowsAwayFromTheMeasuredSizesAndIsContinuous) {
+  Draws draws;
+  const OutcomeModel model = OutcomeModel::fit(synthetic_cells(0.02, draws));
+  const auto measured = model.predict(at(3.2));
+  const auto between = model.predict(at(2.2));
+  const auto beyond = model.predict(at(60.0));
+  ASSERT_TRUE(measured && between && beyond);
+  EXPECT_LT(measured->mean_var, between->mean_var);
+  EXPECT_LT(between->mean_var, beyond->mean_var);
+  EXPECT_GT(beyond->log_variance_sd, 0.0);  // the variances' own uncertainty is carried
+  // No snapping: a size 0.1 % from a measured one answers within a small fraction of the card spread.
+  const auto near = model.predict(at(3.2 * 1.001));
+  ASSERT_TRUE(near);
+  EXPECT_NEAR(near->mean, measured->mean, 0.05 * std::sqrt(measured->card_var));
+  EXPECT_NEAR(near->mean_var, measured->mean_var, 0.05 * measured->mean_var);
+}
+
+TEST(OutcomeModel, AFormatNeverMeasuredIsNotAnswered) {
+  Draws draws;
+  const OutcomeModel model = OutcomeModel::fit(synthetic_cells(0.02, draws));
+  EXPECT_FALSE(model.predict(at(3.2, "IQ4_NL")));
+  // No engine was measured above batch 1: nothing says what a batch does.
+  EXPECT_FALSE(model.predict(at(3.2, "Q4_K_M", 8)));
+  EXPECT_FALSE(model.measured(Unmeasured::batch));
+}
+
+TEST(OutcomeModel, AStoredFitAnswersAsTheFitDoes) {
+  Draws draws;
+  const OutcomeModel model = OutcomeModel::fit(synthetic_cells(0.02, draws));
+  auto restored = OutcomeModel::from_json(Json::parse(Json(model).dump()));
+  ASSERT_TRUE(restored) << restored.error().describe();
+  for (double n : {0.5, 2.0, 8.0, 40.0}) {
+    const auto a = model.predict(at(n)), b = restored->predict(at(n));
+    ASSERT_TRUE(a && b);
+    EXPECT_NEAR(a->mean, b->mean, 1e-9) << n;
+    EXPECT_NEAR(a->mean_var, b->mean_var, 1e-9 * a->mean_var) << n;
+    EXPECT_NEAR(a->log_variance_sd, b->log_variance_sd, 1e-6) << n;
+  }
+  EXPECT_FALSE(OutcomeModel::from_json(Json::parse(R"({"families": {}})")));
+}
+
+TEST(OutcomeModel, IntervalsHoldNewCardsAsOftenAsTheySay) {
+  // Cards drawn from the model's own assumptions: the 95 % interval for a new card at a measured
+  // place holds about 95 % of new cards there.
+  Draws draws;
+  const OutcomeModel model = OutcomeModel::fit(synthetic_cells(0.03, draws));
+  int inside = 0, total = 0;
+  for (double n : {0.5, 1.2, 3.2, 8.0, 14.8}) {
+    const auto p = model.predict(at(n));
+    ASSERT_TRUE(p);
+    const Figure f = figure_from_log(p->mean, p->mean_var, p->card_var, p->log_variance_sd, delta_of_log);
+    const double truth_mean = -0.50 + 0.02 * std::log(n) + 0.03 * std::sin(std::log(n));
+    for (int card = 0; card < 200; ++card) {
+      const double y = delta_of_log(truth_mean + 0.03 * draws.normal() + 0.003 * draws.normal());
+      inside += y >= f.low && y <= f.high ? 1 : 0;
+      ++total;
+    }
+  }
+  EXPECT_GT(static_cast<double>(inside) / total, 0.88);
+  EXPECT_LT(static_cast<double>(inside) / total, 0.995);
+}
+
+}  // namespace
+}  // namespace ecocompute::decide
