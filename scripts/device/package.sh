@@ -2,6 +2,7 @@
 # Here: builds ecocompute, its GPU tests (tests/gpu, GoogleTest linked statically) and the decode-loop
 # benchmark for the GPU machine, with llama-server (scripts/build_llama_server.sh shared: it runs on the
 # CUDA libllama carried here), and packs what must travel into .device/bundle.tar.xz.
+# bench/decode_profile (the decode steps `session.sh profile:` runs under Nsight Compute) always travels.
 # BUNDLE_TESTS=0 neither builds nor packs gpu_tests and decode_loop_bench (about 0.95 MB packed): the
 # device call carries 64 MiB with the working tree, and a measuring session needs neither.
 #
@@ -23,14 +24,14 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLA
   -DCMAKE_CUDA_ARCHITECTURES=90 -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-cuda" \
   -DECOCOMPUTE_BUILD_TESTS=ON -DECOCOMPUTE_BUILD_BENCH=ON -DECOCOMPUTE_POSTGRES=OFF \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,--allow-shlib-undefined -Wl,-rpath-link,/usr/local/cuda/lib64/stubs" >/dev/null
-targets=(ecocompute)
+targets=(ecocompute decode_profile)
 [ "${BUNDLE_TESTS:-1}" = 0 ] || targets+=(decode_loop_bench gpu_tests)
 cmake --build "$build" --target "${targets[@]}" -j "$(nproc)"
 "$root/scripts/build_llama_server.sh" shared
 
 stage=$(mktemp -d)
 mkdir -p "$stage/bundle/bin" "$stage/bundle/lib"
-cp "$build/bin/ecocompute" "$stage/bundle/bin/"
+cp "$build/bin/ecocompute" "$build/bench/decode_profile" "$stage/bundle/bin/"
 [ "${BUNDLE_TESTS:-1}" = 0 ] || cp "$build/bench/decode_loop_bench" "$build/tests/gpu_tests" "$stage/bundle/bin/"
 cp "$root/third_party/llama-server-shared/bin/llama-server" "$stage/bundle/bin/"
 strip "$stage/bundle/bin/"*

@@ -212,6 +212,7 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   // The engine runs on the GPUs the meter reads: the same UUIDs, never "device 0".
   if (engine_on_gpu) load.device_uuids = run_gpu_uuids(context);
   load.split_mode = options.split_mode;
+  load.token_choice = options.token_choice;
   std::optional<LoadedEngines> loaded;
   if (commands) {
     loaded.emplace(command_engines(options, context, cancel));

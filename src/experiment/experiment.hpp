@@ -30,6 +30,7 @@ struct ExperimentOptions {
   bool allow_shared = false;                ///< measure although other processes use the GPU
   bool require_energy = false;              ///< fail (exit 3) instead of running without an energy source
   int n_gpu_layers = -1;                    ///< -1: every layer on the GPU
+  engine::TokenChoice token_choice = engine::TokenChoice::device;  ///< where the greedy choice runs
   std::uint32_t n_ctx = 0;                  ///< 0: enough for the prompt, one iteration and the quality windows
   int n_threads = 0;                        ///< CPU threads (0: hardware concurrency)
   std::filesystem::path cache_dir;          ///< quantization cache (empty: the default folder)

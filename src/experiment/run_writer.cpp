@@ -26,7 +26,14 @@ report::RunReport build_run_report(const protocol::RunResult& run, const ReportC
   out.weights = std::string(report::to_string(context.weights));
 
   const protocol::Design& d = run.design;
-  const protocol::IterationDecision& decision = run.iteration_decision;
+  // One decision per batch level: the first names the counts, the explanation gives every level's.
+  const protocol::IterationDecision& decision = run.decision_for(d.batches.empty() ? 1 : d.batches.front());
+  std::string explanation;
+  for (const protocol::IterationDecision& level : run.iteration_decisions) {
+    explanation += fmt::format("{}{}", explanation.empty() ? "" : " ",
+                               run.iteration_decisions.size() > 1 ? fmt::format("Batch {}: {}", level.batch, level.explanation)
+                                                                  : level.explanation);
+  }
   out.design = report::RunDesign{d.model.filename().string(),
                                  d.baseline,
                                  d.candidates,
@@ -39,7 +46,7 @@ report::RunReport build_run_report(const protocol::RunResult& run, const ReportC
                                  std::vector<std::int64_t>(d.batches.begin(), d.batches.end()),
                                  std::string(protocol::to_string(run.schedule.order)),
                                  std::to_string(run.schedule.seed),
-                                 decision.explanation,
+                                 explanation,
                                  d.accept_throttled};
 
   for (const protocol::TrialResult& t : run.trials) {

@@ -47,6 +47,8 @@ EngineSection read_engine(const JsonReader& r) {
   e.n_batch = static_cast<std::uint32_t>(r.integer("n_batch").value_or(0));
   if (auto n = r.integer("n_threads")) e.n_threads = static_cast<int>(*n);
   e.flash_attention = r.boolean("flash_attention").value_or(false);
+  e.token_choice = r.text("token_choice");
+  e.token_choice_note = r.text("token_choice_note");
   return e;
 }
 
@@ -176,6 +178,8 @@ WindowReport read_window(const JsonReader& r) {
   w.edge_correction_skipped = r.text("edge_correction_skipped");
   w.throttle_reasons = r.texts("throttle_reasons");
   w.status = r.text("status");
+  w.gpu_busy_pct = r.number("gpu_busy_pct");
+  w.repeat_s = r.numbers("repeat_s");
   if (auto shares = r.objects("per_gpu")) {
     for (const JsonReader& g : *shares) {
       w.per_gpu.push_back(GpuWindowShare{g.text_or("device", ""), g.number("energy_j"), g.number("avg_power_w"),
@@ -192,6 +196,7 @@ TrialReport read_trial(const JsonReader& r) {
   t.order_index = r.integer("order_index").value_or(0);
   t.status = r.text_or("status", "");
   t.reason = r.text_or("reason", "");
+  t.warmup = r.text("warmup");
   if (auto p = r.object("prefill")) t.prefill = read_window(*p);
   if (auto d = r.object("decode")) t.decode = read_window(*d);
   return t;
@@ -294,6 +299,8 @@ OrderedJson window_json(const std::optional<WindowReport>& window) {
   w.optional("edge_correction_skipped", x.edge_correction_skipped);
   w.put("throttle_reasons", x.throttle_reasons);
   w.optional("status", x.status);
+  w.optional("gpu_busy_pct", x.gpu_busy_pct);
+  if (!x.repeat_s.empty()) w.put("repeat_s", x.repeat_s);
   if (!x.per_gpu.empty()) {
     OrderedJson shares = OrderedJson::array();
     for (const GpuWindowShare& g : x.per_gpu) {
@@ -342,6 +349,8 @@ OrderedJson engine_json(const EngineSection& e) {
   w.put("n_batch", e.n_batch);
   w.optional("n_threads", e.n_threads);
   w.put("flash_attention", e.flash_attention);
+  w.optional("token_choice", e.token_choice);
+  w.optional("token_choice_note", e.token_choice_note);
   return w.take();
 }
 
@@ -541,13 +550,15 @@ OrderedJson to_json(const EnergyReport& r) {
   if (r.trials) {
     OrderedJson trials = OrderedJson::array();
     for (const TrialReport& t : *r.trials) {
-      trials.push_back({{"repetition", t.repetition},
+      OrderedJson trial{{"repetition", t.repetition},
                         {"block", t.block},
                         {"order_index", t.order_index},
                         {"status", t.status},
-                        {"reason", t.reason},
-                        {"prefill", window_json(t.prefill)},
-                        {"decode", window_json(t.decode)}});
+                        {"reason", t.reason}};
+      if (t.warmup) trial["warmup"] = *t.warmup;
+      trial["prefill"] = window_json(t.prefill);
+      trial["decode"] = window_json(t.decode);
+      trials.push_back(std::move(trial));
     }
     w.put("trials", std::move(trials));
   }

@@ -137,6 +137,8 @@ struct MeasureFlags {
   double target_ci_pt = 0.0;
   std::string order{protocol::to_string(options.design.order)};
   std::string edges = options.design.correct_edges ? "corrected" : "counter";
+  std::string trial_warmup{protocol::to_string(options.design.trial_warmup)};
+  std::string token_choice{engine::to_string(options.token_choice)};
   std::string seed;
   std::string output;
   bool no_quality = false;
@@ -238,6 +240,12 @@ int run_measure(MeasureFlags& flags) {
   auto order = protocol::parse_schedule_order(flags.order);
   if (!order) return report_error(order.error());
   design.order = *order;
+  auto warmup = protocol::parse_trial_warmup(flags.trial_warmup);
+  if (!warmup) return report_error(warmup.error());
+  design.trial_warmup = *warmup;
+  auto choice = engine::parse_token_choice(flags.token_choice);
+  if (!choice) return report_error(choice.error());
+  options.token_choice = *choice;
   if (!flags.seed.empty()) design.seed = std::strtoull(flags.seed.c_str(), nullptr, 10);  // checked by kSeed
   options.quality = !flags.no_quality;
   options.progress_bar = !flags.no_progress;
@@ -352,9 +360,26 @@ Command make_measure_command(CLI::App& root) {
   app->add_option("--tokens", d.tokens_per_iteration, "Tokens generated per iteration (per sequence)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
-  app->add_option("--iterations", d.iterations, "Iterations per decode window (a minimum; extended to --min-window)")
+  app->add_option("--iterations", d.iterations,
+                  "Iterations per decode window (a minimum; extended to --min-window, per batch level)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
+  app->add_option("--trial-warmup", flags->trial_warmup,
+                  "Warm-up before each trial: every (one iteration before every trial) or change (an iteration where "
+                  "the trial before ran another precision; a prefill and --level-warmup-tokens steps where only the "
+                  "batch changed; none where it ran the same condition)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"every", "change"}));
+  app->add_option("--level-warmup-tokens", d.level_warmup_tokens,
+                  "Decode steps of the warm-up at a batch change (--trial-warmup change)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  app->add_option("--token-choice", flags->token_choice,
+                  "Where the greedy choice of the next token runs: device (inside llama.cpp's compute graph; only "
+                  "token ids reach the host) or host (each sequence's logits row searched on the CPU, as reports "
+                  "before 2026-12-03 did)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"device", "host"}));
   app->add_option("--min-window", flags->min_window_s, "Shortest decode window, seconds (counter-edge error)")
       ->capture_default_str()
       ->check(kFinite & CLI::Range(0.0, 3600.0));
