@@ -20,6 +20,12 @@
 #              iterations per window; packed as batch-<arch>.tar.gz. At batch 64 one iteration (64 × 256
 #              tokens) takes 3–4.5 s, so 10 make a 30–60-s window and 9 trials did not fit a call at 8 B
 #              (2026-12-02): BATCH_ITERATIONS=2 there still gives windows of 6–9 s
+#   quantize-bg:<arch>  the same quantizations as quantize:<arch>, started in a process session of their own
+#              (setsid), so they run on while the steps after them use the GPU and outlive the call on a
+#              warm machine; wait-quantize waits for them (log: quantize-bg.log in the models folder). Only
+#              for steps that ship nothing: a measurement with the host's cores busy is not what `atlas:`
+#              measures
+#   wait-quantize  waits (inside what SESSION_SECONDS leaves) until quantize-bg's process has ended
 #   atlas:<arch>  the batch atlas of one size (docs/findings/h200-batch-atlas.md): F16 vs $ATLAS_FORMATS
 #              (Q8_0,Q6_K,Q4_K_M,Q4_0,IQ4_NL) at batch $ATLAS_BATCHES (1,2,4,8,16,32,64), k = $ATLAS_K (3):
 #              every trial of a format runs its batch levels back to back (ascending, then descending in the
@@ -197,6 +203,17 @@ for step in "$@"; do
           --cache-dir "$cache"; } 2>&1 | tail -8
       rm -f "$cache"/*/*.tmp-*
       df -h "$models" | tail -1 ;;
+    quantize-bg:*)
+      arch=${step#quantize-bg:}
+      f16=$(synth_f16 "$arch")
+      setsid nohup "$eco" quantize -m "$f16" --type "${QUANTIZE_FORMATS:-$atlas_formats}" --cache-dir "$cache" \
+        > "$models/quantize-bg.log" 2>&1 < /dev/null &
+      echo $! > "$models/quantize-bg.pid"; echo "quantize-bg: pid $(cat "$models/quantize-bg.pid")" ;;
+    wait-quantize)
+      pid=$(cat "$models/quantize-bg.pid" 2>/dev/null)
+      while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && (( $(seconds_left) > 60 )); do sleep 2; done
+      if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then echo "wait-quantize: still running"; status=1; fi
+      tail -8 "$models/quantize-bg.log"; df -h "$models" | tail -1 ;;
     atlas:*)
       arch=${step#atlas:}
       f16=$(synth_f16 "$arch")

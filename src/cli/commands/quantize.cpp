@@ -1,5 +1,8 @@
 // `ecocompute quantize`: puts a precision's file into the quantization cache ahead of a measurement.
+#include <chrono>
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
@@ -37,9 +40,12 @@ int run_quantize(const QuantizeFlags& flags) {
   engine::QuantizationCache cache(flags.cache_dir.empty() ? engine::QuantizationCache::default_folder()
                                                           : flags.cache_dir);
   for (GgufType type : types) {
+    const auto start = std::chrono::steady_clock::now();
     auto prepared = cache.prepare(flags.model, type, flags.threads);
     if (!prepared) return report_error(prepared.error());
-    std::cout << prepared->path.string() << "\t" << engine::to_string(prepared->origin) << std::endl;
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    std::cout << prepared->path.string() << "\t" << engine::to_string(prepared->origin) << "\t"
+              << fmt::format("{:.1f} s", took.count()) << std::endl;
   }
   return exit_ok;
 }
