@@ -2,6 +2,9 @@
 # Runs on the lent H200: unpacks .device/bundle.tar.xz (from scripts/device/package.sh) into /tmp/eco
 # and runs the steps named as arguments, writing every output under $OUT (at most 8 files come back,
 # so each step's files are packed into one tarball).
+#   build-llama  builds libllama with CUDA (sm_90) here from .device/llama-src.tar.xz into
+#              third_party/llama-cuda and puts it first on LD_LIBRARY_PATH (for a bundle packed with
+#              LLAMA_THERE=1); with LLAMA_BACK=1 it also returns it as llama-cuda.txz parts (join.sh)
 #   info       environment fingerprint
 #   gpu-tests  the `gpu` test label (tests/gpu): engine offload and UUID selection, the NVML meter
 #              around real decode work, `measure` end to end on the GPU counter; JUnit XML to $OUT
@@ -83,8 +86,16 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp/eco-out}
 mkdir -p "$out" /tmp/eco
-[ -x /tmp/eco/bundle/bin/ecocompute ] || tar -xJf "$root/.device/bundle.tar.xz" -C /tmp/eco
+# A warm machine keeps the last call's bundle: unpacked again only when the carried one differs.
+bundle_sum=$(sha256sum "$root/.device/bundle.tar.xz" | cut -d' ' -f1)
+if [ ! -x /tmp/eco/bundle/bin/ecocompute ] || [ "$(cat /tmp/eco/bundle.sha256 2>/dev/null)" != "$bundle_sum" ]; then
+  rm -rf /tmp/eco/bundle && tar -xJf "$root/.device/bundle.tar.xz" -C /tmp/eco && echo "$bundle_sum" > /tmp/eco/bundle.sha256
+fi
 export LD_LIBRARY_PATH=/tmp/eco/bundle/lib:${LD_LIBRARY_PATH:-}
+# A libllama with CUDA built on this machine (step build-llama; kept while the machine stays warm) comes
+# first: a bundle packed with LLAMA_THERE=1 carries none.
+llama_here="$root/third_party/llama-cuda"
+[ -f "$llama_here/.ecocompute-built" ] && export LD_LIBRARY_PATH="$llama_here/lib:$LD_LIBRARY_PATH"
 export ECOCOMPUTE_DATA_DIR="$root/data"
 # VOCAB_TAR: a one-tokenizer tarball from prepare.sh (vocab-llama-bpe.tar.xz) when the carry is tight.
 [ -d /tmp/eco/vocab ] || tar -xJf "$root/.device/${VOCAB_TAR:-vocab.tar.xz}" -C /tmp/eco
@@ -138,6 +149,19 @@ for step in "$@"; do
     echo "skipped: less than 60 s of SESSION_SECONDS=$SESSION_SECONDS left"; status=1; continue
   fi
   case "$step" in
+    build-llama)
+      if [ ! -f "$llama_here/.ecocompute-built" ]; then
+        mkdir -p "$root/third_party"
+        [ -f "$root/third_party/llama.cpp/.ecocompute-fetched" ] || tar -xJf "$root/.device/llama-src.tar.xz" -C "$root/third_party"
+        { time "$root/scripts/build_llama.sh" cuda > /tmp/eco/build-llama.log 2>&1; } 2>&1 | tail -3
+        tail -2 /tmp/eco/build-llama.log
+      fi
+      [ -f "$llama_here/.ecocompute-built" ] || { echo "build-llama: failed"; status=3; break; }
+      export LD_LIBRARY_PATH="$llama_here/lib:$LD_LIBRARY_PATH"
+      if [ "${LLAMA_BACK:-0}" = 1 ]; then
+        XZ_OPT='-T0 -6' tar -cJf /tmp/eco/llama-cuda.txz -C "$root/third_party" llama-cuda
+        "$root/scripts/device/split.sh" /tmp/eco/llama-cuda.txz "$out"
+      fi ;;
     info)
       "$eco" info | tee "$out/info.txt"; "$eco" info --json > "$out/info.json" ;;
     gpu-tests)
@@ -221,7 +245,7 @@ for step in "$@"; do
       measure_into "$dir" "${MEASURE_TIMEOUT:-560}" -m "$f16" -p "${ATLAS_FORMATS:-$atlas_formats}" \
         --batch "${ATLAS_BATCHES:-1,2,4,8,16,32,64}" -k "${ATLAS_K:-3}" --edges corrected \
         --min-window "${ATLAS_WINDOW:-1}" --min-prefill-window "${ATLAS_PREFILL:-0.3}" --idle-window 10 \
-        --iterations 1 --warmups 1 --trial-warmup change --token-choice device ${ATLAS_ARGS-}
+        --iterations 1 --warmups 1 --trial-warmup change --token-choice device --prefill-windows first-batch ${ATLAS_ARGS-}
       nvidia-smi --query-gpu=uuid,name,power.limit,clocks.max.sm,temperature.gpu --format=csv > "$dir/gpu.csv"
       pack "atlas-$arch${ATLAS_TAG-}" "$dir" ;;
     profile:*)

@@ -205,6 +205,11 @@ report::MeasurementSection measurement_section(const ConditionView& v) {
                   design.tokens_per_iteration,
                   v.condition.batch > 1 ? fmt::format(" in each of {} parallel sequences", v.condition.batch) : "",
                   v.run.schedule.blocks, decision.explanation);
+  if (!design.prefill_windows_at(v.condition.batch)) {
+    *m.iterations_note += fmt::format(" No prefill window at this batch: the prompt is computed once whatever the batch, "
+                                     "and its windows were measured at batch {} only.",
+                                     design.batches.front());
+  }
   m.window = "decode";
   m.baseline_precision = design.baseline;
   m.trials_per_precision = v.run.schedule.blocks;

@@ -37,6 +37,10 @@ Result<TrialWarmup> parse_trial_warmup(std::string_view text) {
                     fmt::format("trial warm-up: '{}' is not 'every' or 'change'", text));
 }
 
+bool Design::prefill_windows_at(int batch) const {
+  return prefill_at_every_batch || batches.empty() || batch == batches.front();
+}
+
 std::vector<std::string> Design::precisions() const {
   std::vector<std::string> all{baseline};
   all.insert(all.end(), candidates.begin(), candidates.end());

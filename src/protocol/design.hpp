@@ -112,6 +112,10 @@ struct Design {
   bool correct_edges = defaults::edges == "corrected";
   Seconds assumed_counter_update_period{defaults::assumed_counter_update_period_s};  ///< when the meter did not measure it
   Seconds min_prefill_window{defaults::min_prefill_window_s};  ///< a prefill window (repeated prefills) lasts at least this
+  /// Prefill windows at every batch level, or only at the first (`--prefill-windows first-batch`): the
+  /// prompt is computed once whatever the batch (its KV cells then copied to every sequence), so at the
+  /// other levels a prefill window repeats the first level's work, at 8 B for up to 2 s per trial.
+  bool prefill_at_every_batch = defaults::prefill_windows == "every-batch";
 
   PromptSpec prompt;
   Seconds idle_window{defaults::idle_window_s};  ///< idle window with every model loaded
@@ -121,6 +125,8 @@ struct Design {
   std::optional<std::uint64_t> seed;    ///< drawn at run time when absent; always recorded
   bool accept_throttled = false;        ///< count throttled trials in the statistics (flagged)
 
+  /// Returns whether trials at this batch level measure a prefill window.
+  [[nodiscard]] bool prefill_windows_at(int batch) const;
   /// Returns the largest batch level (the parallel sequences an engine must hold).
   [[nodiscard]] int max_batch() const;
   /// Returns every precision, baseline first, in the order given.

@@ -487,6 +487,7 @@ void Execution::run_trial(TrialResult& trial) {
   const std::int64_t iterations = run_.decision_for(condition.batch).iterations;
   std::vector<std::string> throttling;
   for (WindowKind kind : {WindowKind::prefill, WindowKind::decode}) {
+    if (kind == WindowKind::prefill && !design_.prefill_windows_at(condition.batch)) continue;
     WindowOutcome outcome = measure_window(*engine, condition, trial.repetition, kind,
                                            kind == WindowKind::prefill ? prefill_repeats : iterations);
     const std::string_view name = to_string(kind);

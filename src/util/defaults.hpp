@@ -17,6 +17,7 @@ inline constexpr int trials = 3;                       ///< k per precision, int
 inline constexpr int warmups = 2;                      ///< unmeasured iterations per precision after loading
 inline constexpr int trial_warmup_iterations = 1;      ///< unmeasured iterations right before each trial
 inline constexpr std::string_view trial_warmup = "every";  ///< `--trial-warmup`: before every trial, or on a change
+inline constexpr std::string_view prefill_windows = "every-batch";  ///< `--prefill-windows`: or "first-batch"
 inline constexpr std::int64_t level_warmup_tokens = 16;   ///< `--level-warmup-tokens`: steps at a new batch
 inline constexpr std::string_view token_choice = "device";  ///< `--token-choice`: greedy choice in the graph
 inline constexpr std::int64_t tokens_per_iteration = 256;   ///< per sequence

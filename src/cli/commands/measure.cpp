@@ -138,6 +138,7 @@ struct MeasureFlags {
   std::string order{protocol::to_string(options.design.order)};
   std::string edges = options.design.correct_edges ? "corrected" : "counter";
   std::string trial_warmup{protocol::to_string(options.design.trial_warmup)};
+  std::string prefill_windows = options.design.prefill_at_every_batch ? "every-batch" : "first-batch";
   std::string token_choice{engine::to_string(options.token_choice)};
   std::string seed;
   std::string output;
@@ -243,6 +244,7 @@ int run_measure(MeasureFlags& flags) {
   auto warmup = protocol::parse_trial_warmup(flags.trial_warmup);
   if (!warmup) return report_error(warmup.error());
   design.trial_warmup = *warmup;
+  design.prefill_at_every_batch = flags.prefill_windows == "every-batch";
   auto choice = engine::parse_token_choice(flags.token_choice);
   if (!choice) return report_error(choice.error());
   options.token_choice = *choice;
@@ -370,6 +372,11 @@ Command make_measure_command(CLI::App& root) {
                   "batch changed; none where it ran the same condition)")
       ->capture_default_str()
       ->check(CLI::IsMember({"every", "change"}));
+  app->add_option("--prefill-windows", flags->prefill_windows,
+                  "Prefill windows at every batch level (every-batch) or only at the first --batch level "
+                  "(first-batch: the prompt is computed once whatever the batch)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"every-batch", "first-batch"}));
   app->add_option("--level-warmup-tokens", d.level_warmup_tokens,
                   "Decode steps of the warm-up at a batch change (--trial-warmup change)")
       ->capture_default_str()

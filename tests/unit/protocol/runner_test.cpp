@@ -499,6 +499,27 @@ TEST(Runner, WarmUpOnChangeWarmsWholeIterationsOnlyWhereThePrecisionChanges) {
   for (const TrialResult& trial : plain->trials) EXPECT_EQ(trial.warmup, "1 iteration");
 }
 
+TEST(Runner, PrefillWindowsAtTheFirstBatchOnlyLeaveTheOtherLevelsWithoutOne) {
+  FakeRun fake;
+  fake.scripts["F16"].batched_decode[4] = {Seconds{0.012}, Watts{500.0}};
+  fake.scripts["Q8_0"].batched_decode[4] = {Seconds{0.010}, Watts{450.0}};
+  Design design = testing::test_design();
+  design.candidates = {"Q8_0"};
+  design.batches = {1, 4};
+  design.trials = 2;
+  design.prefill_at_every_batch = false;
+  Result<RunResult> result = fake.run(design);
+  ASSERT_TRUE(result.has_value()) << result.error().describe();
+  for (const TrialResult& trial : result->trials) {
+    ASSERT_EQ(trial.status, TrialStatus::ok) << trial.reason;
+    EXPECT_EQ(trial.prefill.has_value(), result->conditions[trial.condition].batch == 1) << trial.index;
+    EXPECT_TRUE(trial.decode.has_value());
+  }
+  for (const std::string& label : fake.meter.labels()) {
+    EXPECT_EQ(label.find("/b4 #") != std::string::npos && label.find("prefill") != std::string::npos, false) << label;
+  }
+}
+
 TEST(Runner, ABatchedCandidateIsPairedWithTheBaselineAtItsOwnBatch) {
   FakeRun fake;
   Result<RunResult> result = run_batches(fake, {1, 4});

@@ -39,6 +39,7 @@ std::map<std::string, std::string> defaults_in_code() {
           {"warmups", fmt::format("{}", warmups)},
           {"trial_warmup_iterations", fmt::format("{}", trial_warmup_iterations)},
           {"trial_warmup", std::string(trial_warmup)},
+          {"prefill_windows", std::string(prefill_windows)},
           {"level_warmup_tokens", fmt::format("{}", level_warmup_tokens)},
           {"token_choice", std::string(token_choice)},
           {"tokens_per_iteration", fmt::format("{}", tokens_per_iteration)},
