@@ -11,7 +11,7 @@ namespace ecocompute::report {
 namespace {
 
 constexpr double kClipPct = 60.0;   // the colour scale's ends: ±60 % and beyond look the same
-constexpr int kCellW = 124;
+constexpr int kCellW = 140;
 constexpr int kCellH = 46;
 constexpr int kLeft = 150;          // room for the size labels
 constexpr int kTop = 74;            // title, scope and the batch header
