@@ -17,6 +17,7 @@
 #include "data/model_size.hpp"
 #include "data/text_scan.hpp"
 #include "util/precision.hpp"
+#include "util/quoted_input.hpp"
 
 namespace ecocompute::data {
 namespace {
@@ -61,25 +62,31 @@ bool n_bit(const TextScan& s, char digit) {
   return false;
 }
 
-std::optional<int> read_batch(const TextScan& s) {
+// A number the text gives for batch or context, as written, with its multiplier (1024 for "8k").
+struct Mention {
+  std::string_view digits;
+  int scale = 1;
+};
+
+std::optional<Mention> read_batch(const TextScan& s) {
   for (std::size_t at = 0; at < s.size(); ++at) {  // "batch size 4" first, anywhere
     if (!s.boundary_before(at) || !s.has(at, "batch")) continue;
     const std::size_t size_at = s.skip_spaces(at + 5);
     if (!s.has(size_at, "size")) continue;
-    if (auto d = s.assigned_digits(size_at + 4); d && s.boundary_at(d->end)) return small_int(d->digits);
+    if (auto d = s.assigned_digits(size_at + 4); d && s.boundary_at(d->end)) return Mention{d->digits};
   }
   for (std::size_t at = 0; at < s.size(); ++at) {  // then "batch 32", "bs=8", "b32"
     if (!s.boundary_before(at)) continue;
     for (std::string_view key : {"batch", "bs", "b"}) {
       if (!s.has(at, key)) continue;
-      if (auto d = s.assigned_digits(at + key.size()); d && s.boundary_at(d->end)) return small_int(d->digits);
+      if (auto d = s.assigned_digits(at + key.size()); d && s.boundary_at(d->end)) return Mention{d->digits};
     }
   }
   return std::nullopt;
 }
 
 // "ctx 8k", "context 4096", "seqlen=2048": a keyword, a number, an optional k.
-std::optional<int> context_after_keyword(const TextScan& s) {
+std::optional<Mention> context_after_keyword(const TextScan& s) {
   for (std::size_t at = 0; at < s.size(); ++at) {
     if (!s.boundary_before(at)) continue;
     for (std::string_view key : {"ctx", "context", "seqlen", "seq", "sequence"}) {
@@ -87,15 +94,15 @@ std::optional<int> context_after_keyword(const TextScan& s) {
       const auto d = s.assigned_digits(at + key.size());
       if (!d) continue;
       const std::size_t after = s.skip_spaces(d->end);
-      if (s.has_word(after, "k")) return small_int(d->digits, 1024);
-      if (after > d->end || s.boundary_at(d->end)) return small_int(d->digits);
+      if (s.has_word(after, "k")) return Mention{d->digits, 1024};
+      if (after > d->end || s.boundary_at(d->end)) return Mention{d->digits};
     }
   }
   return std::nullopt;
 }
 
 // "8k tokens", "32k context".
-std::optional<int> context_before_keyword(const TextScan& s) {
+std::optional<Mention> context_before_keyword(const TextScan& s) {
   for (std::size_t at = 0; at < s.size(); ++at) {
     if (!s.digit_run_start(at) || !s.boundary_before(at)) continue;
     const std::size_t end = s.skip_digits(at);
@@ -103,7 +110,7 @@ std::optional<int> context_before_keyword(const TextScan& s) {
     if (!s.has(k, "k")) continue;
     const std::size_t key = s.skip_spaces(k + 1);
     for (std::string_view word : {"ctx", "context", "tokens", "token"}) {
-      if (s.has_word(key, word)) return small_int(std::string_view(s.text()).substr(at, end - at), 1024);
+      if (s.has_word(key, word)) return Mention{std::string_view(s.text()).substr(at, end - at), 1024};
     }
   }
   return std::nullopt;
@@ -220,9 +227,17 @@ QueryText read_query_text(std::string_view text) {
   }
   read_device(w, out);
   read_precision(s, w, out);
-  out.batch = read_batch(s);
-  out.context = context_after_keyword(s);
-  if (!out.context) out.context = context_before_keyword(s);
+  // The first rule that finds a number decides, even when the number is too large to read (as the
+  // published parser did); such a number is kept in words for parse_query_text to refuse.
+  const auto read_mention = [&out](const char* what, const std::optional<Mention>& m, std::optional<int>& field) {
+    if (!m) return;
+    field = small_int(m->digits, m->scale);
+    if (!field && !out.unreadable) out.unreadable = fmt::format("{} {}{}", what, shortened_input(m->digits, 32), m->scale > 1 ? "k" : "");
+  };
+  read_mention("batch", read_batch(s), out.batch);
+  auto context = context_after_keyword(s);
+  if (!context) context = context_before_keyword(s);
+  read_mention("context", context, out.context);
   return out;
 }
 
@@ -234,6 +249,11 @@ Result<QueryText> parse_query_text(std::string_view text, std::string_view field
                                   field, text.size(), max_query_text_bytes));
   }
   QueryText out = read_query_text(text);
+  if (out.unreadable) {
+    return unexpected(ErrorCode::invalid_argument,
+                      fmt::format("{} asks for {}, more than can be read (batch at most {}, context at most {})", field,
+                                  *out.unreadable, kMaxBatch, kMaxContext));
+  }
   if (out.batch) {
     auto batch = check_batch_size(*out.batch, fmt::format("the batch {} asks for", field));
     if (!batch) return batch.error();

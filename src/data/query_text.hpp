@@ -18,6 +18,7 @@ struct QueryText {
   std::optional<std::string> precision;  ///< "INT8" (int8, 8-bit), "NF4" (nf4, 4-bit, q4) or a GGUF type
   std::optional<int> batch;            ///< "batch 32", "bs=8", "batch size 4", "b32"
   std::optional<int> context;          ///< "ctx 8k" (8192), "context 4096", "seqlen 2048", "8k tokens"
+  std::optional<std::string> unreadable;  ///< a batch or context too large to read ("batch 123456789"), in words
 };
 
 /// The longest question read (bytes): the longest published example is under 60; a longer text is

@@ -66,6 +66,12 @@ TEST(QuestionBounds, BatchAndContextPastTheirBoundsAreRefused) {
   auto context = parse_query_text("8B on H200 ctx 9000k", "--q");
   ASSERT_FALSE(context);
   EXPECT_NE(context.error().message().find("from 1 to 1048576 tokens"), std::string::npos) << context.error().message();
+  auto huge = parse_query_text("8B on H200 batch 123456789012");
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.error().message().find("q asks for batch 123456789012, more than can be read"), std::string::npos)
+      << huge.error().message();
+  EXPECT_EQ(read_query_text("8b ctx 999999999 8k tokens").unreadable, "context 999999999");  // the first rule decides
+  EXPECT_FALSE(read_query_text("8b ctx 999999999 8k tokens").context);
   EXPECT_TRUE(check_batch_size(4096, "batch"));
   EXPECT_FALSE(check_batch_size(100'000'000, "batch"));
   EXPECT_FALSE(check_context_length(10'000'000, "ctx"));
