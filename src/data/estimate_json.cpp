@@ -1,5 +1,6 @@
 // The estimator's JSON: the request read from /v1/estimate fields (a superset of the published ones)
 // and the answer written in the published field names plus ours.
+#include "data/engine_name.hpp"
 #include "data/estimator.hpp"
 #include "data/request_fields.hpp"
 
@@ -8,6 +9,11 @@ namespace ecocompute::data {
 Result<EstimateRequest> estimate_request_from_json(const Json& body) {
   if (!body.is_object()) return unexpected(ErrorCode::invalid_argument, "request body must be a JSON object");
   const RequestFields fields(body);
+  if (auto known = fields.refuse_unknown({"params_b", "N", "model", "q", "query", "gpu", "arch", "precision", "engine",
+                                          "batch", "ctx", "context", "allow_borrow"});
+      !known) {
+    return known.error();
+  }
   EstimateRequest r;
   auto size = fields.params_b();
   if (!size) return size.error();
@@ -19,6 +25,7 @@ Result<EstimateRequest> estimate_request_from_json(const Json& body) {
     if (!v) return v.error();
     if (*v) *field = **v;
   }
+  r.engine = canonical_engine_name(r.engine);
   auto shape = fields.batch_and_context();
   if (!shape) return shape.error();
   r.batch = shape->batch.value_or(r.batch);

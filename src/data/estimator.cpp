@@ -48,7 +48,9 @@ struct Question {
 
 Result<Question> resolve(EstimateRequest r) {
   if (!r.q.empty()) {
-    const QueryText t = parse_query_text(r.q);
+    auto parsed = parse_query_text(r.q);
+    if (!parsed) return parsed.error();
+    const QueryText& t = *parsed;
     if (t.params_b) r.params_b = t.params_b;
     if (t.gpu) {
       r.gpu = *t.gpu;

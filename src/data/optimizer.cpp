@@ -3,6 +3,7 @@
 // uses each configuration's energy relative to FP16 at batch 1 in the same session, so sessions with
 // different baselines never decide a ranking between precisions.
 #include "data/optimizer.hpp"
+#include "util/quoted_input.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "data/config_score.hpp"
 #include "data/gpu_spec.hpp"
 #include "data/model_size.hpp"
+#include "data/pareto_front.hpp"
 #include "util/precision.hpp"
 
 namespace ecocompute::data {
@@ -60,6 +62,32 @@ struct Grid {
   std::vector<int> contexts;
 };
 
+// The values in first-seen order, each once: a repeated value adds work and no answer.
+std::vector<int> distinct(const std::vector<int>& values) {
+  std::vector<int> out;
+  for (int v : values) {
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
+}
+
+// The grid's bounds (optimizer.hpp), checked on the distinct values; the error says the cap.
+std::optional<Error> grid_size_error(std::size_t precisions, std::size_t batches, std::size_t contexts) {
+  for (const auto& [name, count] : {std::pair{"precisions", precisions}, std::pair{"batches", batches}, std::pair{"contexts", contexts}}) {
+    if (count > kMaxGridValues) {
+      return Error{ErrorCode::invalid_argument,
+                   fmt::format("{} has {} distinct values; at most {} are searched in one request", name, count, kMaxGridValues)};
+    }
+  }
+  if (const std::size_t total = precisions * batches * contexts; total > kMaxGridCandidates) {
+    return Error{ErrorCode::invalid_argument,
+                 fmt::format("the grid has {} configurations ({} precisions × {} batches × {} contexts); at most {} are "
+                             "scored in one request",
+                             total, precisions, batches, contexts, kMaxGridCandidates)};
+  }
+  return std::nullopt;
+}
+
 Result<Grid> checked_grid(const OptimizeRequest& request) {
   std::optional<double> size = request.params_b;
   if (!size && !request.model.empty()) size = params_b_from_model_name(request.model);
@@ -79,13 +107,13 @@ Result<Grid> checked_grid(const OptimizeRequest& request) {
   }
   Grid grid{ConfigQuestion{*checked, *gpu, !request.gpu.empty(), request.allow_borrow},
             {},
-            request.batch ? std::vector<int>{*request.batch} : request.batches,
-            request.context ? std::vector<int>{*request.context} : request.contexts};
+            distinct(request.batch ? std::vector<int>{*request.batch} : request.batches),
+            distinct(request.context ? std::vector<int>{*request.context} : request.contexts)};
   for (int b : grid.batches) {
-    if (b < 1) return unexpected(ErrorCode::invalid_argument, "batch sizes must be ≥ 1");
+    if (auto bounded = check_batch_size(b, "every batch size"); !bounded) return bounded.error();
   }
   for (int c : grid.contexts) {
-    if (c < 1) return unexpected(ErrorCode::invalid_argument, "contexts must be ≥ 1");
+    if (auto bounded = check_context_length(c, "every context"); !bounded) return bounded.error();
   }
   if (grid.batches.empty() || grid.contexts.empty() || request.precisions.empty()) {
     return unexpected(ErrorCode::invalid_argument, "the grid is empty (precisions, batches and contexts need a value each)");
@@ -93,8 +121,10 @@ Result<Grid> checked_grid(const OptimizeRequest& request) {
   for (const std::string& name : request.precisions) {
     auto p = parse_precision(name);
     if (!p) return p.error();
-    grid.precisions.push_back(*p);
+    const bool seen = std::any_of(grid.precisions.begin(), grid.precisions.end(), [&](const PrecisionInfo& q) { return q.name == p->name; });
+    if (!seen) grid.precisions.push_back(*p);
   }
+  if (auto too_large = grid_size_error(grid.precisions.size(), grid.batches.size(), grid.contexts.size())) return *too_large;
   return grid;
 }
 
@@ -175,16 +205,15 @@ void rank(const OptimizeRequest& request, const GpuSpec& gpu, OptimizeResponse& 
       return better(a, b, request.objective);
     });
   }
+  // Only candidates with an energy are on the energy/latency front.
+  std::vector<const Candidate*> scored;
+  std::vector<ParetoPoint> points;
   for (const Candidate& c : out.candidates) {
     if (!c.relative_energy) continue;
-    const bool dominated = std::any_of(out.candidates.begin(), out.candidates.end(), [&](const Candidate& o) {
-      return o.relative_energy && *o.relative_energy <= *c.relative_energy && o.latency_ms_per_token <= c.latency_ms_per_token &&
-             (*o.relative_energy < *c.relative_energy || o.latency_ms_per_token < c.latency_ms_per_token);
-    });
-    if (!dominated) out.pareto_energy_latency.push_back(c);
+    scored.push_back(&c);
+    points.push_back({*c.relative_energy, c.latency_ms_per_token});
   }
-  std::sort(out.pareto_energy_latency.begin(), out.pareto_energy_latency.end(),
-            [](const Candidate& a, const Candidate& b) { return energy_key(a) < energy_key(b); });
+  for (std::size_t i : pareto_front(points)) out.pareto_energy_latency.push_back(*scored[i]);
 }
 
 std::string describe(const Candidate& c) {
@@ -231,18 +260,25 @@ Result<Objective> parse_objective(std::string_view text) {
   for (Objective o : {Objective::min_energy, Objective::min_latency, Objective::max_throughput, Objective::min_vram}) {
     if (to_string(o) == text) return o;
   }
-  return unexpected(ErrorCode::invalid_argument, "unknown objective '" + std::string(text) +
-                                                     "' (min_energy, min_latency, max_throughput, min_vram)");
+  return unexpected(ErrorCode::invalid_argument, "unknown objective " + quoted_input(text) +
+                                                     " (min_energy, min_latency, max_throughput, min_vram)");
 }
 
-Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence& evidence) {
+Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence& evidence, const CpuBudget* budget) {
   auto grid = checked_grid(request);
   if (!grid) return grid.error();
   OptimizeResponse out;
+  const std::size_t total = grid->precisions.size() * grid->batches.size() * grid->contexts.size();
   for (const PrecisionInfo& p : grid->precisions) {
     const std::string engine = request.engine.empty() ? std::string(p.default_engine) : request.engine;
     for (int batch : grid->batches) {
       for (int context : grid->contexts) {
+        if (budget != nullptr && budget->exhausted()) {
+          return unexpected(ErrorCode::invalid_argument,
+                            fmt::format("the request used its CPU budget of {} ms after {} of {} configurations; ask for "
+                                        "fewer precisions, batches or contexts",
+                                        budget->limit().count(), out.candidates.size(), total));
+        }
         auto scored = score_config(grid->question, p, engine, batch, context, evidence);
         if (!scored) {
           out.skipped[std::string(p.name)] = scored.error().message();

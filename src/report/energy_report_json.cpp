@@ -2,6 +2,7 @@
 // of absence (1.0/1.1 reports lack most 1.2 fields) and strict on type; writing follows the 1.2
 // schema's order so that our reports read and written again are byte-identical.
 #include "report/energy_report.hpp"
+#include "util/quoted_input.hpp"
 
 #include <fmt/format.h>
 
@@ -235,7 +236,7 @@ EnergyReport read_report(const JsonReader& r) {
   report.schema_version = r.text_or("schema_version", "");
   if (report.schema_version != energy_schema_1_0 && report.schema_version != energy_schema_1_1 &&
       report.schema_version != energy_schema_version) {
-    r.fail("schema_version", fmt::format("'{}' is not ecocompute-energy/1.0, 1.1 or 1.2", report.schema_version));
+    r.fail("schema_version", fmt::format("{} is not ecocompute-energy/1.0, 1.1 or 1.2", quoted_input(report.schema_version)));
   }
   report.benchmark = r.text_or("benchmark", "");
   report.follows_mlcommons_energy_reporting_conventions = r.boolean("follows_mlcommons_energy_reporting_conventions");
@@ -489,7 +490,7 @@ Result<WeightsKind> parse_weights_kind(std::string_view text) {
     if (text == to_string(kind)) return kind;
   }
   return unexpected(ErrorCode::invalid_argument,
-                    fmt::format("'{}' is not a weights kind (synthetic, trained-fixture, real)", text));
+                    fmt::format("{} is not a weights kind (synthetic, trained-fixture, real)", quoted_input(text)));
 }
 
 std::string_view to_string(ResultBasis basis) noexcept {
@@ -508,7 +509,7 @@ Result<ResultBasis> parse_result_basis(std::string_view text) {
     if (text == to_string(basis)) return basis;
   }
   return unexpected(ErrorCode::invalid_argument,
-                    fmt::format("'{}' is not a basis (measured, interpolated, extrapolated, unavailable)", text));
+                    fmt::format("{} is not a basis (measured, interpolated, extrapolated, unavailable)", quoted_input(text)));
 }
 
 std::optional<double> EnergyReport::delta_from_energies() const {

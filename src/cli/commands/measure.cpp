@@ -208,6 +208,11 @@ int run_measure(MeasureFlags& flags) {
   experiment::ExperimentOptions& options = flags.options;
   protocol::Design& design = options.design;
   design.candidates = split_commas(flags.precisions_text);
+  // `-p ''` (an emptied variable, say) names no precision: refuse it rather than run the baseline alone.
+  if (design.candidates.empty() && flags.precisions_option != nullptr && flags.precisions_option->count() > 0) {
+    return report_error(Error{ErrorCode::invalid_argument,
+                              "--precisions: no precision given (name at least one, e.g. -p Q8_0,Q4_K_M)"});
+  }
   for (const std::string& length : split_commas(flags.prompt_lengths_text)) {
     std::int64_t value = 0;
     const auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), value);
