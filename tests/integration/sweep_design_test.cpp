@@ -1,10 +1,13 @@
 // A sweep plan is an experiment design: its design keys reach each job's run (run.json and the
-// reports), a synthetic model is written by its job without `ecocompute synth` flags, and a plan that
-// spells flags (measure_args) or an unknown key is refused naming it, before anything runs.
+// reports), a synthetic model is written by its job without `ecocompute synth` flags, a plan that
+// spells flags (measure_args) or an unknown key is refused naming it before anything runs, and every
+// measure flag has its key (or the guide says why not).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -119,6 +122,28 @@ TEST_F(SweepDesignTest, AJobStepNamesAJobOfTheFolder) {
       ecocompute("sweep job '" + (dir_ / "sweep").string() + "' --job 009-nothing --step measure");
   EXPECT_EQ(step.status, 2);
   EXPECT_NE(step.err.find("the plan has no job '009-nothing'"), std::string::npos) << step.err;
+}
+
+// A plan has a key for every measure option (or docs/sweep.md says why not): each long flag
+// `measure --help` lists is named in the guide, as a key's flag or among the flags with no key.
+TEST_F(SweepDesignTest, EveryMeasureFlagIsAKeyOrSaidNotToBe) {
+  const ecocompute::testing::CliOutcome help = ecocompute("measure --help");
+  ASSERT_EQ(help.status, 0) << help.err;
+  const std::string guide = slurp(fs::path(ECOCOMPUTE_SOURCE_DIR) / "docs" / "sweep.md");
+  ASSERT_FALSE(guide.empty());
+  static const std::regex option_line(R"(^\s+(?:-\w,)?(--[a-z][a-z-]*))");
+  std::istringstream lines(help.out);
+  std::size_t flags = 0;
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, option_line) || m[1] == "--help") continue;
+    ++flags;
+    const std::string flag = m[1];
+    const bool named = guide.find("`" + flag + "`") != std::string::npos || guide.find("`" + flag + " ") != std::string::npos ||
+                       guide.find(", " + flag + "`") != std::string::npos;
+    EXPECT_TRUE(named) << flag << " of `measure` is neither a design key's flag nor named as having no key in docs/sweep.md";
+  }
+  EXPECT_GT(flags, 30u) << help.out;
 }
 
 }  // namespace
