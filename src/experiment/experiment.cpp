@@ -167,6 +167,13 @@ std::vector<report::EnergyReport> ExperimentOutcome::written_reports() const {
   return out;
 }
 
+std::size_t ExperimentOutcome::failures() const {
+  std::size_t count = run.count_failed();
+  for (const WrittenReport& r : reports) count += r.failure.empty() ? 0 : 1;
+  if (!quality_failure.empty()) ++count;
+  return count;
+}
+
 Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const std::atomic<bool>* cancel) {
   auto design = protocol::validate(options.design);
   if (!design) return design.error();

@@ -58,6 +58,9 @@ struct ExperimentOutcome {
 
   /// Returns the reports written, baseline first.
   [[nodiscard]] std::vector<report::EnergyReport> written_reports() const;
+  /// Returns the failures the run recorded: failed trials, reports not written, a failed quality probe
+  /// (`measure` exits 4 when there is any).
+  [[nodiscard]] std::size_t failures() const;
 };
 
 /// Runs the experiment. Errors before anything was measured: invalid design or precision

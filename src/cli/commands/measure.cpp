@@ -1,10 +1,5 @@
 // `ecocompute measure`: energy per token and quality of precisions against a same-run baseline.
-#include <signal.h>
-#include <time.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -14,6 +9,7 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/interrupt_handler.hpp"
 #include "report/bench_record.hpp"
 #include "experiment/experiment.hpp"
 #include "report/printer.hpp"
@@ -24,66 +20,6 @@
 
 namespace ecocompute::cli {
 namespace {
-
-std::atomic<bool> interrupted{false};
-std::atomic<int> first_signal{0};
-std::atomic<std::int64_t> first_signal_ns{0};
-
-// `timeout` and supervisors that signal a whole process group deliver one stop request twice, the
-// same signal microseconds apart; a person's second Ctrl-C comes much later.
-constexpr std::int64_t kSameRequestNs = 250'000'000;
-
-std::int64_t monotonic_ns() {
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
-}
-
-// The first Ctrl-C is acknowledged at once and stops the run within one decode step (the runner and
-// the engine read the flag); the finished trials are written. A second one quits at once, unless it
-// is the same signal within 250 ms (one request delivered twice). Only async-signal-safe calls here:
-// clock_gettime(2), write(2) and _exit(2); the handler masks both signals, so calls never overlap.
-extern "C" void on_interrupt(int signal) {
-  const std::int64_t now = monotonic_ns();
-  if (interrupted.load()) {
-    if (signal == first_signal.load() && now - first_signal_ns.load() < kSameRequestNs) return;
-    static constexpr char quit[] = "\necocompute: interrupted again: quitting now, nothing more is written\n";
-    (void)!::write(STDERR_FILENO, quit, sizeof quit - 1);
-    ::_exit(exit_interrupted);
-  }
-  first_signal.store(signal);
-  first_signal_ns.store(now);
-  interrupted.store(true);
-  static constexpr char ack[] =
-      "\necocompute: interrupted: stopping now (the unfinished window is discarded); the finished trials are "
-      "written. Ctrl-C again quits at once.\n";
-  (void)!::write(STDERR_FILENO, ack, sizeof ack - 1);
-}
-
-// Installs on_interrupt for SIGINT and SIGTERM while it lives, and puts the old handlers back.
-class InterruptHandler {
- public:
-  InterruptHandler() {
-    interrupted.store(false);
-    struct sigaction action {};
-    action.sa_handler = on_interrupt;
-    sigemptyset(&action.sa_mask);
-    sigaddset(&action.sa_mask, SIGINT);
-    sigaddset(&action.sa_mask, SIGTERM);
-    sigaction(SIGINT, &action, &previous_int_);
-    sigaction(SIGTERM, &action, &previous_term_);
-  }
-  ~InterruptHandler() {
-    sigaction(SIGINT, &previous_int_, nullptr);
-    sigaction(SIGTERM, &previous_term_, nullptr);
-  }
-  InterruptHandler(const InterruptHandler&) = delete;
-  InterruptHandler& operator=(const InterruptHandler&) = delete;
-
- private:
-  struct sigaction previous_int_ {};
-  struct sigaction previous_term_ {};
-};
 
 std::string join_numbers(const std::vector<int>& items) {
   std::string out;
@@ -286,12 +222,13 @@ int run_measure(MeasureFlags& flags) {
   }
   Result<experiment::ExperimentOutcome> outcome = [&] {
     const InterruptHandler handler;
-    return experiment::run_experiment(options, &interrupted);
+    return experiment::run_experiment(options, &InterruptHandler::interrupted());
   }();
+  const bool interrupted = InterruptHandler::interrupted().load();
   if (!outcome) {
     // Interrupted before anything was measured (e.g. while a program was starting): that is the stop
     // asked for, not a broken environment.
-    if (interrupted.load()) {
+    if (interrupted) {
       (void)report_error(outcome.error());
       return exit_interrupted;
     }
@@ -310,10 +247,8 @@ int run_measure(MeasureFlags& flags) {
   }
   std::cerr << "reports: " << options.out_dir.string() << " (run.json and one energy-<precision>.json each)\n";
 
-  if (outcome->run.cancelled || interrupted.load()) return exit_interrupted;
-  std::size_t failures = outcome->run.count_failed();
-  for (const experiment::WrittenReport& r : outcome->reports) failures += r.failure.empty() ? 0 : 1;
-  if (!outcome->quality_failure.empty()) ++failures;
+  if (outcome->run.cancelled || interrupted) return exit_interrupted;
+  const std::size_t failures = outcome->failures();
   if (failures > 0) {
     log::warn("{} failure(s): see the trial rows and run.json for each reason", failures);
     return exit_failed_trials;

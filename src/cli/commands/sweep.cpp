@@ -1,4 +1,5 @@
-// `ecocompute sweep run|status|collect|slurm|task`: many measure runs from one plan (docs/sweep.md).
+// `ecocompute sweep run|status|collect|slurm|task`: many measurements from one plan (docs/sweep.md), and
+// the internal `sweep job` each job's steps run in.
 #include <signal.h>
 
 #include <atomic>
@@ -8,9 +9,13 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/interrupt_handler.hpp"
+#include "cli/sweep_store_import.hpp"
+#include "report/verdict_table.hpp"
 #include "sweep/child_process.hpp"
 #include "sweep/collect.hpp"
 #include "sweep/coordinator.hpp"
+#include "sweep/job_step.hpp"
 #include "sweep/slurm_script.hpp"
 #include "sweep/sweep_status.hpp"
 #include "sweep/sweep_task.hpp"
@@ -24,8 +29,8 @@ namespace fs = std::filesystem;
 
 std::atomic<bool> stop_requested{false};
 
-// Ctrl-C reaches the measure children through the terminal's process group; the coordinator only
-// stops handing out jobs (a finished job stays done, the interrupted one is redone on resume).
+// Ctrl-C reaches the jobs' children through the terminal's process group; the coordinator only stops
+// handing out jobs (a finished job stays done, the interrupted one is redone on resume).
 extern "C" void on_stop(int) { stop_requested.store(true); }
 
 class StopHandler {
@@ -61,6 +66,9 @@ struct SweepFlags {
   std::string post_url;
   sweep::SlurmOptions slurm;
   std::string binary;
+  std::string job;   ///< `sweep job`: the job id
+  std::string step;  ///< `sweep job`: synth or measure
+  std::string gpu;   ///< `sweep job`: the slot's GPU UUID
 };
 
 int run_run(const SweepFlags& f) {
@@ -99,10 +107,10 @@ int run_collect(const SweepFlags& f) {
     std::cout << fmt::format("{} report file(s) of finished jobs copied into {}\n", *count, f.collect_to);
     return exit_ok;
   }
-  auto collected = sweep::collect_to_store(f.dir, f.store);
+  auto collected = import_sweep_reports(f.dir, f.store);
   if (!collected) return report_error(collected.error());
   if (f.json) {
-    std::cout << sweep::to_json(*collected).dump(2) << "\n";
+    std::cout << to_json(*collected).dump(2) << "\n";
   } else {
     std::cout << fmt::format("{} report(s) imported into {} ({} row(s) added), {} refused\n", collected->imported,
                              f.store, collected->rows_added, collected->refused.size());
@@ -156,11 +164,41 @@ int run_task(const SweepFlags& f) {
   return task->upload_errors.empty() ? exit_ok : exit_environment;
 }
 
+// `sweep job`: one step of one job, in the child `sweep run` or `sweep task` starts for it. The job
+// comes from the folder's plan copy; the measure step stops on Ctrl-C as `measure` does, and exits as
+// `measure` does (0, 4 some trials failed, 130 interrupted), which is what the parent reads.
+int run_job_step(const SweepFlags& f) {
+  const sweep::JobStepRequest request{f.dir, f.job, f.step == "synth" ? sweep::JobStep::synth : sweep::JobStep::measure,
+                                      f.cache_dir, f.gpu};
+  auto job = sweep::find_folder_job(request.sweep_dir, request.job_id);
+  if (!job) return report_error(job.error());
+  if (request.step == sweep::JobStep::synth) {
+    auto written = sweep::synthesize_job_model(*job);
+    return written ? exit_ok : report_error(written.error());
+  }
+  Result<experiment::ExperimentOutcome> outcome = [&] {
+    const InterruptHandler handler;
+    return sweep::measure_job(*job, request, &InterruptHandler::interrupted());
+  }();
+  const bool interrupted = InterruptHandler::interrupted().load();
+  if (!outcome) {
+    const int code = report_error(outcome.error());
+    return interrupted ? exit_interrupted : code;
+  }
+  std::cout << report::format_verdict_table(outcome->written_reports());
+  if (outcome->run.cancelled || interrupted) return exit_interrupted;
+  if (const std::size_t failures = outcome->failures(); failures > 0) {
+    log::warn("{} failure(s): see run.json for each reason", failures);
+    return exit_failed_trials;
+  }
+  return exit_ok;
+}
+
 }  // namespace
 
 Command make_sweep_command(CLI::App& root) {
   auto f = std::make_shared<SweepFlags>();
-  CLI::App* app = root.add_subcommand("sweep", "Many measure runs from one plan: a worker per GPU, resumable; Slurm arrays");
+  CLI::App* app = root.add_subcommand("sweep", "Many measurements from one plan: a worker per GPU, resumable; Slurm arrays");
   app->require_subcommand(1);
 
   CLI::App* run = app->add_subcommand("run", "Run (or resume) every job of a plan, one worker per GPU or CPU slot");
@@ -197,7 +235,17 @@ Command make_sweep_command(CLI::App& root) {
   task->add_option("--post", f->post_url, "POST each report to this `ecocompute serve` (http://host:port)");
   task->add_option("--cache-dir", f->cache_dir, "Quantization cache (default: <out>/cache)");
 
-  return {app, [f, run, status, collect, slurm]() -> int {
+  // Internal: what `sweep run` and `sweep task` start for each step of a job (hidden from --help).
+  CLI::App* job = app->add_subcommand("job", "Run one step of one job of a sweep folder (started by the sweep itself)");
+  job->group("");
+  job->add_option("dir", f->dir, "Sweep folder (its plan.json names the job)")->required();
+  job->add_option("--job", f->job, "Job id")->required();
+  job->add_option("--step", f->step, "synth or measure")->required()->check(CLI::IsMember({"synth", "measure"}));
+  job->add_option("--cache-dir", f->cache_dir, "Quantization cache (default: the user's)");
+  job->add_option("--gpu", f->gpu, "The slot's GPU UUID (default: the first visible, or none)");
+
+  return {app, [f, run, status, collect, slurm, job]() -> int {
+            if (job->parsed()) return run_job_step(*f);
             if (run->parsed()) return run_run(*f);
             if (status->parsed()) return run_status(*f);
             if (collect->parsed()) return run_collect(*f);
