@@ -149,6 +149,7 @@ Result<void> set_enum(const Json& value, const std::string& field, std::span<con
 constexpr std::string_view kBaselines[] = {"F16", "BF16", "F32"};
 constexpr std::string_view kEdges[] = {"counter", "corrected"};
 constexpr std::string_view kTrialWarmups[] = {"every", "change"};
+constexpr std::string_view kPrefillWindows[] = {"every-batch", "first-batch"};
 constexpr std::string_view kTokenChoices[] = {"device", "host"};
 constexpr std::string_view kOrders[] = {"alternating", "shuffled"};
 
@@ -215,6 +216,13 @@ constexpr Key kKeys[] = {
     {"trial_warmup",
      [](const Json& v, const Field& f, Options& o) {
        return set_enum(v, f, kTrialWarmups, protocol::parse_trial_warmup, o.design.trial_warmup);
+     }},
+    {"prefill_windows",
+     [](const Json& v, const Field& f, Options& o) -> Result<void> {
+       auto text = choice(v, f, kPrefillWindows);
+       if (!text) return text.error();
+       o.design.prefill_at_every_batch = *text == "every-batch";
+       return {};
      }},
     {"level_warmup_tokens",
      [](const Json& v, const Field& f, Options& o) { return set_whole(v, f, 1, 1 << 20, o.design.level_warmup_tokens); }},

@@ -23,7 +23,7 @@ TEST(OptionsJson, EveryKeySetsItsField) {
   const Json document = Json::parse(R"({
     "baseline": "BF16", "precisions": ["q8_0", "Q4_K_M"], "trials": 7, "warmups": 3, "tokens": 64, "iterations": 5,
     "threads": 2, "quality": false, "prompt": "Hello", "prompt_lengths": [32, 128], "target_ci_pt": 0.5,
-    "min_trials": 4, "trial_warmup": "change", "level_warmup_tokens": 8, "token_choice": "host", "order": "shuffled",
+    "min_trials": 4, "trial_warmup": "change", "level_warmup_tokens": 8, "prefill_windows": "first-batch", "token_choice": "host", "order": "shuffled",
     "seed": 42, "accept_throttled": true, "n_gpu_layers": 0, "ctx": 4096, "allow_shared": true,
     "require_energy": true, "quality_ctx": 256, "quality_stride": 128, "quality_max_tokens": 0,
     "window": {"min_s": 2.5, "min_prefill_s": 1, "idle_s": 0, "cool_down_s": 3, "edges": "corrected",
@@ -47,6 +47,7 @@ TEST(OptionsJson, EveryKeySetsItsField) {
   EXPECT_EQ(d.min_trials, 4);
   EXPECT_EQ(d.trial_warmup, protocol::TrialWarmup::on_change);
   EXPECT_EQ(d.level_warmup_tokens, 8);
+  EXPECT_FALSE(d.prefill_at_every_batch);
   EXPECT_EQ(o.token_choice, engine::TokenChoice::host);
   EXPECT_EQ(d.order, protocol::ScheduleOrder::shuffled);
   EXPECT_EQ(d.seed, std::uint64_t{42});
