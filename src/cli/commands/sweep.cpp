@@ -64,6 +64,7 @@ struct SweepFlags {
   std::string store;
   std::size_t index = 0;
   std::string post_url;
+  std::string post_key_file;
   sweep::SlurmOptions slurm;
   std::string binary;
   std::string job;   ///< `sweep job`: the job id
@@ -129,6 +130,7 @@ int run_slurm(SweepFlags& f) {
   f.slurm.dir = f.dir;
   f.slurm.binary = f.binary.empty() ? sweep::own_binary() : fs::path(f.binary);
   f.slurm.post_url = f.post_url;
+  f.slurm.post_key_file = f.post_key_file;
   const std::size_t jobs = sweep::expand_jobs(*plan).size();
   auto script = sweep::slurm_script(*plan, jobs, f.slurm);
   if (!script) return report_error(script.error());
@@ -142,7 +144,12 @@ int run_slurm(SweepFlags& f) {
 int run_task(const SweepFlags& f) {
   auto plan = sweep::read_plan(f.plan);
   if (!plan) return report_error(plan.error());
-  sweep::TaskOptions options{*plan, f.dir, f.index, sweep::own_binary(), f.cache_dir, f.post_url};
+  sweep::TaskOptions options{*plan, f.dir, f.index, sweep::own_binary(), f.cache_dir, f.post_url, ""};
+  if (!f.post_key_file.empty()) {
+    auto key = sweep::read_write_key(f.post_key_file);
+    if (!key) return report_error(key.error());
+    options.post_key = *key;
+  }
   stop_requested.store(false);
   Result<sweep::TaskOutcome> task = [&] {
     const StopHandler handler;
@@ -226,6 +233,8 @@ Command make_sweep_command(CLI::App& root) {
   slurm->add_option("--cpus-per-task", f->slurm.cpus_per_task, "CPUs per task")->check(CLI::Range(1, 4096));
   slurm->add_option("--max-parallel", f->slurm.max_parallel, "Array tasks running at once at most")->check(CLI::Range(1, 100000));
   slurm->add_option("--post", f->post_url, "Also POST each report to this `ecocompute serve` (http://host:port)");
+  slurm->add_option("--post-key-file", f->post_key_file,
+                    "File holding the write key the store asks for (`ecocompute keys add`); each task reads it");
   slurm->add_option("--binary", f->binary, "ecocompute as the compute nodes see it (default: this binary)");
 
   CLI::App* task = app->add_subcommand("task", "Run one job of a plan by index (a Slurm array task)");
@@ -233,6 +242,8 @@ Command make_sweep_command(CLI::App& root) {
   task->add_option("-o,--out", f->dir, "Sweep folder")->required();
   task->add_option("--index", f->index, "Job index (0-based; $SLURM_ARRAY_TASK_ID)")->required();
   task->add_option("--post", f->post_url, "POST each report to this `ecocompute serve` (http://host:port)");
+  task->add_option("--post-key-file", f->post_key_file,
+                   "File holding the write key the store asks for (`ecocompute keys add`); sent as a bearer token");
   task->add_option("--cache-dir", f->cache_dir, "Quantization cache (default: <out>/cache)");
 
   // Internal: what `sweep run` and `sweep task` start for each step of a job (hidden from --help).
