@@ -1,11 +1,22 @@
 # The libFuzzer targets (clang only). Included by fuzz/CMakeLists.txt, or, deferred to the end of the
 # top-level configure, by fuzz/enable_fuzz.cmake (fuzz/run_fuzz.sh).
-#   energy_json_fuzzer  an uploaded energy.json through every upload check
-#   gguf_fuzzer         a model file through our GGUF checks and llama.cpp's loader (in a child)
-#   make_gguf_seeds     writes the GGUF fuzzer's small seed models
-add_executable(energy_json_fuzzer "${CMAKE_SOURCE_DIR}/fuzz/energy_json_fuzzer.cpp")
-target_link_libraries(energy_json_fuzzer PRIVATE ecocompute_server)
-target_link_options(energy_json_fuzzer PRIVATE -fsanitize=fuzzer,address,undefined)
+#   energy_json_fuzzer          an uploaded energy.json through every upload check
+#   report_consistency_fuzzer   JSON through the report reader and the consistency checker (no schema first)
+#   query_text_fuzzer           the free-text question and model-name readers
+#   http_request_fuzzer         raw bytes as an HTTP request: Beast's parser, the target, the input readers
+#   mcp_frame_fuzzer            bytes as the MCP server's stdin: framing, JSON-RPC, the tools' arguments
+#   gguf_fuzzer                 a model file through our GGUF checks and llama.cpp's loader (in a child)
+#   make_gguf_seeds             writes the GGUF fuzzer's small seed models
+foreach(target_and_library IN ITEMS energy_json:ecocompute_server report_consistency:ecocompute_report
+                                    query_text:ecocompute_data http_request:ecocompute_server mcp_frame:ecocompute_mcp)
+  string(REPLACE ":" ";" pair "${target_and_library}")
+  list(GET pair 0 name)
+  list(GET pair 1 library)
+  add_executable(${name}_fuzzer "${CMAKE_SOURCE_DIR}/fuzz/${name}_fuzzer.cpp")
+  target_link_libraries(${name}_fuzzer PRIVATE ${library})
+  target_link_options(${name}_fuzzer PRIVATE -fsanitize=fuzzer,address,undefined)
+  set_target_properties(${name}_fuzzer PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/fuzz")
+endforeach()
 
 add_executable(gguf_fuzzer "${CMAKE_SOURCE_DIR}/fuzz/gguf_fuzzer.cpp")
 target_link_libraries(gguf_fuzzer PRIVATE ecocompute_engine)
@@ -15,4 +26,4 @@ add_executable(make_gguf_seeds "${CMAKE_SOURCE_DIR}/fuzz/make_gguf_seeds.cpp")
 target_link_libraries(make_gguf_seeds PRIVATE ecocompute_modelgen)
 target_link_options(make_gguf_seeds PRIVATE -fsanitize=address,undefined)
 
-set_target_properties(energy_json_fuzzer gguf_fuzzer make_gguf_seeds PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/fuzz")
+set_target_properties(gguf_fuzzer make_gguf_seeds PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/fuzz")

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds a libFuzzer target with clang (libFuzzer + AddressSanitizer + UBSan) in build-fuzz/ and runs it
 # for a given time (default 600 s):
-#   fuzz/run_fuzz.sh [energy_json|gguf] [seconds] [jobs]
+#   fuzz/run_fuzz.sh [energy_json|report_consistency|query_text|http_request|mcp_frame|gguf] [seconds] [jobs]
 # energy_json: an uploaded energy.json through every upload check, seeded with valid and broken reports.
+# report_consistency: JSON through the report reader and the consistency checker, same seeds.
+# query_text: the free-text question reader; http_request: raw HTTP requests; mcp_frame: MCP stdin
+#   (each seeded from fuzz/seeds/<target>/).
 # gguf: a model file through our GGUF checks and llama.cpp's loader (in a child process), seeded with
 #   micro models (fuzz/make_gguf_seeds), the trained fixture and llama.cpp's vocab-only GGUFs; its
 #   corpus, merged to the inputs that add coverage beyond those seeds, is kept in fuzz/corpus/gguf.tar.xz
@@ -11,7 +14,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=energy_json
-case "${1:-}" in energy_json|gguf) target=$1; shift ;; esac
+case "${1:-}" in energy_json|report_consistency|query_text|http_request|mcp_frame|gguf) target=$1; shift ;; esac
 seconds=${1:-600}
 jobs=${2:-1}
 build="${ECOCOMPUTE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
@@ -27,11 +30,25 @@ if [ ! -f "$build/build.ninja" ]; then
     "-DCMAKE_CXX_STANDARD_LIBRARIES=-lpq" >/dev/null
 fi
 export ECOCOMPUTE_DATA_DIR="${ECOCOMPUTE_DATA_DIR:-$root/data}"
+# One job runs in this process (its exit status is the fuzzer's: non-zero on a crash); more run as
+# libFuzzer's worker processes, each logging to fuzz-<n>.log.
+parallel=()
+[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
 export ASAN_OPTIONS=detect_leaks=0
 
-if [ "$target" = energy_json ]; then
-  cmake --build "$build" --target energy_json_fuzzer -j"$(nproc)"
-  corpus="$build/fuzz/corpus"
+if [ "$target" = query_text ] || [ "$target" = http_request ] || [ "$target" = mcp_frame ]; then
+  cmake --build "$build" --target "${target}_fuzzer" -j"$(nproc)"
+  corpus="$build/fuzz/corpus-$target"
+  mkdir -p "$corpus"
+  cp "$root/fuzz/seeds/$target"/* "$corpus/"
+  cd "$build/fuzz"
+  exec "./${target}_fuzzer" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
+    -rss_limit_mb=2048 "${parallel[@]}" -print_final_stats=1 "$corpus"
+fi
+
+if [ "$target" = energy_json ] || [ "$target" = report_consistency ]; then
+  cmake --build "$build" --target "${target}_fuzzer" -j"$(nproc)"
+  corpus="$build/fuzz/corpus-$target"
   mkdir -p "$corpus"
   cp "$root"/tests/unit/server/fixtures/*.json "$corpus/" 2>/dev/null || true
   cp "$root"/tests/golden/*/*.json "$corpus/" 2>/dev/null || true
@@ -39,8 +56,8 @@ if [ "$target" = energy_json ]; then
   printf '{"schema_version":"ecocompute-energy/1.2"}' >"$corpus/bare-1.2.json"
   printf '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]' >"$corpus/deep.json"
   cd "$build/fuzz"
-  exec ./energy_json_fuzzer -max_total_time="$seconds" -max_len=65536 -timeout=10 \
-    -rss_limit_mb=2048 -jobs="$jobs" -workers="$jobs" -print_final_stats=1 "$corpus"
+  exec "./${target}_fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+    -rss_limit_mb=2048 "${parallel[@]}" -print_final_stats=1 "$corpus"
 fi
 
 cmake --build "$build" --target gguf_fuzzer make_gguf_seeds ecocompute -j"$(nproc)"

@@ -10,6 +10,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libboost-dev                    # Boost.Math (Student-t quantiles in protocol/statistics); Boost.Beast and Asio (the HTTP server)
   gnuplot-nox
+  clang libclang-rt-14-dev        # libFuzzer (fuzz/: the smoke in scripts/test.sh and fuzz/run_fuzz.sh)
   postgresql                      # a real server for the replication store's tests (scripts/start_postgres.sh)
   chromium                        # headless browser for the web UI test (driven by playwright-core from npm)
   slurmctld slurmd slurm-client munge   # a single-node Slurm for the sweep's job-array test (scripts/slurm_test_cluster.sh)

@@ -2,6 +2,7 @@
 # Here: builds ecocompute, its GPU tests (tests/gpu, GoogleTest linked statically) and the decode-loop
 # benchmark for the GPU machine, with llama-server (scripts/build_llama_server.sh shared: it runs on the
 # CUDA libllama carried here), and packs what must travel into .device/bundle.tar.xz.
+# bench/decode_profile (the decode steps `session.sh profile:` runs under Nsight Compute) always travels.
 # BUNDLE_TESTS=0 neither builds nor packs gpu_tests and decode_loop_bench (about 0.95 MB packed): the
 # device call carries 64 MiB with the working tree, and a measuring session needs neither.
 #
@@ -14,32 +15,48 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dev="$root/.device"
 build="$root/build-device"
-# libllama with CUDA: built here (scripts/build_llama.sh cuda) or there (build_llama_there.sh, then join.sh).
-if [ ! -f "$root/third_party/llama-cuda/.ecocompute-built" ]; then
-  [ -f "$dev/llama-cuda.txz" ] || { echo "package.sh: no libllama with CUDA: run scripts/build_llama.sh cuda here, or build it on the GPU machine into $dev/llama-cuda.txz" >&2; exit 3; }
-  tar -xJf "$dev/llama-cuda.txz" -C "$root/third_party"
+# LLAMA_THERE=1: ecocompute is linked against the CPU libllama built here (same commit, same ABI and
+# sonames) and the bundle carries no libllama or libggml; the GPU machine builds libllama with CUDA
+# itself (session.sh build-llama, ~4 min on its 16 cores against ~35 min on 2 cores here) and puts it
+# first on LD_LIBRARY_PATH. Such a bundle has no llama-server and no CUDA selftest load.
+llama_there=${LLAMA_THERE:-0}
+if [ "$llama_there" = 1 ]; then
+  [ -f "$root/third_party/llama-cpu/.ecocompute-built" ] || { echo "package.sh: build the CPU libllama first (scripts/build_llama.sh)" >&2; exit 3; }
+  llama_prefix="$root/third_party/llama-cpu"
+  cuda_flags=(-DECOCOMPUTE_CUDA=OFF)
+else
+  # libllama with CUDA: built here (scripts/build_llama.sh cuda) or there (build_llama_there.sh, then join.sh).
+  if [ ! -f "$root/third_party/llama-cuda/.ecocompute-built" ]; then
+    [ -f "$dev/llama-cuda.txz" ] || { echo "package.sh: no libllama with CUDA: run scripts/build_llama.sh cuda here, or build it on the GPU machine into $dev/llama-cuda.txz" >&2; exit 3; }
+    tar -xJf "$dev/llama-cuda.txz" -C "$root/third_party"
+  fi
+  llama_prefix="$root/third_party/llama-cuda"
+  cuda_flags=(-DECOCOMPUTE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90)
 fi
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DECOCOMPUTE_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES=90 -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-cuda" \
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" "${cuda_flags[@]}" \
+  -DECOCOMPUTE_LLAMA_PREFIX="$llama_prefix" \
   -DECOCOMPUTE_BUILD_TESTS=ON -DECOCOMPUTE_BUILD_BENCH=ON -DECOCOMPUTE_POSTGRES=OFF \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,--allow-shlib-undefined -Wl,-rpath-link,/usr/local/cuda/lib64/stubs" >/dev/null
-targets=(ecocompute)
+targets=(ecocompute decode_profile)
 [ "${BUNDLE_TESTS:-1}" = 0 ] || targets+=(decode_loop_bench gpu_tests)
 cmake --build "$build" --target "${targets[@]}" -j "$(nproc)"
-"$root/scripts/build_llama_server.sh" shared
+[ "$llama_there" = 1 ] || "$root/scripts/build_llama_server.sh" shared
 
 stage=$(mktemp -d)
 mkdir -p "$stage/bundle/bin" "$stage/bundle/lib"
-cp "$build/bin/ecocompute" "$stage/bundle/bin/"
+cp "$build/bin/ecocompute" "$build/bench/decode_profile" "$stage/bundle/bin/"
 [ "${BUNDLE_TESTS:-1}" = 0 ] || cp "$build/bench/decode_loop_bench" "$build/tests/gpu_tests" "$stage/bundle/bin/"
-cp "$root/third_party/llama-server-shared/bin/llama-server" "$stage/bundle/bin/"
 strip "$stage/bundle/bin/"*
-cp -a "$root/third_party/llama-cuda/lib/"*.so* "$root/third_party/llama-server-shared/lib/"*.so* "$stage/bundle/lib/"
+if [ "$llama_there" != 1 ]; then
+  cp "$root/third_party/llama-server-shared/bin/llama-server" "$stage/bundle/bin/"
+  strip "$stage/bundle/bin/llama-server"
+  cp -a "$root/third_party/llama-cuda/lib/"*.so* "$root/third_party/llama-server-shared/lib/"*.so* "$stage/bundle/lib/"
+fi
 # Shared libraries from Debian that the GPU machine's image may lack; the C/C++ runtime, CUDA and
 # libllama's own come from there.
 skip='^(linux-vdso|libc\.|libm\.|libstdc\+\+|libgcc_s|ld-linux|libdl\.|libpthread\.|librt\.|libcuda|libcudart|libcublas|libllama|libggml)'
 for exe in "$stage/bundle/bin/"*; do
-  LD_LIBRARY_PATH="$root/third_party/llama-cuda/lib" ldd "$exe" | awk '$3 ~ /^\// {print $1, $3}'
+  LD_LIBRARY_PATH="$llama_prefix/lib" ldd "$exe" | awk '$3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   [[ "$name" =~ $skip ]] && continue
   cp -L "$path" "$stage/bundle/lib/$name"

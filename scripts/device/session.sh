@@ -2,6 +2,9 @@
 # Runs on the lent H200: unpacks .device/bundle.tar.xz (from scripts/device/package.sh) into /tmp/eco
 # and runs the steps named as arguments, writing every output under $OUT (at most 8 files come back,
 # so each step's files are packed into one tarball).
+#   build-llama  builds libllama with CUDA (sm_90) here from .device/llama-src.tar.xz into
+#              third_party/llama-cuda and puts it first on LD_LIBRARY_PATH (for a bundle packed with
+#              LLAMA_THERE=1); with LLAMA_BACK=1 it also returns it as llama-cuda.txz parts (join.sh)
 #   info       environment fingerprint
 #   gpu-tests  the `gpu` test label (tests/gpu): engine offload and UUID selection, the NVML meter
 #              around real decode work, `measure` end to end on the GPU counter; JUnit XML to $OUT
@@ -20,6 +23,27 @@
 #              iterations per window; packed as batch-<arch>.tar.gz. At batch 64 one iteration (64 × 256
 #              tokens) takes 3–4.5 s, so 10 make a 30–60-s window and 9 trials did not fit a call at 8 B
 #              (2026-12-02): BATCH_ITERATIONS=2 there still gives windows of 6–9 s
+#   quantize-bg:<arch>  the same quantizations as quantize:<arch>, started in a process session of their own
+#              (setsid), so they run on while the steps after them use the GPU and outlive the call on a
+#              warm machine; wait-quantize waits for them (log: quantize-bg.log in the models folder). Only
+#              for steps that ship nothing: a measurement with the host's cores busy is not what `atlas:`
+#              measures
+#   wait-quantize  waits (inside what SESSION_SECONDS leaves) until quantize-bg's process has ended
+#   atlas:<arch>  the batch atlas of one size (docs/findings/h200-batch-atlas.md): F16 vs $ATLAS_FORMATS
+#              (Q8_0,Q6_K,Q4_K_M,Q4_0,IQ4_NL) at batch $ATLAS_BATCHES (1,2,4,8,16,32,64), k = $ATLAS_K (3):
+#              every trial of a format runs its batch levels back to back (ascending, then descending in the
+#              next block), the greedy choice on the device, a whole warm-up iteration only at a format
+#              change and 16 decode steps at a batch change, corrected edges, decode windows of at least
+#              $ATLAS_WINDOW s (1) sized per batch level, prefill windows of $ATLAS_PREFILL s (0.3), extra
+#              measure flags $ATLAS_ARGS; packed as atlas-<arch>$ATLAS_TAG.tar.gz (ATLAS_TAG, e.g. -b1-8,
+#              names a part when one size's batches are split over calls)
+#   quantize:<arch>  quantizes synthetic <arch>'s F16 into the cache for $QUANTIZE_FORMATS (default the
+#              atlas's five) in one process: one hash and one load check of the F16 file for all of them
+#   profile:<arch>  Nsight Compute over decode steps (bench/decode_profile): a synthetic <arch> of its first
+#              $PROFILE_LAYERS (2) layers (every matrix at the full shape, so each kernel is the full model's),
+#              F16 and $PROFILE_FORMATS (the atlas's five) at batch $PROFILE_BATCHES (1,2,4,8,16,32,64), one
+#              profiled step after 32 warm-up steps, --clock-control none: per kernel its name, time and DRAM
+#              bytes; one CSV per format and batch, packed as profile-<arch>.tar.gz
 #   prequantize:<arch>  quantizes synthetic <arch>'s F16 into the cache for $PREQUANTIZE_FORMATS (a later call's
 #              campaign then starts measuring at once); evict:<types> removes cached types (disk room)
 #   drop:<arch>  removes synthetic <arch>'s F16 file (disk room before another size; its cached
@@ -62,17 +86,28 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp/eco-out}
 mkdir -p "$out" /tmp/eco
-[ -x /tmp/eco/bundle/bin/ecocompute ] || tar -xJf "$root/.device/bundle.tar.xz" -C /tmp/eco
+# A warm machine keeps the last call's bundle: unpacked again only when the carried one differs.
+bundle_sum=$(sha256sum "$root/.device/bundle.tar.xz" | cut -d' ' -f1)
+if [ ! -x /tmp/eco/bundle/bin/ecocompute ] || [ "$(cat /tmp/eco/bundle.sha256 2>/dev/null)" != "$bundle_sum" ]; then
+  rm -rf /tmp/eco/bundle && tar -xJf "$root/.device/bundle.tar.xz" -C /tmp/eco && echo "$bundle_sum" > /tmp/eco/bundle.sha256
+fi
 export LD_LIBRARY_PATH=/tmp/eco/bundle/lib:${LD_LIBRARY_PATH:-}
+# A libllama with CUDA built on this machine (step build-llama; kept while the machine stays warm) comes
+# first: a bundle packed with LLAMA_THERE=1 carries none.
+llama_here="$root/third_party/llama-cuda"
+[ -f "$llama_here/.ecocompute-built" ] && export LD_LIBRARY_PATH="$llama_here/lib:$LD_LIBRARY_PATH"
 export ECOCOMPUTE_DATA_DIR="$root/data"
 # VOCAB_TAR: a one-tokenizer tarball from prepare.sh (vocab-llama-bpe.tar.xz) when the carry is tight.
 [ -d /tmp/eco/vocab ] || tar -xJf "$root/.device/${VOCAB_TAR:-vocab.tar.xz}" -C /tmp/eco
 export ECOCOMPUTE_VOCAB_DIR=/tmp/eco/vocab
 eco=/tmp/eco/bundle/bin/ecocompute
-models=/tmp/eco/models
+# MODELS_DIR: where synthetic F16 files and the quantization cache go (e.g. /dev/shm/eco-models: the
+# machine's 128 GiB of memory spare the 64-GiB disk and its write speed).
+models=${MODELS_DIR:-/tmp/eco/models}
 cache="$models/cache"
 mkdir -p "$models" "$cache"
 status=0
+atlas_formats=Q8_0,Q6_K,Q4_K_M,Q4_0,IQ4_NL
 stamp() { date -u +%H:%M:%S; }
 # seconds_left: what SESSION_SECONDS leaves of the call (a large number without it).
 seconds_left() { echo $(( ${SESSION_SECONDS:-1000000000} - SECONDS )); }
@@ -114,6 +149,19 @@ for step in "$@"; do
     echo "skipped: less than 60 s of SESSION_SECONDS=$SESSION_SECONDS left"; status=1; continue
   fi
   case "$step" in
+    build-llama)
+      if [ ! -f "$llama_here/.ecocompute-built" ]; then
+        mkdir -p "$root/third_party"
+        [ -f "$root/third_party/llama.cpp/.ecocompute-fetched" ] || tar -xJf "$root/.device/llama-src.tar.xz" -C "$root/third_party"
+        { time "$root/scripts/build_llama.sh" cuda > /tmp/eco/build-llama.log 2>&1; } 2>&1 | tail -3
+        tail -2 /tmp/eco/build-llama.log
+      fi
+      [ -f "$llama_here/.ecocompute-built" ] || { echo "build-llama: failed"; status=3; break; }
+      export LD_LIBRARY_PATH="$llama_here/lib:$LD_LIBRARY_PATH"
+      if [ "${LLAMA_BACK:-0}" = 1 ]; then
+        XZ_OPT='-T0 -6' tar -cJf /tmp/eco/llama-cuda.txz -C "$root/third_party" llama-cuda
+        "$root/scripts/device/split.sh" /tmp/eco/llama-cuda.txz "$out"
+      fi ;;
     info)
       "$eco" info | tee "$out/info.txt"; "$eco" info --json > "$out/info.json" ;;
     gpu-tests)
@@ -172,6 +220,55 @@ for step in "$@"; do
       df -h "$models" | tail -1 ;;
     drop:*)
       rm -fv "$models/${step#drop:}-f16.gguf"; df -h "$models" | tail -1 ;;
+    quantize:*)
+      arch=${step#quantize:}
+      f16=$(synth_f16 "$arch")
+      { time timeout -s TERM "$(step_limit 1200)" "$eco" quantize -m "$f16" --type "${QUANTIZE_FORMATS:-$atlas_formats}" \
+          --cache-dir "$cache"; } 2>&1 | tail -8
+      rm -f "$cache"/*/*.tmp-*
+      df -h "$models" | tail -1 ;;
+    quantize-bg:*)
+      arch=${step#quantize-bg:}
+      f16=$(synth_f16 "$arch")
+      setsid nohup "$eco" quantize -m "$f16" --type "${QUANTIZE_FORMATS:-$atlas_formats}" --cache-dir "$cache" \
+        > "$models/quantize-bg.log" 2>&1 < /dev/null &
+      echo $! > "$models/quantize-bg.pid"; echo "quantize-bg: pid $(cat "$models/quantize-bg.pid")" ;;
+    wait-quantize)
+      pid=$(cat "$models/quantize-bg.pid" 2>/dev/null)
+      while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && (( $(seconds_left) > 60 )); do sleep 2; done
+      if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then echo "wait-quantize: still running"; status=1; fi
+      tail -8 "$models/quantize-bg.log"; df -h "$models" | tail -1 ;;
+    atlas:*)
+      arch=${step#atlas:}
+      f16=$(synth_f16 "$arch")
+      dir="/tmp/eco/atlas-$arch${ATLAS_TAG-}"
+      measure_into "$dir" "${MEASURE_TIMEOUT:-560}" -m "$f16" -p "${ATLAS_FORMATS:-$atlas_formats}" \
+        --batch "${ATLAS_BATCHES:-1,2,4,8,16,32,64}" -k "${ATLAS_K:-3}" --edges corrected \
+        --min-window "${ATLAS_WINDOW:-1}" --min-prefill-window "${ATLAS_PREFILL:-0.3}" --idle-window 10 \
+        --iterations 1 --warmups 1 --trial-warmup change --token-choice device --prefill-windows first-batch ${ATLAS_ARGS-}
+      nvidia-smi --query-gpu=uuid,name,power.limit,clocks.max.sm,temperature.gpu --format=csv > "$dir/gpu.csv"
+      pack "atlas-$arch${ATLAS_TAG-}" "$dir" ;;
+    profile:*)
+      arch=${step#profile:}
+      dir=/tmp/eco/profile-$arch; layers=${PROFILE_LAYERS:-2}
+      rm -rf "$dir"; mkdir -p "$dir"
+      small="$models/$arch-l$layers-f16.gguf"
+      [ -f "$small" ] || "$eco" synth --arch "$arch" --layers "$layers" --type f16 -o "$small" 2>&1 | tail -2
+      "$eco" quantize -m "$small" --type "${PROFILE_FORMATS:-$atlas_formats}" --cache-dir "$cache" > "$dir/files.tsv"
+      ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+      [ -n "$ncu" ] || { echo "profile: no ncu"; status=2; continue; }
+      "$ncu" --version | tail -1 | tee "$dir/ncu-version.txt"
+      for file in "$small" $(cut -f1 "$dir/files.tsv"); do
+        type=$("$eco" inspect "$file" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['gguf_type'])")
+        for b in $(echo "${PROFILE_BATCHES:-1,2,4,8,16,32,64}" | tr , ' '); do
+          if (( $(seconds_left) < 45 )); then echo "profile: stopped, less than 45 s left"; status=1; break 2; fi
+          timeout -s TERM "$(step_limit 120)" "$ncu" --profile-from-start off --clock-control none --csv --page raw \
+            --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+            /tmp/eco/bundle/bin/decode_profile "$file" "$b" 1 32 > "$dir/$type-b$b.csv" 2> "$dir/$type-b$b.log"
+          echo "$type b$b exit $? $(grep -c '^"' "$dir/$type-b$b.csv") rows $(tail -1 "$dir/$type-b$b.log" | cut -c1-120)"
+        done
+      done
+      pack "profile-$arch" "$dir" ;;
     batch:*)
       arch=${step#batch:}
       f16=$(synth_f16 "$arch")

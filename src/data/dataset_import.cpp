@@ -13,6 +13,7 @@
 #include "data/model_size.hpp"
 #include "report/energy_report.hpp"
 #include "report/measurement_claim.hpp"
+#include "report/report_consistency.hpp"
 #include "report/run_report.hpp"
 #include "report/stated_delta.hpp"
 #include "report/throttled_trials.hpp"
@@ -300,6 +301,9 @@ Session report_session(const report::EnergyReport& r, std::string_view source) {
 Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::string_view source_view) {
   const std::string source(source_view);
   auto bad = [&](const std::string& what) { return unexpected(ErrorCode::invalid_input, source + ": " + what); };
+  // Stored rows are measurements whose figures agree: a report that contradicts itself is refused here,
+  // for `data import` and for uploads alike.
+  if (auto contradiction = report::contradiction_error(r, source)) return *contradiction;
   if (auto why = report::why_not_measured(r)) {
     return bad("not a measurement: " + *why + "; only measurements are stored");
   }

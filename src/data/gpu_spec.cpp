@@ -1,6 +1,7 @@
 // GPU datasheet table (NVIDIA product pages; dense tensor throughput without sparsity, FP16 with FP32
 // accumulation for GeForce cards) and name → architecture resolution.
 #include "data/gpu_spec.hpp"
+#include "util/quoted_input.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -34,48 +35,61 @@ const std::vector<GpuSpec>& gpu_specs() {
       {"H100 SXM", "hopper", 80, 3350, 989, 1979, 700},
       {"H100 PCIe", "hopper", 80, 2000, 756, 1513, 350},
       {"H200", "hopper", 141, 4800, 989, 1979, 700},
+      {"H200 NVL", "hopper", 141, 4800, 835, 1671, 600},
       {"RTX 5090", "blackwell", 32, 1792, 209.5, 838, 575},
       {"B200", "blackwell", 180, 8000, 2250, 4500, 1000},
   };
   return specs;
 }
 
-Result<GpuSpec> find_gpu(std::string_view name) {
-  std::string key = squash(name);
-  for (const char* prefix : {"nvidia", "geforce", "tesla"}) {
-    const std::string p(prefix);
-    if (key.starts_with(p)) key = key.substr(p.size());
-  }
-  for (const char* prefix : {"geforce", "tesla"}) {
-    const std::string p(prefix);
-    if (key.starts_with(p)) key = key.substr(p.size());
-  }
-  // Exact match on the squashed name first; else the table's family name ("h100" for "H100 SXM")
-  // that the input starts with, where the next character does not continue the model number
-  // ("h10080gbhbm3" → H100; "rtx4090d…" is its own card). A PCIe variant wins when "pcie" is named.
-  const bool pcie_wanted = key.find("pcie") != std::string::npos;
-  const GpuSpec* best = nullptr;
-  int best_score = -1;
-  for (const GpuSpec& spec : gpu_specs()) {
-    const std::string s = squash(spec.name);
-    if (s == key) return spec;
-    std::string family = s;
-    for (const std::string suffix : {"sxm", "pcie"}) {
-      if (family.ends_with(suffix)) family.resize(family.size() - suffix.size());
-    }
-    if (!key.starts_with(family)) continue;
-    const std::string rest = key.substr(family.size());
-    if (rest.starts_with("d") || rest.starts_with("ti")) continue;  // RTX 4090D, RTX 3090 Ti are other cards
-    const int score = static_cast<int>(family.size()) * 2 + (s.ends_with("pcie") == pcie_wanted ? 1 : 0);
-    if (score > best_score) {
-      best = &spec;
-      best_score = score;
-    }
-  }
-  if (best != nullptr) return *best;
+namespace {
+
+// Other spellings of the table's cards, squashed: the family names people use for the variant the
+// published data measured, and the names the driver reports (nvidia-smi, NVML). Nothing else matches:
+// "H2000", "L40" and "T400" are not cards of the table, and "H200 NVL" is its own card.
+struct GpuAlias {
+  const char* spelling;
+  const char* card;
+};
+constexpr GpuAlias kAliases[] = {
+    {"a100", "A100 SXM"},        {"a100sxm4", "A100 SXM"},       {"a100sxm480gb", "A100 SXM"}, {"a10080gb", "A100 SXM"},
+    {"a100sxm440gb", "A100 SXM"}, {"a100pcie40gb", "A100 PCIe"},  {"a10040gbpcie", "A100 PCIe"},
+    {"a800sxm480gb", "A800"},    {"a80080gb", "A800"},
+    {"h100", "H100 SXM"},        {"h100sxm5", "H100 SXM"},       {"h10080gbhbm3", "H100 SXM"}, {"h100sxm580gb", "H100 SXM"},
+    {"h10080gb", "H100 SXM"},    {"h100pcie80gb", "H100 PCIe"},
+    {"h200sxm", "H200"},         {"h200141gbhbm3e", "H200"},
+    {"rtx4090d", "RTX 4090D"},   {"4090", "RTX 4090"},           {"4090d", "RTX 4090D"},      {"5090", "RTX 5090"},
+    {"3090", "RTX 3090"},
+};
+
+std::string known_gpu_names() {
   std::string known;
   for (const GpuSpec& spec : gpu_specs()) known += (known.empty() ? "" : ", ") + spec.name;
-  return unexpected(ErrorCode::not_found, "unknown GPU '" + std::string(name) + "' (known: " + known + ")");
+  return known;
+}
+
+}  // namespace
+
+Result<GpuSpec> find_gpu(std::string_view name) {
+  std::string key = squash(name);
+  // Vendor and brand words ("NVIDIA GeForce RTX 4090", "Tesla T4") say nothing about the card.
+  for (int round = 0; round < 2; ++round) {
+    for (const char* prefix : {"nvidia", "geforce", "tesla"}) {
+      const std::string p(prefix);
+      if (key.starts_with(p)) key = key.substr(p.size());
+    }
+  }
+  for (const GpuSpec& spec : gpu_specs()) {
+    if (squash(spec.name) == key) return spec;
+  }
+  for (const GpuAlias& alias : kAliases) {
+    if (key != alias.spelling) continue;
+    for (const GpuSpec& spec : gpu_specs()) {
+      if (spec.name == alias.card) return spec;
+    }
+  }
+  return unexpected(ErrorCode::not_found, "unknown GPU " + quoted_input(name) + " (known: " + known_gpu_names() +
+                                              "; also A100 and H100 for their SXM cards, and the names nvidia-smi prints)");
 }
 
 const std::vector<std::string>& known_architectures() {
@@ -93,15 +107,15 @@ Result<std::string> parse_architecture(std::string_view text) {
   if (key == "sm80" || key == "sm86" || key == "sm87") return std::string("ampere");
   if (key == "sm90" || key == "sm90a") return std::string("hopper");
   if (key == "sm100" || key == "sm120" || key == "sm100a") return std::string("blackwell");
-  return unexpected(ErrorCode::not_found, "unknown GPU architecture '" + std::string(text) +
-                                              "' (known: turing, ampere, ada, hopper, blackwell)");
+  return unexpected(ErrorCode::not_found, "unknown GPU architecture " + quoted_input(text) +
+                                              " (known: turing, ampere, ada, hopper, blackwell)");
 }
 
 Result<std::string> resolve_architecture(std::string_view gpu_or_arch) {
   if (auto arch = parse_architecture(gpu_or_arch)) return arch;
   if (auto gpu = find_gpu(gpu_or_arch)) return gpu->arch;
-  return unexpected(ErrorCode::not_found, "'" + std::string(gpu_or_arch) +
-                                              "' is neither a known GPU nor a known architecture "
+  return unexpected(ErrorCode::not_found, quoted_input(gpu_or_arch) +
+                                              " is neither a known GPU nor a known architecture "
                                               "(architectures: turing, ampere, ada, hopper, blackwell)");
 }
 

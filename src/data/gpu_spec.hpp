@@ -25,8 +25,10 @@ struct GpuSpec {
 /// Returns the whole table.
 const std::vector<GpuSpec>& gpu_specs();
 
-/// Finds a GPU by name, tolerant of vendor prefixes, case and spacing ("NVIDIA H100 80GB HBM3" →
-/// H100 SXM, "rtx4090" → RTX 4090). not_found names the input and lists the known GPUs.
+/// Finds a GPU by its exact name or an alias, whatever the case, spacing, punctuation and vendor words
+/// ("NVIDIA H100 80GB HBM3" → H100 SXM, "rtx4090" → RTX 4090, "A100" → A100 SXM). No prefix matching:
+/// "H2000", "L40" or "T400" are unknown, "H200 NVL" is its own card. not_found names the input and
+/// lists the known GPUs.
 Result<GpuSpec> find_gpu(std::string_view name);
 
 /// The architectures we know: turing, ampere, ada, hopper, blackwell.

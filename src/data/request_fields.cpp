@@ -1,11 +1,16 @@
 // Typed request fields.
 #include "data/request_fields.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "data/model_size.hpp"
+#include "util/quoted_input.hpp"
 
 namespace ecocompute::data {
 namespace {
@@ -102,6 +107,18 @@ Result<std::optional<std::vector<int>>> RequestFields::wholes(std::string_view k
   return std::optional<std::vector<int>>{std::move(out)};
 }
 
+Result<void> RequestFields::refuse_unknown(std::initializer_list<std::string_view> known) const {
+  if (!body_.is_object()) return {};
+  std::vector<std::string> unknown;
+  for (const auto& [key, value] : body_.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) unknown.push_back(quoted_input(key));
+  }
+  if (unknown.empty()) return {};
+  return unexpected(ErrorCode::invalid_argument, fmt::format("unknown field{} {} (this request takes {})",
+                                                             unknown.size() == 1 ? "" : "s", fmt::join(unknown, ", "),
+                                                             fmt::join(known, ", ")));
+}
+
 Result<std::optional<double>> RequestFields::params_b() const {
   std::optional<double> size;
   for (const char* key : {"params_b", "N"}) {
@@ -117,7 +134,11 @@ Result<BatchContext> RequestFields::batch_and_context() const {
   for (auto [key, field] : {std::pair{"batch", &out.batch}, std::pair{"ctx", &out.context}, std::pair{"context", &out.context}}) {
     auto v = whole(key);
     if (!v) return v.error();
-    if (*v) *field = *v;
+    if (!*v) continue;
+    auto bounded = field == &out.batch ? check_batch_size(**v, fmt::format("field '{}'", key))
+                                       : check_context_length(**v, fmt::format("field '{}'", key));
+    if (!bounded) return bounded.error();
+    *field = *bounded;
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // published API takes them; every error names the field.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,11 @@ class RequestFields {
 
   // The fields estimate and optimize read alike. Three calls rather than one, so that each request
   // keeps its own field order, and with it which of several bad fields is the one reported.
+
+  /// Refuses a body with a field outside `known`: an invalid_argument error listing every unknown
+  /// field (each quoted, at most 200 bytes of it) and the known ones. A misspelt field ("pramas_b")
+  /// would otherwise be dropped and the answer given for a question nobody asked.
+  [[nodiscard]] Result<void> refuse_unknown(std::initializer_list<std::string_view> known) const;
 
   /// The size in billions: params_b, or its short name N (N wins when both are given).
   [[nodiscard]] Result<std::optional<double>> params_b() const;

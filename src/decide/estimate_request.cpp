@@ -1,6 +1,7 @@
 // Reading and checking an estimate question (see estimate.hpp).
 #include <fmt/format.h>
 
+#include "data/engine_name.hpp"
 #include "data/gpu_spec.hpp"
 #include "data/model_size.hpp"
 #include "data/query_text.hpp"
@@ -11,9 +12,11 @@
 namespace ecocompute::decide {
 namespace {
 
-void apply_free_text(EstimateRequest& r) {
-  if (r.q.empty()) return;
-  const data::QueryText t = data::parse_query_text(r.q);
+Result<void> apply_free_text(EstimateRequest& r) {
+  if (r.q.empty()) return {};
+  auto parsed = data::parse_query_text(r.q);
+  if (!parsed) return parsed.error();
+  const data::QueryText& t = *parsed;
   if (t.params_b) r.params_b = t.params_b;
   if (t.gpu) {
     r.gpu = *t.gpu;
@@ -25,6 +28,7 @@ void apply_free_text(EstimateRequest& r) {
   if (t.precision) r.precision = *t.precision;
   if (t.batch) r.batch = *t.batch;
   if (t.context) r.context = *t.context;
+  return {};
 }
 
 Result<void> resolve_device(const EstimateRequest& r, Query& q) {
@@ -50,7 +54,7 @@ Result<void> resolve_device(const EstimateRequest& r, Query& q) {
 
 Result<Query> resolve_estimate_request(const EstimateRequest& request) {
   EstimateRequest r = request;
-  apply_free_text(r);
+  if (auto text = apply_free_text(r); !text) return text.error();
   if (!r.params_b && !r.model.empty()) {
     r.params_b = data::params_b_from_model_name(r.model);
     if (!r.params_b) return unexpected(ErrorCode::invalid_argument, "cannot read a size from model name '" + r.model + "'; give params_b");
@@ -81,6 +85,11 @@ Result<Query> resolve_estimate_request(const EstimateRequest& request) {
 Result<EstimateRequest> estimate_request_from_json(const Json& body) {
   if (!body.is_object()) return unexpected(ErrorCode::invalid_argument, "request body must be a JSON object");
   const data::RequestFields fields(body);
+  if (auto known = fields.refuse_unknown({"params_b", "N", "model", "q", "query", "gpu", "arch", "precision", "engine",
+                                          "batch", "ctx", "context", "allow_borrow"});
+      !known) {
+    return known.error();
+  }
   EstimateRequest r;
   auto size = fields.params_b();
   if (!size) return size.error();
@@ -91,6 +100,7 @@ Result<EstimateRequest> estimate_request_from_json(const Json& body) {
     if (!v) return v.error();
     if (*v) *field = **v;
   }
+  r.engine = data::canonical_engine_name(r.engine);
   auto shape = fields.batch_and_context();
   if (!shape) return shape.error();
   r.batch = shape->batch.value_or(r.batch);

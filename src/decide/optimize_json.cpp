@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "data/engine_name.hpp"
 #include "decide/optimizer.hpp"
 #include "data/request_fields.hpp"
 
@@ -15,6 +16,13 @@ using data::RequestFields;
 Result<OptimizeRequest> optimize_request_from_json(const Json& body) {
   if (!body.is_object()) return unexpected(ErrorCode::invalid_argument, "request body must be a JSON object");
   const RequestFields fields(body);
+  if (auto known = fields.refuse_unknown({"params_b", "N", "model", "gpu", "arch", "engine", "objective", "precision",
+                                          "precisions", "max_latency_ms", "max_vram_gb", "min_throughput",
+                                          "max_delta_ppl_pct", "max_kld", "batch", "ctx", "context", "batches",
+                                          "contexts", "allow_borrow"});
+      !known) {
+    return known.error();
+  }
   OptimizeRequest r;
   auto size = fields.params_b();
   if (!size) return size.error();
@@ -26,6 +34,7 @@ Result<OptimizeRequest> optimize_request_from_json(const Json& body) {
     if (!v) return v.error();
     if (*v) *field = **v;
   }
+  r.engine = data::canonical_engine_name(r.engine);
   for (auto [key, field] : {std::pair{"objective", &objective}, std::pair{"precision", &precision}}) {
     auto v = fields.text(key);
     if (!v) return v.error();

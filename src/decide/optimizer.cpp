@@ -3,6 +3,7 @@
 // uses each configuration's energy per token as the decision model predicts it for the GPU, relative
 // to F16 at batch 1 there: the same figures estimate gives, one baseline for every configuration.
 #include "decide/optimizer.hpp"
+#include "util/quoted_input.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "decide/memory_fit.hpp"
 #include "data/gpu_spec.hpp"
 #include "data/model_size.hpp"
+#include "data/pareto_front.hpp"
 #include "util/precision.hpp"
 
 namespace ecocompute::decide {
@@ -24,6 +26,10 @@ using data::find_gpu;
 using data::representative_gpu;
 using data::params_b_from_model_name;
 using data::check_params_b;
+using data::check_batch_size;
+using data::check_context_length;
+using data::pareto_front;
+using data::ParetoPoint;
 namespace {
 
 constexpr std::size_t kAlternatives = 3;  // as published
@@ -69,6 +75,32 @@ struct Grid {
   std::vector<int> contexts;
 };
 
+// The values in first-seen order, each once: a repeated value adds work and no answer.
+std::vector<int> distinct(const std::vector<int>& values) {
+  std::vector<int> out;
+  for (int v : values) {
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
+}
+
+// The grid's bounds (optimizer.hpp), checked on the distinct values; the error says the cap.
+std::optional<Error> grid_size_error(std::size_t precisions, std::size_t batches, std::size_t contexts) {
+  for (const auto& [name, count] : {std::pair{"precisions", precisions}, std::pair{"batches", batches}, std::pair{"contexts", contexts}}) {
+    if (count > kMaxGridValues) {
+      return Error{ErrorCode::invalid_argument,
+                   fmt::format("{} has {} distinct values; at most {} are searched in one request", name, count, kMaxGridValues)};
+    }
+  }
+  if (const std::size_t total = precisions * batches * contexts; total > kMaxGridCandidates) {
+    return Error{ErrorCode::invalid_argument,
+                 fmt::format("the grid has {} configurations ({} precisions × {} batches × {} contexts); at most {} are "
+                             "scored in one request",
+                             total, precisions, batches, contexts, kMaxGridCandidates)};
+  }
+  return std::nullopt;
+}
+
 Result<Grid> checked_grid(const OptimizeRequest& request) {
   std::optional<double> size = request.params_b;
   if (!size && !request.model.empty()) size = params_b_from_model_name(request.model);
@@ -88,13 +120,13 @@ Result<Grid> checked_grid(const OptimizeRequest& request) {
   }
   Grid grid{ConfigQuestion{*checked, *gpu, !request.gpu.empty(), request.allow_borrow, request.model},
             {},
-            request.batch ? std::vector<int>{*request.batch} : request.batches,
-            request.context ? std::vector<int>{*request.context} : request.contexts};
+            distinct(request.batch ? std::vector<int>{*request.batch} : request.batches),
+            distinct(request.context ? std::vector<int>{*request.context} : request.contexts)};
   for (int b : grid.batches) {
-    if (b < 1) return unexpected(ErrorCode::invalid_argument, "batch sizes must be ≥ 1");
+    if (auto bounded = check_batch_size(b, "every batch size"); !bounded) return bounded.error();
   }
   for (int c : grid.contexts) {
-    if (c < 1) return unexpected(ErrorCode::invalid_argument, "contexts must be ≥ 1");
+    if (auto bounded = check_context_length(c, "every context"); !bounded) return bounded.error();
   }
   if (grid.batches.empty() || grid.contexts.empty() || request.precisions.empty()) {
     return unexpected(ErrorCode::invalid_argument, "the grid is empty (precisions, batches and contexts need a value each)");
@@ -102,8 +134,10 @@ Result<Grid> checked_grid(const OptimizeRequest& request) {
   for (const std::string& name : request.precisions) {
     auto p = parse_precision(name);
     if (!p) return p.error();
-    grid.precisions.push_back(*p);
+    const bool seen = std::any_of(grid.precisions.begin(), grid.precisions.end(), [&](const PrecisionInfo& q) { return q.name == p->name; });
+    if (!seen) grid.precisions.push_back(*p);
   }
+  if (auto too_large = grid_size_error(grid.precisions.size(), grid.batches.size(), grid.contexts.size())) return *too_large;
   return grid;
 }
 
@@ -184,16 +218,15 @@ void rank(const OptimizeRequest& request, const GpuSpec& gpu, OptimizeResponse& 
       return better(a, b, request.objective);
     });
   }
+  // Only candidates with an energy are on the energy/latency front.
+  std::vector<const Candidate*> scored;
+  std::vector<ParetoPoint> points;
   for (const Candidate& c : out.candidates) {
     if (!c.relative_energy) continue;
-    const bool dominated = std::any_of(out.candidates.begin(), out.candidates.end(), [&](const Candidate& o) {
-      return o.relative_energy && *o.relative_energy <= *c.relative_energy && o.latency_ms_per_token <= c.latency_ms_per_token &&
-             (*o.relative_energy < *c.relative_energy || o.latency_ms_per_token < c.latency_ms_per_token);
-    });
-    if (!dominated) out.pareto_energy_latency.push_back(c);
+    scored.push_back(&c);
+    points.push_back({*c.relative_energy, c.latency_ms_per_token});
   }
-  std::sort(out.pareto_energy_latency.begin(), out.pareto_energy_latency.end(),
-            [](const Candidate& a, const Candidate& b) { return energy_key(a) < energy_key(b); });
+  for (std::size_t i : pareto_front(points)) out.pareto_energy_latency.push_back(*scored[i]);
 }
 
 // F16's energy per token at batch 1 and `context` on the question's GPU: the denominator of every
@@ -249,19 +282,26 @@ Result<Objective> parse_objective(std::string_view text) {
   for (Objective o : {Objective::min_energy, Objective::min_latency, Objective::max_throughput, Objective::min_vram}) {
     if (to_string(o) == text) return o;
   }
-  return unexpected(ErrorCode::invalid_argument, "unknown objective '" + std::string(text) +
-                                                     "' (min_energy, min_latency, max_throughput, min_vram)");
+  return unexpected(ErrorCode::invalid_argument, "unknown objective " + quoted_input(text) +
+                                                     " (min_energy, min_latency, max_throughput, min_vram)");
 }
 
-Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence& evidence) {
+Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence& evidence, const CpuBudget* budget) {
   auto grid = checked_grid(request);
   if (!grid) return grid.error();
   OptimizeResponse out;
   std::map<std::pair<std::string, int>, std::optional<double>> fp16_batch_one;  // (engine, context) → mJ per token
+  const std::size_t total = grid->precisions.size() * grid->batches.size() * grid->contexts.size();
   for (const PrecisionInfo& p : grid->precisions) {
     const std::string engine = request.engine.empty() ? std::string(p.default_engine) : request.engine;
     for (int batch : grid->batches) {
       for (int context : grid->contexts) {
+        if (budget != nullptr && budget->exhausted()) {
+          return unexpected(ErrorCode::invalid_argument,
+                            fmt::format("the request used its CPU budget of {} ms after {} of {} configurations; ask for "
+                                        "fewer precisions, batches or contexts",
+                                        budget->limit().count(), out.candidates.size(), total));
+        }
         auto [baseline, added] = fp16_batch_one.try_emplace({engine, context});
         if (added) baseline->second = fp16_energy_at_batch_one(grid->question, engine, context, evidence);
         auto scored = score_config(grid->question, p, engine, batch, context, baseline->second, evidence);

@@ -14,6 +14,7 @@
 
 #include "data/basis.hpp"
 #include "decide/evidence.hpp"
+#include "util/cpu_budget.hpp"
 #include "util/defaults.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
@@ -43,6 +44,12 @@ struct OptimizeRequest {
   std::vector<int> contexts{defaults::optimize_contexts.begin(), defaults::optimize_contexts.end()};
   bool allow_borrow = false;                  ///< as in estimate: answer from another architecture's curve
 };
+
+/// The most distinct values one list of the grid (precisions, batches, contexts) may hold, and the
+/// most configurations one request scores. The published grid is 3 × 6 × 5 = 90; the bounds keep the
+/// worst request to a fraction of a second of one core (bench/RESULTS.md).
+inline constexpr std::size_t kMaxGridValues = 32;
+inline constexpr std::size_t kMaxGridCandidates = 512;
 
 /// One configuration, scored.
 struct Candidate {
@@ -85,7 +92,11 @@ struct OptimizeResponse {
 /// Runs the grid. A quality constraint excludes candidates whose measured quality cost exceeds it
 /// and those with no quality data (FP16 always passes). A precision the estimator cannot answer for
 /// (no curve, no borrow) is skipped with its reason; none left is an error. Errors name the field.
-Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence& evidence);
+/// Repeated grid values are searched once; a grid past kMaxGridValues or kMaxGridCandidates is an
+/// invalid_argument error that names the cap. With a `budget`, a grid still being scored when the
+/// budget is spent is an invalid_argument error that says how far it got.
+Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence& evidence,
+                                  const CpuBudget* budget = nullptr);
 
 /// Reads a request from /v1/optimize JSON (the published fields, plus gpu, engine, quality limits and
 /// allow_borrow); the error names the field.

@@ -45,7 +45,23 @@ struct EngineDescription {
   std::uint32_t n_batch = 0;
   int n_threads = 0;
   bool flash_attention = false;
+  /// Where the greedy choice of the next token runs: "device" (inside the compute graph, on the
+  /// device that computes the output layer; only token ids reach the host) or "host" (every
+  /// sequence's logits row copied to the host and searched there). Empty: not this engine's choice.
+  std::string token_choice;
+  std::string token_choice_note;  ///< why "host" when "device" was asked for
 };
+
+/// Where the greedy choice of the next token runs (LoadOptions::token_choice).
+enum class TokenChoice {
+  device,  ///< in the compute graph: at batch B only B token ids come back per step
+  host,    ///< B rows of n_vocab logits copied back and searched on the CPU per step
+};
+
+/// Returns "device" or "host".
+[[nodiscard]] std::string_view to_string(TokenChoice choice) noexcept;
+/// Parses "device" / "host"; any other text is an invalid_argument error naming it.
+[[nodiscard]] Result<TokenChoice> parse_token_choice(std::string_view text);
 
 struct LoadOptions {
   std::filesystem::path model;
@@ -61,6 +77,10 @@ struct LoadOptions {
   std::vector<std::string> device_uuids;
   SplitMode split_mode = SplitMode::layer;  ///< with several GPUs
   bool flash_attention = true;   ///< use llama.cpp's fused flash-attention kernels
+  /// The greedy choice on the device by default: at batch 64 of a 128k vocabulary, copying and
+  /// searching 64 logits rows on the CPU each step made the decode host-bound (the board drew 186 W
+  /// against 463 W at batch 1), so the host's search, not the engine, was measured.
+  TokenChoice token_choice = TokenChoice::device;
 };
 
 /// Counts and timing of one piece of engine work, timed on the host around synchronized work.

@@ -213,11 +213,15 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::open(const LoadOptions& option
   engine->seq_ids_.resize(engine->n_seq_max_);
   for (std::uint32_t s = 0; s < engine->n_seq_max_; ++s) engine->seq_ids_[s] = static_cast<std::int32_t>(s);
   engine->batch_seq_.assign(capacity, engine->seq_ids_.data());
+  engine->token_choice_ = options.token_choice;
+  engine->attach_samplers();
   return engine;
 }
 
 LlamaEngine::~LlamaEngine() {
   if (ctx_ != nullptr) llama_free(ctx_);
+  // The context refers to the samplers until it is freed.
+  for (llama_sampler* sampler : samplers_) llama_sampler_free(sampler);
   if (model_ != nullptr) llama_model_free(model_);
 }
 
@@ -236,6 +240,8 @@ EngineDescription LlamaEngine::describe() const {
   d.n_batch = n_batch_;
   d.n_threads = n_threads_;
   d.flash_attention = options_.flash_attention;
+  d.token_choice = std::string(to_string(token_choice_));
+  d.token_choice_note = token_choice_note_;
   return d;
 }
 
@@ -337,6 +343,7 @@ Result<WorkStats> LlamaEngine::prefill_sequences(std::span<const Token> tokens, 
     return unexpected(ErrorCode::invalid_argument, "parallel sequences start from an empty context (reset first)");
   }
   if (auto room = check_room(static_cast<std::int64_t>(tokens.size()), "a prefill"); !room) return room.error();
+  attach_samplers();  // after an evaluation took them out (outside any measured window's work)
   const auto start = Clock::now();
   if (auto fed = feed(tokens, false, nullptr); !fed) return fed.error();
   // The prompt is computed once, in sequence 0, and its KV cells copied to the others: the same
@@ -367,9 +374,10 @@ Result<WorkStats> LlamaEngine::decode(std::int64_t n_tokens) {
     batch_seq_[s] = &seq_ids_[s];
   }
 
-  // Per step: the argmax of each sequence's last logits (llama_get_logits_ith waits for the previous
-  // step), then one llama_decode of one token per sequence. Right after the prefill every sequence
-  // picks from the prompt's last logits (output -1); afterwards sequence s reads batch output s.
+  // Per step: each sequence's greedy choice from the last step (chosen_token waits for it: in the
+  // compute graph, or by the host's search over the logits row), then one llama_decode of one token
+  // per sequence. Right after the prefill every sequence takes the prompt's last output (-1);
+  // afterwards sequence s takes batch output s.
   const auto start = Clock::now();
   for (std::int64_t i = 0; i < n_tokens; ++i) {
     if (interrupted()) {
@@ -377,11 +385,13 @@ Result<WorkStats> LlamaEngine::decode(std::int64_t n_tokens) {
       return interrupted_error("decode");
     }
     for (std::size_t s = 0; s < n_seq; ++s) {
-      const std::int32_t output = i == 0 ? -1 : static_cast<std::int32_t>(s);
-      const Token next =
-          greedy_token(std::span<const float>(llama_get_logits_ith(ctx_, output), static_cast<std::size_t>(n_vocab_)));
-      generated_[s].push_back(next);
-      batch_tokens_[s] = next;
+      const Result<Token> next = chosen_token(i == 0 ? -1 : static_cast<std::int32_t>(s));
+      if (!next) {
+        has_logits_ = false;
+        return next.error();
+      }
+      generated_[s].push_back(*next);
+      batch_tokens_[s] = *next;
       batch_pos_[s] = static_cast<std::int32_t>(n_past_);
     }
     const int rc = llama_decode(ctx_, batch);
@@ -402,6 +412,7 @@ std::span<const Token> LlamaEngine::sequence_generated(int sequence) const {
 
 Result<void> LlamaEngine::evaluate(std::span<const Token> tokens, const LogitsSink& sink) {
   if (auto cleared = reset(); !cleared) return cleared;
+  detach_samplers();  // every position's logits must reach the sink
   if (auto room = check_room(static_cast<std::int64_t>(tokens.size()), "an evaluation"); !room) return room.error();
   return feed(tokens, true, &sink);
 }

@@ -11,11 +11,14 @@
 struct llama_model;
 struct llama_context;
 struct llama_vocab;
+struct llama_sampler;
 
 namespace ecocompute::engine {
 
 /// Runs a GGUF model in this process with llama.cpp: every layer on the chosen GPU by default, token
-/// ids fed directly, greedy decoding by argmax over the last logits. Not thread-safe.
+/// ids fed directly, greedy decoding by argmax over the last logits, taken inside the compute graph
+/// (llama.cpp's backend greedy sampler, one per sequence) unless LoadOptions asks for the host. Not
+/// thread-safe.
 ///
 ///   auto engine = open_llama_engine({.model = "model-Q4_K_M.gguf"});
 ///   if (!engine) return engine.error();
@@ -57,6 +60,13 @@ class LlamaEngine final : public Engine {
   // Feeds tokens[0..n) at positions n_past_.. in n_batch chunks; `all_logits` asks for every position.
   Result<void> feed(std::span<const Token> tokens, bool all_logits, const LogitsSink* sink);
   Result<void> check_room(std::int64_t n_more, const char* what) const;
+  // Gives every sequence its greedy sampler in the compute graph; where llama.cpp cannot run it there
+  // (the tensor split), falls back to the host choice and says why in token_choice_note_.
+  void attach_samplers();
+  // Takes the samplers out of the graph, so every requested position's logits reach the host.
+  void detach_samplers();
+  // Returns the greedy choice for output row `output` (-1: the last) of the last llama_decode.
+  Result<Token> chosen_token(std::int32_t output) const;
 
   LoadOptions options_;
   GgufInspection inspection_;
@@ -80,6 +90,10 @@ class LlamaEngine final : public Engine {
   std::vector<std::int32_t> batch_n_seq_;
   std::vector<std::int32_t> seq_ids_;  // 0 … n_seq_max − 1, pointed at by batch_seq_
   std::vector<std::int32_t*> batch_seq_;
+  TokenChoice token_choice_ = TokenChoice::host;  // what runs, after any fallback
+  std::string token_choice_note_;
+  std::vector<llama_sampler*> samplers_;  // one greedy chain per sequence; outlive ctx_
+  bool samplers_attached_ = false;
 };
 
 /// Returns the greedy choice over one row of logits: the lowest token id holding the largest value

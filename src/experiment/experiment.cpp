@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <map>
 
 #include <fmt/chrono.h>
@@ -66,6 +67,25 @@ Result<std::map<std::string, std::filesystem::path, std::less<>>> prepare_files(
     files[names[i]] = prepared->path;
   }
   return files;
+}
+
+// The sha256 of every precision's file, hashed once each and all at the same time, before the first
+// window: the reports name them, and hashing them when the reports are written (once per batch level)
+// took minutes at 8 B (45 GB of files, seven batch levels), time in which a run stopped by its caller's
+// limit lost every report it had not yet written.
+Result<std::map<std::string, std::string, std::less<>>> hash_files(
+    const std::map<std::string, std::filesystem::path, std::less<>>& files) {
+  std::vector<std::pair<std::string, std::future<Result<std::string>>>> pending;
+  for (const auto& [precision, path] : files) {
+    pending.emplace_back(precision, std::async(std::launch::async, [path] { return sha256_file(path); }));
+  }
+  std::map<std::string, std::string, std::less<>> hashes;
+  for (auto& [precision, future] : pending) {
+    Result<std::string> hashed = future.get();
+    if (!hashed) return Error(hashed.error().code(), "cannot hash the file of " + precision, hashed.error());
+    hashes.emplace(precision, std::move(*hashed));
+  }
+  return hashes;
 }
 
 // The command engine's programs, one per precision label, in the design's order.
@@ -147,6 +167,13 @@ std::vector<report::EnergyReport> ExperimentOutcome::written_reports() const {
   return out;
 }
 
+std::size_t ExperimentOutcome::failures() const {
+  std::size_t count = run.count_failed();
+  for (const WrittenReport& r : reports) count += r.failure.empty() ? 0 : 1;
+  if (!quality_failure.empty()) ++count;
+  return count;
+}
+
 Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const std::atomic<bool>* cancel) {
   auto design = protocol::validate(options.design);
   if (!design) return design.error();
@@ -202,6 +229,9 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
     auto files = prepare_files(*design, options);
     if (!files) return files.error();
     file_map = std::move(*files);
+    auto hashes = hash_files(file_map);
+    if (!hashes) return hashes.error();
+    context.model_sha256 = std::move(*hashes);
   }
 
   engine::LoadOptions load;
@@ -212,6 +242,7 @@ Result<ExperimentOutcome> run_experiment(const ExperimentOptions& options, const
   // The engine runs on the GPUs the meter reads: the same UUIDs, never "device 0".
   if (engine_on_gpu) load.device_uuids = run_gpu_uuids(context);
   load.split_mode = options.split_mode;
+  load.token_choice = options.token_choice;
   std::optional<LoadedEngines> loaded;
   if (commands) {
     loaded.emplace(command_engines(options, context, cancel));

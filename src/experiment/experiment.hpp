@@ -30,6 +30,7 @@ struct ExperimentOptions {
   bool allow_shared = false;                ///< measure although other processes use the GPU
   bool require_energy = false;              ///< fail (exit 3) instead of running without an energy source
   int n_gpu_layers = -1;                    ///< -1: every layer on the GPU
+  engine::TokenChoice token_choice = engine::TokenChoice::device;  ///< where the greedy choice runs
   std::uint32_t n_ctx = 0;                  ///< 0: enough for the prompt, one iteration and the quality windows
   int n_threads = 0;                        ///< CPU threads (0: hardware concurrency)
   std::filesystem::path cache_dir;          ///< quantization cache (empty: the default folder)
@@ -57,6 +58,9 @@ struct ExperimentOutcome {
 
   /// Returns the reports written, baseline first.
   [[nodiscard]] std::vector<report::EnergyReport> written_reports() const;
+  /// Returns the failures the run recorded: failed trials, reports not written, a failed quality probe
+  /// (`measure` exits 4 when there is any).
+  [[nodiscard]] std::size_t failures() const;
 };
 
 /// Runs the experiment. Errors before anything was measured: invalid design or precision

@@ -105,6 +105,8 @@ std::optional<report::WindowReport> window_report(const std::optional<WindowResu
   out.throttle_reasons = throttle_reasons(w.measurement);
   out.status = meter::to_string(w.measurement.status);
   out.per_gpu = gpu_shares(w.measurement);
+  out.gpu_busy_pct = w.measurement.gpu_busy_pct;
+  for (const Seconds& t : w.repeat_times) out.repeat_s.push_back(t.value);
   return out;
 }
 
@@ -147,10 +149,15 @@ std::string measurement_method(std::string_view source) {
   return "no energy source was readable: throughput and quality only";
 }
 
+std::optional<std::string> unless_empty(const std::string& text) {
+  return text.empty() ? std::nullopt : std::optional<std::string>(text);
+}
+
 report::EngineSection engine_section(const engine::EngineDescription& engine) {
   return report::EngineSection{engine.name,         engine.version, engine.commit,  engine.backend,
                                engine.device,       engine.n_gpu_layers, engine.n_ctx, engine.n_batch,
-                               engine.n_threads,    engine.flash_attention};
+                               engine.n_threads,    engine.flash_attention, unless_empty(engine.token_choice),
+                               unless_empty(engine.token_choice_note)};
 }
 
 report::Workload workload(const ConditionView& v, const ReportContext& context, std::string model_sha256) {
@@ -177,7 +184,7 @@ report::Workload workload(const ConditionView& v, const ReportContext& context, 
 
 report::MeasurementSection measurement_section(const ConditionView& v) {
   const protocol::Design& design = v.run.design;
-  const protocol::IterationDecision& decision = v.run.iteration_decision;
+  const protocol::IterationDecision& decision = v.run.decision_for(v.condition.batch);
   double rate_sum = 0.0;
   int rate_n = 0;
   for (const TrialResult* t : v.ok) {
@@ -198,6 +205,11 @@ report::MeasurementSection measurement_section(const ConditionView& v) {
                   design.tokens_per_iteration,
                   v.condition.batch > 1 ? fmt::format(" in each of {} parallel sequences", v.condition.batch) : "",
                   v.run.schedule.blocks, decision.explanation);
+  if (!design.prefill_windows_at(v.condition.batch)) {
+    *m.iterations_note += fmt::format(" No prefill window at this batch: the prompt is computed once whatever the batch, "
+                                     "and its windows were measured at batch {} only.",
+                                     design.batches.front());
+  }
   m.window = "decode";
   m.baseline_precision = design.baseline;
   m.trials_per_precision = v.run.schedule.blocks;
@@ -345,7 +357,7 @@ std::vector<report::TrialReport> trial_reports(const ConditionView& v) {
   for (const TrialResult* t : v.trials) {
     out.push_back(report::TrialReport{t->repetition, t->block, static_cast<std::int64_t>(t->index),
                                       std::string(protocol::to_string(t->status)), t->reason.substr(0, max_reason_chars),
-                                      window_report(t->prefill), window_report(t->decode)});
+                                      unless_empty(t->warmup), window_report(t->prefill), window_report(t->decode)});
   }
   return out;
 }
@@ -365,7 +377,7 @@ report::Uncertainty uncertainty(const ConditionView& v) {
       if (auto p = (*w)->measurement.counter_update_period; p && !update_period) update_period = p->value;
     }
   }
-  const protocol::IterationDecision& decision = v.run.iteration_decision;
+  const protocol::IterationDecision& decision = v.run.decision_for(v.condition.batch);
   if (!update_period && decision.update_period_measured) update_period = decision.counter_update_period.value;
   report::Uncertainty u;
   if (v.measured) {

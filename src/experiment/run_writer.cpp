@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include "experiment/report_builder.hpp"
+#include "experiment/run_folder.hpp"
 #include "util/file_io.hpp"
 #include "util/log.hpp"
 
@@ -26,7 +29,14 @@ report::RunReport build_run_report(const protocol::RunResult& run, const ReportC
   out.weights = std::string(report::to_string(context.weights));
 
   const protocol::Design& d = run.design;
-  const protocol::IterationDecision& decision = run.iteration_decision;
+  // One decision per batch level: the first names the counts, the explanation gives every level's.
+  const protocol::IterationDecision& decision = run.decision_for(d.batches.empty() ? 1 : d.batches.front());
+  std::string explanation;
+  for (const protocol::IterationDecision& level : run.iteration_decisions) {
+    explanation += fmt::format("{}{}", explanation.empty() ? "" : " ",
+                               run.iteration_decisions.size() > 1 ? fmt::format("Batch {}: {}", level.batch, level.explanation)
+                                                                  : level.explanation);
+  }
   out.design = report::RunDesign{d.model.filename().string(),
                                  d.baseline,
                                  d.candidates,
@@ -39,7 +49,7 @@ report::RunReport build_run_report(const protocol::RunResult& run, const ReportC
                                  std::vector<std::int64_t>(d.batches.begin(), d.batches.end()),
                                  std::string(protocol::to_string(run.schedule.order)),
                                  std::to_string(run.schedule.seed),
-                                 decision.explanation,
+                                 explanation,
                                  d.accept_throttled};
 
   for (const protocol::TrialResult& t : run.trials) {
@@ -67,28 +77,21 @@ report::RunReport build_run_report(const protocol::RunResult& run, const ReportC
 }
 
 Result<void> prepare_out_dir(const std::filesystem::path& out_dir) {
-  namespace fs = std::filesystem;
+  // The same checks the end of the run makes, now: its staging folder is made and removed again.
+  auto staging = begin_run_folder(out_dir, "check-" + std::to_string(::getpid()));
+  if (!staging) return staging.error();
   std::error_code ec;
-  const fs::path display = out_dir.empty() ? fs::path(".") : out_dir;
-  if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec)) {
-    return unexpected(ErrorCode::invalid_argument,
-                      fmt::format("output folder {}: a file of that name exists (choose another --out)", display.string()));
-  }
-  if (!out_dir.empty() && !fs::create_directories(out_dir, ec) && ec) {
-    return unexpected(ErrorCode::invalid_argument,
-                      fmt::format("output folder {}: cannot be created: {}", display.string(), ec.message()));
-  }
-  const fs::path probe = display / ".ecocompute-write-test";
-  if (auto written = write_file_atomic(probe, "ok\n"); !written) {
-    return Error{ErrorCode::invalid_argument, fmt::format("output folder {}: not writable", display.string()),
-                 written.error()};
-  }
-  fs::remove(probe, ec);
+  std::filesystem::remove_all(*staging, ec);
   return {};
 }
 
-Result<std::vector<WrittenReport>> write_run_reports(const protocol::RunResult& run, const ReportContext& context,
-                                                     const std::filesystem::path& out_dir) {
+namespace {
+
+// Writes every condition's report and run.json into `folder`; the reports' paths are those they will
+// have in `out_dir` once the folder is in place.
+Result<std::vector<WrittenReport>> write_reports_into(const protocol::RunResult& run, const ReportContext& context,
+                                                      const std::filesystem::path& folder,
+                                                      const std::filesystem::path& out_dir, const RunFolderStep& step) {
   std::vector<WrittenReport> written;
   for (const protocol::Condition& condition : run.conditions) {
     WrittenReport entry;
@@ -100,20 +103,41 @@ Result<std::vector<WrittenReport>> write_run_reports(const protocol::RunResult& 
       written.push_back(std::move(entry));
       continue;
     }
-    const std::filesystem::path path = out_dir / report_file_name(condition);
-    if (auto result = report::write_energy_report(path, *built); !result) {
+    const std::string name = report_file_name(condition);
+    if (auto result = report::write_energy_report(folder / name, *built); !result) {
       if (result.error().code() == ErrorCode::io) return result.error();
       log::error("{}", result.error().describe());
       entry.failure = result.error().describe();
       written.push_back(std::move(entry));
       continue;
     }
-    entry.path = path;
+    if (step) step("write " + name);
+    entry.path = out_dir / name;
     entry.report = std::move(*built);
     written.push_back(std::move(entry));
   }
   const report::RunReport summary = build_run_report(run, context, written);
-  if (auto result = report::write_run_report(out_dir / "run.json", summary); !result) return result.error();
+  if (auto result = report::write_run_report(folder / "run.json", summary); !result) return result.error();
+  if (step) step("write run.json");
+  return written;
+}
+
+}  // namespace
+
+Result<std::vector<WrittenReport>> write_run_reports(const protocol::RunResult& run, const ReportContext& context,
+                                                     const std::filesystem::path& out_dir, const RunFolderStep& step) {
+  auto staging = begin_run_folder(out_dir, context.run_id.empty() ? "run" : context.run_id);
+  if (!staging) {
+    // Checked before the first window, so this is rare (the parent's permissions changed during the
+    // run): the files are written in place, one by one, rather than lost.
+    log::warn("{}; writing the reports into the folder directly", staging.error().describe());
+    return write_reports_into(run, context, out_dir, out_dir, step);
+  }
+  auto written = write_reports_into(run, context, *staging, out_dir, step);
+  if (!written) return written.error();
+  auto committed = commit_run_folder(*staging, out_dir, step);
+  if (!committed) return committed.error();
+  if (*committed) log::info("the previous run in {} was moved to {}", out_dir.string(), (*committed)->string());
   return written;
 }
 

@@ -359,7 +359,7 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
   for (const LevelRun* run : runs) {
     trials.push_back(report::TrialReport{run->block, run->block, static_cast<std::int64_t>(run->order_index),
                                          trial_status(*run), run->reason().substr(0, kMaxReasonChars), std::nullopt,
-                                         window_report(run->steady)});
+                                         std::nullopt, window_report(run->steady)});
     if (!run->is_ok() || !run->steady.measurement || !is_measured) continue;
     const meter::Measurement& mm = *run->steady.measurement;
     if (!mm.edge_correction_skipped.empty()) ++corrections_skipped;

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "ecocompute/build_info.hpp"
+#include "mcp/line_reader.hpp"
 #include "util/log.hpp"
+#include "util/quoted_input.hpp"
 
 namespace ecocompute::mcp {
 
@@ -62,12 +64,12 @@ std::optional<Json> McpServer::call_tool(const Json& id, const Json& params) {
   }
   const std::string name = params["name"].get<std::string>();
   const auto tool = std::find_if(tools_.begin(), tools_.end(), [&](const Tool& t) { return t.name == name; });
-  if (tool == tools_.end()) return rpc_error(id, invalid_params, fmt::format("unknown tool: {}", name));
+  if (tool == tools_.end()) return rpc_error(id, invalid_params, fmt::format("unknown tool: {}", shortened_input(name)));
   const Json arguments = params.contains("arguments") && !params["arguments"].is_null() ? params["arguments"] : Json::object();
   if (!arguments.is_object()) return rpc_error(id, invalid_params, "tools/call params.arguments must be an object");
   Result<ToolOutput> output = tool->run(arguments);
   if (!output) {
-    return rpc_result(id, Json{{"content", Json::array({{{"type", "text"}, {"text", output.error().describe()}}})},
+    return rpc_result(id, Json{{"content", Json::array({{{"type", "text"}, {"text", shortened_input(output.error().describe(), 2048)}}})},
                                {"isError", true}});
   }
   return rpc_result(id, Json{{"content", Json::array({{{"type", "text"}, {"text", output->text}}})},
@@ -107,22 +109,32 @@ std::optional<Json> McpServer::handle(const Json& message) {
     log::error("mcp: {} failed: {}", method, e.what());
     return rpc_error(id, internal_error, "internal error");
   }
-  return rpc_error(id, method_not_found, fmt::format("method not found: {}", method));
+  return rpc_error(id, method_not_found, fmt::format("method not found: {}", shortened_input(method)));
 }
 
 std::optional<Json> McpServer::handle_line(std::string_view line) {
   if (line.size() > max_line_bytes) return rpc_error(nullptr, parse_error, "message longer than 1 MiB");
+  // JSON text has no NUL byte; the parser would take one as the end and drop what follows.
+  if (const auto nul = line.find('\0'); nul != std::string_view::npos) {
+    return rpc_error(nullptr, parse_error, fmt::format("not valid JSON (a NUL byte at offset {})", nul));
+  }
   Json message = Json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (message.is_discarded()) return rpc_error(nullptr, parse_error, "not valid JSON");
   return handle(message);
 }
 
 void McpServer::run(std::istream& in, std::ostream& out) {
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    if (auto response = handle_line(line)) {
+  LineReader reader(in, max_line_bytes);
+  while (auto line = reader.next()) {
+    std::optional<Json> response;
+    if (line->too_long) {
+      response = rpc_error(nullptr, parse_error, fmt::format("message of {} bytes is longer than 1 MiB", line->bytes));
+    } else if (line->text.find_first_not_of(" \t") == std::string::npos) {
+      continue;
+    } else {
+      response = handle_line(line->text);
+    }
+    if (response) {
       out << response->dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
       out.flush();
     }

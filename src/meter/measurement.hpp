@@ -58,6 +58,10 @@ struct Measurement {
   std::optional<Joules> trace_energy; ///< trapezoid integral of the trace over the window
   std::optional<double> trace_vs_counter_pct;  ///< (trace − counter) / counter × 100
   double achieved_sample_rate_hz = 0.0;
+  /// Mean of the driver's GPU-utilization samples inside the window: the share of time a kernel ran.
+  /// Below ~90 % the host, not the GPU, set the pace of the work. Absent where not readable.
+  std::optional<double> gpu_busy_pct;
+  std::size_t gpu_busy_samples = 0;
   std::uint64_t dropped_reads = 0;    ///< sampler reads that failed or returned nothing new
 
   Telemetry at_begin;

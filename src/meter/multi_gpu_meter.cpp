@@ -80,6 +80,12 @@ Measurement combine_measurements(std::vector<Measurement> parts, const std::stri
   }
   out.achieved_sample_rate_hz = parts.front().achieved_sample_rate_hz;
   for (const Measurement& m : parts) out.achieved_sample_rate_hz = std::min(out.achieved_sample_rate_hz, m.achieved_sample_rate_hz);
+  // The split's slowest GPU shows whether the host held the work back: the least busy one.
+  for (const Measurement& m : parts) {
+    if (!m.gpu_busy_pct) continue;
+    if (!out.gpu_busy_pct || *m.gpu_busy_pct < *out.gpu_busy_pct) out.gpu_busy_pct = m.gpu_busy_pct;
+    out.gpu_busy_samples += m.gpu_busy_samples;
+  }
   if (out.status == WindowStatus::valid) {
     out.energy = sum_if_all<Joules>(parts, [](const Measurement& m) -> const std::optional<Joules>& { return m.energy; });
     out.edge_uncertainty =

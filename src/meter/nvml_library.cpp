@@ -267,18 +267,17 @@ Result<double> NvmlLibrary::field_value(nvml::Device device, unsigned int field_
   return nvml::value_as_double(value.value, value.valueType);
 }
 
-Result<std::vector<std::pair<std::uint64_t, double>>> NvmlLibrary::power_samples(
-    nvml::Device device, std::uint64_t last_seen_us) const {
+Result<std::vector<std::pair<std::uint64_t, double>>> NvmlLibrary::samples(nvml::Device device, int sample_type,
+                                                                           std::uint64_t last_seen_us) const {
   if (fn_.device_get_samples == nullptr) return missing("nvmlDeviceGetSamples");
   int type = 0;
   unsigned int count = 0;
-  nvml::Return rc = fn_.device_get_samples(device, nvml::total_power_samples, last_seen_us, &type, &count,
-                                           nullptr);
+  nvml::Return rc = fn_.device_get_samples(device, sample_type, last_seen_us, &type, &count, nullptr);
   if (rc == nvml::error_not_found) return std::vector<std::pair<std::uint64_t, double>>{};
   if (rc != nvml::success && rc != nvml::error_insufficient_size) return error("nvmlDeviceGetSamples", rc);
   std::vector<nvml::Sample> samples(count + 8u);  // the buffer can grow between the two calls
   count = static_cast<unsigned int>(samples.size());
-  rc = fn_.device_get_samples(device, nvml::total_power_samples, last_seen_us, &type, &count, samples.data());
+  rc = fn_.device_get_samples(device, sample_type, last_seen_us, &type, &count, samples.data());
   if (rc == nvml::error_not_found) return std::vector<std::pair<std::uint64_t, double>>{};
   if (rc != nvml::success) return error("nvmlDeviceGetSamples", rc);
   std::vector<std::pair<std::uint64_t, double>> out;
@@ -287,6 +286,16 @@ Result<std::vector<std::pair<std::uint64_t, double>>> NvmlLibrary::power_samples
     out.emplace_back(samples[i].timeStamp, nvml::value_as_double(samples[i].sampleValue, type));
   }
   return out;
+}
+
+Result<std::vector<std::pair<std::uint64_t, double>>> NvmlLibrary::power_samples(
+    nvml::Device device, std::uint64_t last_seen_us) const {
+  return samples(device, nvml::total_power_samples, last_seen_us);
+}
+
+Result<std::vector<std::pair<std::uint64_t, double>>> NvmlLibrary::busy_samples(
+    nvml::Device device, std::uint64_t last_seen_us) const {
+  return samples(device, nvml::gpu_utilization_samples, last_seen_us);
 }
 
 Result<unsigned int> NvmlLibrary::temperature_c(nvml::Device device) const {

@@ -27,6 +27,7 @@ inline constexpr Return error_insufficient_size = 7;
 inline constexpr unsigned int field_power_average = 185;  ///< NVML_FI_DEV_POWER_AVERAGE (1-s average, mW)
 inline constexpr unsigned int field_power_instant = 186;  ///< NVML_FI_DEV_POWER_INSTANT (mW)
 inline constexpr int total_power_samples = 0;             ///< NVML_TOTAL_POWER_SAMPLES
+inline constexpr int gpu_utilization_samples = 1;         ///< NVML_GPU_UTILIZATION_SAMPLES (% of time a kernel ran)
 inline constexpr int temperature_gpu = 0;                 ///< NVML_TEMPERATURE_GPU
 inline constexpr int clock_sm = 1;                        ///< NVML_CLOCK_SM
 inline constexpr int clock_mem = 2;                       ///< NVML_CLOCK_MEM
@@ -176,6 +177,10 @@ class NvmlLibrary {
   /// empty vector when there are none (NVML_ERROR_NOT_FOUND).
   Result<std::vector<std::pair<std::uint64_t, double>>> power_samples(nvml::Device device,
                                                                      std::uint64_t last_seen_us) const;
+  /// Returns the GPU-utilization samples newer than `last_seen_us` as (timestamp_us, percent of the
+  /// sample period during which a kernel ran); empty when there are none.
+  Result<std::vector<std::pair<std::uint64_t, double>>> busy_samples(nvml::Device device,
+                                                                    std::uint64_t last_seen_us) const;
   Result<unsigned int> temperature_c(nvml::Device device) const;
   Result<unsigned int> clock_mhz(nvml::Device device, int clock_type) const;
   Result<unsigned int> enforced_power_limit_mw(nvml::Device device) const;
@@ -189,6 +194,9 @@ class NvmlLibrary {
  private:
   NvmlLibrary(std::string path, void* handle) : path_(std::move(path)), handle_(handle) {}
   Error missing(const char* function) const;
+  // nvmlDeviceGetSamples of one sampling type, newer than last_seen_us.
+  Result<std::vector<std::pair<std::uint64_t, double>>> samples(nvml::Device device, int sample_type,
+                                                                std::uint64_t last_seen_us) const;
 
   std::string path_;
   void* handle_ = nullptr;

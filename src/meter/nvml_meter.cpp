@@ -88,6 +88,11 @@ void NvmlMeter::observe_counter(std::uint64_t energy_mj, std::uint64_t before_us
 }
 
 void NvmlMeter::drain_trace() {
+  drain_power();
+  drain_busy();
+}
+
+void NvmlMeter::drain_power() {
   std::uint64_t since = 0;
   {
     std::lock_guard lock(mutex_);
@@ -106,6 +111,31 @@ void NvmlMeter::drain_trace() {
   }
   if (trace_.size() > options_.max_trace_samples) {
     trace_.erase(trace_.begin(), trace_.begin() + static_cast<std::ptrdiff_t>(trace_.size() - options_.max_trace_samples));
+  }
+}
+
+void NvmlMeter::drain_busy() {
+  std::uint64_t since = 0;
+  {
+    std::lock_guard lock(mutex_);
+    if (!busy_readable_) return;
+    since = last_busy_us_;
+  }
+  auto samples = nvml_->busy_samples(gpu_.handle, since);
+  std::lock_guard lock(mutex_);
+  if (!samples) {
+    // Not every driver keeps utilization samples; energy does not depend on them.
+    busy_readable_ = false;
+    return;
+  }
+  for (const auto& [timestamp_us, percent] : *samples) {
+    if (timestamp_us <= last_busy_us_) continue;
+    busy_trace_.push_back(PowerSample{timestamp_us, Watts{percent}});
+    last_busy_us_ = timestamp_us;
+  }
+  if (busy_trace_.size() > options_.max_trace_samples) {
+    busy_trace_.erase(busy_trace_.begin(),
+                      busy_trace_.begin() + static_cast<std::ptrdiff_t>(busy_trace_.size() - options_.max_trace_samples));
   }
 }
 
@@ -173,6 +203,7 @@ Result<Measurement> NvmlMeter::do_end(Window& window) {
 
   Edge begin;
   std::vector<PowerSample> trace_copy;
+  std::vector<PowerSample> busy_in_window;
   std::uint64_t dropped_now = 0;
   std::optional<Seconds> period;
   {
@@ -184,6 +215,7 @@ Result<Measurement> NvmlMeter::do_end(Window& window) {
     begin = std::move(it->second);
     open_windows_.erase(it);
     trace_copy = trace_;
+    busy_in_window = samples_in(busy_trace_, begin.wall_us, end.wall_us);
     dropped_now = dropped_reads_;
     period = meter::counter_update_period(readings_);
   }
@@ -199,6 +231,12 @@ Result<Measurement> NvmlMeter::do_end(Window& window) {
   m.dropped_reads = dropped_now - begin.dropped_reads;
 
   m.trace = samples_in(trace_copy, begin.wall_us, end.wall_us);
+  if (!busy_in_window.empty()) {
+    double sum = 0.0;
+    for (const PowerSample& s : busy_in_window) sum += s.power.value;
+    m.gpu_busy_pct = sum / static_cast<double>(busy_in_window.size());
+    m.gpu_busy_samples = busy_in_window.size();
+  }
   if (m.duration.value > 0.0) m.achieved_sample_rate_hz = static_cast<double>(m.trace.size()) / m.duration.value;
   // Edges may fall up to two sample spacings from the nearest sample (the driver writes a sample
   // every ~20 ms on H200); the nearest sample's power is held to the edge there.

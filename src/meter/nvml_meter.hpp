@@ -61,7 +61,8 @@ class NvmlMeter final : public Meter {
   /// Reads the counter once and, until `period_changes_wanted` changes are seen, records a change
   /// (what the sampler does every poll). A failed read counts as a dropped read.
   void poll_counter();
-  /// Drains new samples from the driver's power buffer into the trace (what the sampler does ≤ 1 s).
+  /// Drains new samples from the driver's power buffer into the trace, and its GPU-utilization buffer
+  /// into the busy trace (what the sampler does ≤ 1 s).
   void drain_trace();
   /// Returns the median interval between counter changes seen so far; nullopt before two changes.
   [[nodiscard]] std::optional<Seconds> counter_update_period() const;
@@ -88,6 +89,9 @@ class NvmlMeter final : public Meter {
   };
   Edge read_edge();
   void run_sampler();
+  // Drain the driver's power and GPU-utilization buffers (mutex_ not held).
+  void drain_power();
+  void drain_busy();
   // Records a counter read that began at before_us and returned at after_us (mutex_ held).
   void observe_counter(std::uint64_t energy_mj, std::uint64_t before_us, std::uint64_t after_us);
   // Moves the measurement to corrected edges, or says in it why not (mutex_ not held).
@@ -107,6 +111,9 @@ class NvmlMeter final : public Meter {
   std::uint64_t last_read_began_us_ = 0;
   std::vector<PowerSample> trace_;
   std::uint64_t last_sample_us_ = 0;
+  std::vector<PowerSample> busy_trace_;  // GPU-utilization samples: `power` holds the percent
+  std::uint64_t last_busy_us_ = 0;
+  bool busy_readable_ = true;  // false once the driver refused utilization samples
   std::uint64_t dropped_reads_ = 0;
   std::map<std::uint64_t, Edge> open_windows_;
   std::uint64_t next_window_id_ = 1;

@@ -456,10 +456,19 @@ Result<ModelWriteSummary> write_synthetic_model(const fs::path& out, const Synth
 
   ModelWriteRequest request;
   request.shape = *shape;
+  if (options.layers > 0) {
+    if (options.layers > shape->n_layer) {
+      return unexpected(ErrorCode::invalid_argument, fmt::format("--layers {}: the {} shape has {} layers", options.layers,
+                                                                 shape->id, shape->n_layer));
+    }
+    request.shape.n_layer = options.layers;
+  }
   request.tokenizer = std::move(*tokenizer);
   request.type = options.type;
   request.seed = options.seed;
-  request.name = fmt::format("synthetic {} shape", shape->display_name);
+  request.name = options.layers > 0 ? fmt::format("synthetic {} shape, first {} of {} layers", shape->display_name,
+                                                  options.layers, shape->n_layer)
+                                    : fmt::format("synthetic {} shape", shape->display_name);
   request.weights = std::string(engine::weights_synthetic);
   request.extra_metadata = {{"ecocompute.shape", shape->id},
                             {"ecocompute.tokenizer_source", vocab_file->filename().string()}};

@@ -104,6 +104,10 @@ struct SynthOptions {
   std::uint64_t seed = 0;
   std::filesystem::path vocab_dir;   ///< where ggml-vocab-*.gguf lie; empty: find_vocab_file's search
   WriteProgressSink on_progress;
+  /// Keep only the first `layers` repeating layers (0: all). Every matrix keeps the full model's
+  /// shape, so each kernel a decode step launches is the full model's: for profiling kernels, not
+  /// for energy per token (the model is named so).
+  std::uint32_t layers = 0;
 };
 
 /// Writes a model of a named real shape with random weights and the real tokenizer, marked

@@ -26,6 +26,21 @@ Result<ScheduleOrder> parse_schedule_order(std::string_view text) {
                     fmt::format("order: '{}' is not a schedule order (alternating, shuffled)", text));
 }
 
+std::string_view to_string(TrialWarmup warmup) noexcept {
+  return warmup == TrialWarmup::on_change ? "change" : "every";
+}
+
+Result<TrialWarmup> parse_trial_warmup(std::string_view text) {
+  if (text == "every") return TrialWarmup::every_trial;
+  if (text == "change") return TrialWarmup::on_change;
+  return unexpected(ErrorCode::invalid_argument,
+                    fmt::format("trial warm-up: '{}' is not 'every' or 'change'", text));
+}
+
+bool Design::prefill_windows_at(int batch) const {
+  return prefill_at_every_batch || batches.empty() || batch == batches.front();
+}
+
 std::vector<std::string> Design::precisions() const {
   std::vector<std::string> all{baseline};
   all.insert(all.end(), candidates.begin(), candidates.end());
@@ -133,6 +148,9 @@ Result<ValidatedDesign> validate(Design design) {
   }
   if (design.trial_warmup_iterations < 0) {
     return invalid(fmt::format("trial_warmup_iterations: {}; must be 0 or more", design.trial_warmup_iterations));
+  }
+  if (design.level_warmup_tokens < 1) {
+    return invalid(fmt::format("level_warmup_tokens: {}; must be at least 1", design.level_warmup_tokens));
   }
   if (design.tokens_per_iteration < 1) {
     return invalid(fmt::format("tokens_per_iteration: {}; must be at least 1", design.tokens_per_iteration));

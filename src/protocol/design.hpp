@@ -47,6 +47,19 @@ enum class ScheduleOrder {
   shuffled,     ///< every block a seeded random permutation of the conditions
 };
 
+/// When a trial warms the engine up before its windows (spelled as on the command line).
+enum class TrialWarmup {
+  every_trial,  ///< "every": trial_warmup_iterations whole iterations before every trial
+  on_change,    ///< "change": whole iterations only when the precision changes from the trial before;
+                ///< when only the batch changes, a prefill and level_warmup_tokens decode steps at the
+                ///< new batch; nothing when the trial before ran the same condition
+};
+
+/// Returns "every" or "change".
+[[nodiscard]] std::string_view to_string(TrialWarmup warmup) noexcept;
+/// Parses "every" / "change"; any other text is an invalid_argument error naming it.
+[[nodiscard]] Result<TrialWarmup> parse_trial_warmup(std::string_view text);
+
 /// Returns "alternating" or "shuffled".
 [[nodiscard]] std::string_view to_string(ScheduleOrder order) noexcept;
 /// Parses "alternating" / "shuffled"; any other text is an invalid_argument error naming it.
@@ -77,6 +90,10 @@ struct Design {
   int min_trials = defaults::min_trials;
   int warmups = defaults::warmups;      ///< unmeasured iterations per condition after loading
   int trial_warmup_iterations = defaults::trial_warmup_iterations;  ///< right before each trial's windows
+  TrialWarmup trial_warmup = TrialWarmup::every_trial;
+  /// Decode steps of the warm-up at a batch change under TrialWarmup::on_change: the first steps at a
+  /// new batch shape pay llama.cpp's one-off work for it (graph reservation, kernel selection).
+  std::int64_t level_warmup_tokens = defaults::level_warmup_tokens;
 
   std::int64_t tokens_per_iteration = defaults::tokens_per_iteration;  ///< per sequence per iteration (context reset between)
   /// Parallel sequences per decode step, each a level of the design: the prompt is prefilled into
@@ -84,6 +101,9 @@ struct Design {
   /// batch × tokens_per_iteration tokens.
   std::vector<int> batches{defaults::measure_batches.begin(), defaults::measure_batches.end()};
   int iterations = defaults::iterations;  ///< requested iterations per decode window (a minimum)
+  // Decode windows are sized per batch level (RunResult::iteration_decisions): one iteration at batch
+  // 64 generates 64 times the tokens of one at batch 1, so a count shared by every level made the
+  // large batches' windows tens of seconds long where the small ones needed seconds.
   Seconds min_window{defaults::min_window_s};  ///< a decode window lasts at least this long
   double max_edge_error_pct = defaults::max_edge_error_pct;  ///< counter-edge error bound: update period / window ≤ this
   /// Correct each window edge for the counter's staleness from the power trace (`--edges corrected`):
@@ -92,6 +112,10 @@ struct Design {
   bool correct_edges = defaults::edges == "corrected";
   Seconds assumed_counter_update_period{defaults::assumed_counter_update_period_s};  ///< when the meter did not measure it
   Seconds min_prefill_window{defaults::min_prefill_window_s};  ///< a prefill window (repeated prefills) lasts at least this
+  /// Prefill windows at every batch level, or only at the first (`--prefill-windows first-batch`): the
+  /// prompt is computed once whatever the batch (its KV cells then copied to every sequence), so at the
+  /// other levels a prefill window repeats the first level's work, at 8 B for up to 2 s per trial.
+  bool prefill_at_every_batch = defaults::prefill_windows == "every-batch";
 
   PromptSpec prompt;
   Seconds idle_window{defaults::idle_window_s};  ///< idle window with every model loaded
@@ -101,6 +125,8 @@ struct Design {
   std::optional<std::uint64_t> seed;    ///< drawn at run time when absent; always recorded
   bool accept_throttled = false;        ///< count throttled trials in the statistics (flagged)
 
+  /// Returns whether trials at this batch level measure a prefill window.
+  [[nodiscard]] bool prefill_windows_at(int batch) const;
   /// Returns the largest batch level (the parallel sequences an engine must hold).
   [[nodiscard]] int max_batch() const;
   /// Returns every precision, baseline first, in the order given.

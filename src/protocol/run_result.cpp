@@ -5,6 +5,14 @@
 
 namespace ecocompute::protocol {
 
+const IterationDecision& RunResult::decision_for(int batch) const {
+  static const IterationDecision kNone{};
+  for (const IterationDecision& d : iteration_decisions) {
+    if (d.batch == batch) return d;
+  }
+  return iteration_decisions.empty() ? kNone : iteration_decisions.front();
+}
+
 std::size_t RunResult::count_not_ok() const noexcept {
   return static_cast<std::size_t>(
       std::count_if(trials.begin(), trials.end(), [](const TrialResult& t) { return !t.is_ok(); }));

@@ -48,6 +48,7 @@ struct ConditionSetup {
 /// reported per window). The same iteration count is used for every condition, so all precisions
 /// generate the same tokens.
 struct IterationDecision {
+  int batch = 1;                              ///< the batch level these windows are sized for
   int requested_iterations = 0;
   int iterations = 0;                         ///< chosen
   std::int64_t tokens_per_iteration = 0;
@@ -87,7 +88,9 @@ struct RunResult {
   std::vector<Condition> conditions;          ///< Design::expand()
   Schedule schedule;
   std::vector<ConditionSetup> setups;         ///< one per condition, same order
-  IterationDecision iteration_decision;
+  /// One per batch level, in Design::batches order: every condition of a level generates the same
+  /// tokens, as many as that level's fastest condition needs to fill the window.
+  std::vector<IterationDecision> iteration_decisions;
   IdleResult idle;
   std::vector<TrialResult> trials;            ///< one per scheduled trial, in run order
   std::vector<ConditionSummary> summaries;    ///< one per condition
@@ -103,6 +106,9 @@ struct RunResult {
   bool cancelled = false;                     ///< the cancel flag stopped the run
   std::vector<std::string> warnings;          ///< validation warnings and notes made while running
 
+  /// Returns the decision for a batch level; the first one when the level has none (a run that
+  /// stopped before deciding has none at all: then a default).
+  [[nodiscard]] const IterationDecision& decision_for(int batch) const;
   /// Returns the trials whose status is not ok (interrupted and not-run ones included).
   [[nodiscard]] std::size_t count_not_ok() const noexcept;
   /// Returns the trials that failed (TrialResult::failed(): not the interrupted or never-run ones).

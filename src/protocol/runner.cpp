@@ -10,22 +10,19 @@
 #include <map>
 #include <random>
 #include <set>
+#include <utility>
 
 #include "meter/energy_split.hpp"
 #include "util/check.hpp"
+#include "util/defaults.hpp"
 #include "util/log.hpp"
 
 namespace ecocompute::protocol {
 
 namespace {
 
-// Margin on the fastest warm-up time when sizing windows: windows vary by a few percent from trial
-// to trial, and one that falls short of the minimum loses its edge-error bound.
-constexpr double kSafetyMargin = 1.10;
 // Longest single wait between two reads of the cancel flag.
 constexpr Seconds kWaitSlice{0.25};
-// Tolerance for ceil() of a ratio that is an integer up to rounding (22 / 2.2 = 10.000000000000002).
-constexpr double kCeilTolerance = 1e-9;
 
 using engine::Token;
 
@@ -65,6 +62,27 @@ std::vector<std::string> throttle_names(const meter::Measurement& m) {
 // One warning per condition whose every trial that ran was left out as throttled: the GPU runs it at a
 // limit (at 14 B F16 on the H200, its power cap) each time, so that condition has no figure and
 // nothing is compared with it. Counting such trials is the user's choice (--accept-throttled).
+// One warning per condition whose decode windows kept the GPU busy less than the least share a
+// measurement of the engine needs: below it the host sets the pace, and the host is what is measured.
+std::vector<std::string> host_paced(std::span<const Condition> conditions, std::span<const TrialResult> trials) {
+  std::vector<std::string> out;
+  for (const Condition& c : conditions) {
+    double sum = 0.0;
+    int n = 0;
+    for (const TrialResult& t : trials) {
+      if (t.condition != c.index || !t.decode || !t.decode->measurement.gpu_busy_pct) continue;
+      sum += *t.decode->measurement.gpu_busy_pct;
+      ++n;
+    }
+    if (n > 0 && sum / n < defaults::min_gpu_busy_pct) {
+      out.push_back(fmt::format("{}: the GPU was busy {:.1f} % of its decode windows (mean of {}), under {} %: the host, "
+                                "not the GPU, set the pace of this work",
+                                c.label(), sum / n, n, defaults::min_gpu_busy_pct));
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> always_throttled(std::span<const Condition> conditions, std::span<const TrialResult> trials) {
   std::vector<std::string> out;
   for (const Condition& c : conditions) {
@@ -87,10 +105,6 @@ std::vector<std::string> always_throttled(std::span<const Condition> conditions,
     }
   }
   return out;
-}
-
-std::int64_t ceil_ratio(double numerator, double denominator) {
-  return static_cast<std::int64_t>(std::ceil(numerator / denominator - kCeilTolerance));
 }
 
 // What one window produced: the window itself, and the first failure inside it.
@@ -120,6 +134,7 @@ class Execution {
   void decide();
   void run_trials();
   void run_trial(TrialResult& trial);
+  Result<void> warm_up_trial(engine::Engine& engine, TrialResult& trial);
   bool target_reached(const std::vector<PairedComparison>& comparisons, int blocks, std::string& status) const;
   void stop_after_block(int block);
   void cool_down(TrialResult& trial);
@@ -139,6 +154,7 @@ class Execution {
   std::vector<engine::Engine*> engine_of_;                          // by condition; null when unusable
   std::vector<std::vector<Token>> prompts_;                         // by condition
   std::size_t trials_done_ = 0;
+  std::optional<std::size_t> last_condition_run_;  // the condition of the last trial that ran its work
   Seconds trials_started_{0.0};
   bool gate_warned_ = false;
 };
@@ -274,25 +290,28 @@ void Execution::measure_idle() {
 }
 
 void Execution::decide() {
-  // The decode windows: every condition generates the same tokens, as many as the fastest
-  // condition needs to fill the required window.
-  std::optional<std::size_t> fastest;
-  Seconds fastest_time{0.0};
-  for (const Condition& condition : run_.conditions) {
-    if (engine_of_[condition.index] == nullptr) continue;
-    const WarmupTiming& last = run_.setups[condition.index].warmups.back();
-    const Seconds time = last.prefill + last.decode;
-    if (!fastest || time < fastest_time) {
-      fastest = condition.index;
-      fastest_time = time;
-    }
-  }
+  // The decode windows, per batch level: every condition of a level generates the same tokens, as
+  // many as the level's fastest condition needs to fill the required window.
   std::optional<Seconds> measured_period;
   if (run_.idle.measurement) measured_period = run_.idle.measurement->counter_update_period;
-  IterationDecision decision = decide_iterations(design_, fastest_time, measured_period, meter_.measures_energy());
-  decision.fastest_condition = fastest;
-  if (fastest) decision.explanation += fmt::format(" Fastest condition: {}.", run_.conditions[*fastest].label());
-  run_.iteration_decision = decision;
+  for (int batch : design_.batches.empty() ? std::vector<int>{1} : design_.batches) {
+    std::optional<std::size_t> fastest;
+    Seconds fastest_time{0.0};
+    for (const Condition& condition : run_.conditions) {
+      if (condition.batch != batch || engine_of_[condition.index] == nullptr) continue;
+      const WarmupTiming& last = run_.setups[condition.index].warmups.back();
+      const Seconds time = last.prefill + last.decode;
+      if (!fastest || time < fastest_time) {
+        fastest = condition.index;
+        fastest_time = time;
+      }
+    }
+    IterationDecision decision = decide_iterations(design_, fastest_time, measured_period, meter_.measures_energy());
+    decision.batch = batch;
+    decision.fastest_condition = fastest;
+    if (fastest) decision.explanation += fmt::format(" Fastest condition: {}.", run_.conditions[*fastest].label());
+    run_.iteration_decisions.push_back(std::move(decision));
+  }
 
   // The prefill windows: per prompt length and batch, the same repeats for every precision.
   for (const Condition& condition : run_.conditions) {
@@ -306,6 +325,7 @@ void Execution::decide() {
       const Seconds time = run_.setups[other.index].warmups.back().prefill;
       if (!fastest_prefill || time < *fastest_prefill) fastest_prefill = time;
     }
+    const IterationDecision& decision = run_.decision_for(condition.batch);
     run_.setups[condition.index].prefill_repeats =
         decide_prefill_repeats(decision.required_prefill_window, *fastest_prefill, decision.safety_margin);
   }
@@ -382,6 +402,7 @@ WindowOutcome Execution::measure_window(engine::Engine& engine, const Condition&
       break;
     }
     ++w.repeats;
+    w.repeat_times.push_back(work->prefill + work->decode);
     if (kind == WindowKind::prefill) {
       w.tokens += work->prompt_tokens;
       w.engine_time += work->prefill;
@@ -411,6 +432,34 @@ WindowOutcome Execution::measure_window(engine::Engine& engine, const Condition&
   return outcome;
 }
 
+Result<void> Execution::warm_up_trial(engine::Engine& engine, TrialResult& trial) {
+  const Condition& condition = run_.conditions[trial.condition];
+  const std::span<const Token> prompt = prompts_[trial.condition];
+  const std::optional<std::size_t> before = std::exchange(last_condition_run_, trial.condition);
+  const bool whole = design_.trial_warmup == TrialWarmup::every_trial || !before ||
+               run_.conditions[*before].precision != condition.precision;
+  if (!whole && *before == trial.condition) {
+    trial.warmup = "none (the trial before ran the same condition)";
+    return {};
+  }
+  if (whole) {
+    trial.warmup = fmt::format("{} iteration{}", design_.trial_warmup_iterations,
+                               design_.trial_warmup_iterations == 1 ? "" : "s");
+    for (int i = 0; i < design_.trial_warmup_iterations; ++i) {
+      Result<IterationWork> work = run_iteration(engine, prompt, condition.batch, design_.tokens_per_iteration);
+      if (!work) return work.error();
+    }
+    return {};
+  }
+  // Same precision, another batch: the weights and clocks are warm; the new batch shape is not.
+  const std::int64_t steps = std::min(design_.level_warmup_tokens, design_.tokens_per_iteration);
+  trial.warmup = fmt::format("a prefill and {} decode steps at batch {} (batch changed from {})", steps,
+                             condition.batch, run_.conditions[*before].batch);
+  Result<IterationWork> work = run_iteration(engine, prompt, condition.batch, steps);
+  if (!work) return work.error();
+  return {};
+}
+
 void Execution::run_trial(TrialResult& trial) {
   const Condition& condition = run_.conditions[trial.condition];
   engine::Engine* engine = engine_of_[trial.condition];
@@ -426,25 +475,19 @@ void Execution::run_trial(TrialResult& trial) {
          fmt::format("trial {}/{} {} #{}", trial.index + 1, run_.trials.size(), condition.label(),
                      trial.repetition + 1));
 
-  for (int i = 0; i < design_.trial_warmup_iterations; ++i) {
-    Result<IterationWork> work =
-        run_iteration(*engine, prompts_[trial.condition], condition.batch, design_.tokens_per_iteration);
-    if (!work && is_cancelled()) {
-      trial.status = TrialStatus::cancelled;
-      trial.reason = "interrupted during the trial's warm-up, before its windows";
-      return;
-    }
-    if (!work) {
-      trial.status = TrialStatus::engine_failed;
-      trial.reason = "trial warm-up: " + work.error().describe();
-      return;
-    }
+  if (Result<void> warm = warm_up_trial(*engine, trial); !warm) {
+    const bool interrupted = is_cancelled();
+    trial.status = interrupted ? TrialStatus::cancelled : TrialStatus::engine_failed;
+    trial.reason = interrupted ? "interrupted during the trial's warm-up, before its windows"
+                               : "trial warm-up: " + warm.error().describe();
+    return;
   }
 
   const std::int64_t prefill_repeats = run_.setups[trial.condition].prefill_repeats;
-  const std::int64_t iterations = run_.iteration_decision.iterations;
+  const std::int64_t iterations = run_.decision_for(condition.batch).iterations;
   std::vector<std::string> throttling;
   for (WindowKind kind : {WindowKind::prefill, WindowKind::decode}) {
+    if (kind == WindowKind::prefill && !design_.prefill_windows_at(condition.batch)) continue;
     WindowOutcome outcome = measure_window(*engine, condition, trial.repetition, kind,
                                            kind == WindowKind::prefill ? prefill_repeats : iterations);
     const std::string_view name = to_string(kind);
@@ -633,6 +676,10 @@ Result<RunResult> Execution::run(std::vector<std::string> warnings) {
     log::warn("{}", warning);
     run_.warnings.push_back(std::move(warning));
   }
+  for (std::string& warning : host_paced(run_.conditions, run_.trials)) {
+    log::warn("{}", warning);
+    run_.warnings.push_back(std::move(warning));
+  }
   for (std::string& warning : always_throttled(run_.conditions, run_.trials)) {
     log::warn("{}", warning);
     run_.warnings.push_back(std::move(warning));
@@ -687,57 +734,6 @@ std::vector<Token> make_prompt(std::span<const Token> text_tokens, bool has_bos,
   }
   prompt.resize(static_cast<std::size_t>(length));
   return prompt;
-}
-
-IterationDecision decide_iterations(const Design& design, Seconds fastest_iteration,
-                                    std::optional<Seconds> measured_update_period, bool energy_counter) {
-  IterationDecision d;
-  d.requested_iterations = design.iterations;
-  d.tokens_per_iteration = design.tokens_per_iteration;
-  d.update_period_measured = measured_update_period.has_value() && measured_update_period->value > 0.0;
-  d.counter_update_period = d.update_period_measured ? *measured_update_period : design.assumed_counter_update_period;
-  // Each edge reads a counter that is up to one update period stale; the two stalenesses differ by at
-  // most one period, so |error| ≤ P × period and the relative bound is period / window. A window of
-  // period / (max_edge_error_pct / 100) keeps it under the limit: 0.1 s / 0.005 = 20 s on H200.
-  const Seconds edge_window = d.counter_update_period / (design.max_edge_error_pct / 100.0);
-  // Without an energy counter there are no counter edges to bound, and corrected edges carry their
-  // own bound per window: the window flags alone decide.
-  const bool edge_bound_applies = energy_counter && !design.correct_edges;
-  d.required_decode_window = edge_bound_applies ? std::max(design.min_window, edge_window) : design.min_window;
-  // Prefill windows follow min_prefill_window alone (default 20 s, which keeps the same 0.5 % bound):
-  // they are the minor share of a run's time budget, and their edge bound is reported per window.
-  d.required_prefill_window = design.min_prefill_window;
-  d.safety_margin = kSafetyMargin;
-  d.fastest_iteration_time = fastest_iteration;
-  if (fastest_iteration.value <= 0.0) {
-    d.iterations = design.iterations;
-    d.explanation = fmt::format("{} iterations × {} tokens as requested: the warm-up took no measurable time, so "
-                                "the window could not be sized.", d.iterations, d.tokens_per_iteration);
-    return d;
-  }
-  // iterations = max(requested, ⌈required × margin / fastest iteration⌉)
-  const std::int64_t needed = ceil_ratio(d.required_decode_window.value * d.safety_margin, fastest_iteration.value);
-  d.iterations = static_cast<int>(std::max<std::int64_t>(design.iterations, needed));
-  d.predicted_decode_window = fastest_iteration * static_cast<double>(d.iterations);
-  const std::string edge_rule =
-      energy_counter && design.correct_edges
-          ? std::string("edges corrected from the power trace, each window's bound reported with it")
-      : energy_counter ? fmt::format("counter update period {:.3f} s {} gives ≤ {} % edge error from {:.1f} s",
-                                   d.counter_update_period.value, d.update_period_measured ? "measured" : "assumed",
-                                   design.max_edge_error_pct, edge_window.value)
-                     : std::string("no energy counter, so no edge bound");
-  d.explanation = fmt::format(
-      "{} iterations × {} tokens (requested {}): the fastest warm-up iteration took {:.3f} s, so a decode window "
-      "lasts about {:.1f} s ≥ {:.1f} s required (min_window {:.1f} s; {}), with a {:.0f} % margin.",
-      d.iterations, d.tokens_per_iteration, design.iterations, fastest_iteration.value,
-      d.predicted_decode_window.value, d.required_decode_window.value, design.min_window.value, edge_rule,
-      (d.safety_margin - 1.0) * 100.0);
-  return d;
-}
-
-std::int64_t decide_prefill_repeats(Seconds required, Seconds prefill_time, double safety_margin) {
-  if (prefill_time.value <= 0.0) return 1;
-  return std::max<std::int64_t>(1, ceil_ratio(required.value * safety_margin, prefill_time.value));
 }
 
 }  // namespace ecocompute::protocol

@@ -18,6 +18,7 @@
 #include "protocol/design.hpp"
 #include "protocol/run_result.hpp"
 #include "protocol/trial_result.hpp"
+#include "protocol/window_sizing.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::protocol {
@@ -92,19 +93,5 @@ class Runner {
 /// must not be empty.
 [[nodiscard]] std::vector<engine::Token> make_prompt(std::span<const engine::Token> text_tokens,
                                                      bool has_bos, std::int64_t length);
-
-/// Returns the iteration decision for the given warm-up times (pure arithmetic, see
-/// IterationDecision): `fastest_iteration` is the fastest condition's decode-window iteration
-/// time (reset + prefill + decode); the update period is the meter's measured one when given.
-/// Without an energy counter (`energy_counter` false) there is no edge error to bound, so the
-/// window lasts min_window, as the user asked.
-[[nodiscard]] IterationDecision decide_iterations(const Design& design, Seconds fastest_iteration,
-                                                  std::optional<Seconds> measured_update_period,
-                                                  bool energy_counter = true);
-
-/// Returns the prefill repeats that make a prefill window last at least `required` when one
-/// prefill takes `prefill_time` (× safety margin), at least 1.
-[[nodiscard]] std::int64_t decide_prefill_repeats(Seconds required, Seconds prefill_time,
-                                                  double safety_margin);
 
 }  // namespace ecocompute::protocol

@@ -47,6 +47,9 @@ struct WindowResult {
   Seconds engine_time{0.0};           ///< sum of the engine's WorkStats.elapsed inside the window
   std::int64_t prefill_tokens_inside = 0;  ///< decode window only: prompt tokens fed inside it
   Seconds prefill_time_inside{0.0};        ///< decode window only: engine time of those prefills
+  /// Engine time of each repeat, in order: whether the first iteration after a warm-up still paid
+  /// one-off costs (it would be slower than the rest) is read from these.
+  std::vector<Seconds> repeat_times;
 
   std::optional<Joules> energy_gross;  ///< the meter's counter energy (valid windows only)
   std::optional<Joules> energy_idle;   ///< idle power × window duration (when idle power is known)
@@ -81,6 +84,7 @@ struct TrialResult {
   Seconds cool_down_wait{0.0};              ///< pause + gate time before the trial
   std::optional<double> temperature_start_c;  ///< last gate reading, when the gate ran
   bool gate_timed_out = false;              ///< the temperature gate gave up and the trial ran anyway
+  std::string warmup;                       ///< the warm-up before its windows, e.g. "1 iteration"
 
   std::optional<WindowResult> prefill;
   std::optional<WindowResult> decode;

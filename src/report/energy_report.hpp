@@ -70,6 +70,10 @@ struct EngineSection {
   std::uint32_t n_batch = 0;
   std::optional<int> n_threads;
   bool flash_attention = false;
+  /// Where the greedy choice of the next token ran: "device" (in the compute graph) or "host" (logits
+  /// rows searched on the CPU). Absent in reports made before the choice was recorded: "host".
+  std::optional<std::string> token_choice;
+  std::optional<std::string> token_choice_note;  ///< why "host" where "device" was asked for
 };
 
 struct Workload {
@@ -215,6 +219,8 @@ struct WindowReport {
   std::vector<std::string> throttle_reasons;
   std::optional<std::string> status;
   std::vector<GpuWindowShare> per_gpu;  ///< a window over several GPUs: each GPU's own reading; else empty
+  std::optional<double> gpu_busy_pct;   ///< mean of the driver's GPU-utilization samples in the window
+  std::vector<double> repeat_s;         ///< engine time of each repeat (iteration or prefill), in order
 };
 
 struct TrialReport {
@@ -223,6 +229,7 @@ struct TrialReport {
   std::int64_t order_index = 0;
   std::string status;                 ///< "ok", "throttled", "invalid_window", "engine_failed", "not_run"
   std::string reason;
+  std::optional<std::string> warmup;  ///< the warm-up right before the trial's windows
   std::optional<WindowReport> prefill;
   std::optional<WindowReport> decode;
 };

@@ -2,6 +2,7 @@
 // of absence (1.0/1.1 reports lack most 1.2 fields) and strict on type; writing follows the 1.2
 // schema's order so that our reports read and written again are byte-identical.
 #include "report/energy_report.hpp"
+#include "util/quoted_input.hpp"
 
 #include <fmt/format.h>
 
@@ -47,6 +48,8 @@ EngineSection read_engine(const JsonReader& r) {
   e.n_batch = static_cast<std::uint32_t>(r.integer("n_batch").value_or(0));
   if (auto n = r.integer("n_threads")) e.n_threads = static_cast<int>(*n);
   e.flash_attention = r.boolean("flash_attention").value_or(false);
+  e.token_choice = r.text("token_choice");
+  e.token_choice_note = r.text("token_choice_note");
   return e;
 }
 
@@ -176,6 +179,8 @@ WindowReport read_window(const JsonReader& r) {
   w.edge_correction_skipped = r.text("edge_correction_skipped");
   w.throttle_reasons = r.texts("throttle_reasons");
   w.status = r.text("status");
+  w.gpu_busy_pct = r.number("gpu_busy_pct");
+  w.repeat_s = r.numbers("repeat_s");
   if (auto shares = r.objects("per_gpu")) {
     for (const JsonReader& g : *shares) {
       w.per_gpu.push_back(GpuWindowShare{g.text_or("device", ""), g.number("energy_j"), g.number("avg_power_w"),
@@ -192,6 +197,7 @@ TrialReport read_trial(const JsonReader& r) {
   t.order_index = r.integer("order_index").value_or(0);
   t.status = r.text_or("status", "");
   t.reason = r.text_or("reason", "");
+  t.warmup = r.text("warmup");
   if (auto p = r.object("prefill")) t.prefill = read_window(*p);
   if (auto d = r.object("decode")) t.decode = read_window(*d);
   return t;
@@ -230,7 +236,7 @@ EnergyReport read_report(const JsonReader& r) {
   report.schema_version = r.text_or("schema_version", "");
   if (report.schema_version != energy_schema_1_0 && report.schema_version != energy_schema_1_1 &&
       report.schema_version != energy_schema_version) {
-    r.fail("schema_version", fmt::format("'{}' is not ecocompute-energy/1.0, 1.1 or 1.2", report.schema_version));
+    r.fail("schema_version", fmt::format("{} is not ecocompute-energy/1.0, 1.1 or 1.2", quoted_input(report.schema_version)));
   }
   report.benchmark = r.text_or("benchmark", "");
   report.follows_mlcommons_energy_reporting_conventions = r.boolean("follows_mlcommons_energy_reporting_conventions");
@@ -294,6 +300,8 @@ OrderedJson window_json(const std::optional<WindowReport>& window) {
   w.optional("edge_correction_skipped", x.edge_correction_skipped);
   w.put("throttle_reasons", x.throttle_reasons);
   w.optional("status", x.status);
+  w.optional("gpu_busy_pct", x.gpu_busy_pct);
+  if (!x.repeat_s.empty()) w.put("repeat_s", x.repeat_s);
   if (!x.per_gpu.empty()) {
     OrderedJson shares = OrderedJson::array();
     for (const GpuWindowShare& g : x.per_gpu) {
@@ -342,6 +350,8 @@ OrderedJson engine_json(const EngineSection& e) {
   w.put("n_batch", e.n_batch);
   w.optional("n_threads", e.n_threads);
   w.put("flash_attention", e.flash_attention);
+  w.optional("token_choice", e.token_choice);
+  w.optional("token_choice_note", e.token_choice_note);
   return w.take();
 }
 
@@ -480,7 +490,7 @@ Result<WeightsKind> parse_weights_kind(std::string_view text) {
     if (text == to_string(kind)) return kind;
   }
   return unexpected(ErrorCode::invalid_argument,
-                    fmt::format("'{}' is not a weights kind (synthetic, trained-fixture, real)", text));
+                    fmt::format("{} is not a weights kind (synthetic, trained-fixture, real)", quoted_input(text)));
 }
 
 std::string_view to_string(ResultBasis basis) noexcept {
@@ -499,7 +509,7 @@ Result<ResultBasis> parse_result_basis(std::string_view text) {
     if (text == to_string(basis)) return basis;
   }
   return unexpected(ErrorCode::invalid_argument,
-                    fmt::format("'{}' is not a basis (measured, interpolated, extrapolated, unavailable)", text));
+                    fmt::format("{} is not a basis (measured, interpolated, extrapolated, unavailable)", quoted_input(text)));
 }
 
 std::optional<double> EnergyReport::delta_from_energies() const {
@@ -541,13 +551,15 @@ OrderedJson to_json(const EnergyReport& r) {
   if (r.trials) {
     OrderedJson trials = OrderedJson::array();
     for (const TrialReport& t : *r.trials) {
-      trials.push_back({{"repetition", t.repetition},
+      OrderedJson trial{{"repetition", t.repetition},
                         {"block", t.block},
                         {"order_index", t.order_index},
                         {"status", t.status},
-                        {"reason", t.reason},
-                        {"prefill", window_json(t.prefill)},
-                        {"decode", window_json(t.decode)}});
+                        {"reason", t.reason}};
+      if (t.warmup) trial["warmup"] = *t.warmup;
+      trial["prefill"] = window_json(t.prefill);
+      trial["decode"] = window_json(t.decode);
+      trials.push_back(std::move(trial));
     }
     w.put("trials", std::move(trials));
   }

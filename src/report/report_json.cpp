@@ -114,6 +114,18 @@ std::vector<std::int64_t> JsonReader::integers(const char* key) const {
   return out;
 }
 
+std::vector<double> JsonReader::numbers(const char* key) const {
+  const OrderedJson* v = member(key);
+  std::vector<double> out;
+  if (v == nullptr) return out;
+  if (!v->is_array()) wrong_type(key, "an array of numbers", *v);
+  for (const OrderedJson& item : *v) {
+    if (!item.is_number()) wrong_type(key, "an array of numbers", item);
+    out.push_back(item.get<double>());
+  }
+  return out;
+}
+
 std::optional<JsonReader> JsonReader::object(const char* key) const {
   const OrderedJson* v = member(key);
   if (v == nullptr) return std::nullopt;

@@ -41,6 +41,8 @@ class JsonReader {
   [[nodiscard]] std::vector<std::string> texts(const char* key) const;
   /// An array of integers; absent reads as empty.
   [[nodiscard]] std::vector<std::int64_t> integers(const char* key) const;
+  /// An array of numbers; absent reads as empty.
+  [[nodiscard]] std::vector<double> numbers(const char* key) const;
   [[nodiscard]] std::optional<JsonReader> object(const char* key) const;
   /// The member object, or an empty one when absent or null.
   [[nodiscard]] JsonReader object_or_empty(const char* key) const;

@@ -18,6 +18,8 @@
 #include "server/openapi.hpp"
 #include "server/report_check.hpp"
 #include "util/file_io.hpp"
+#include "util/log.hpp"
+#include "util/quoted_input.hpp"
 #include "server/request_input.hpp"
 
 namespace ecocompute::server {
@@ -32,13 +34,28 @@ Error as_bad_request(Error error) {
 
 HttpResponse ok_json(const Json& body, int status = 200) { return json_response(status, json_text(body)); }
 
+// The input as an error echoes it: each text cut to max_quoted_input_bytes and each list to its first
+// 32 items, so an error never carries a client's 15,000-digit question back whole.
+Json bounded_echo(const Json& input) {
+  if (input.is_string()) return shortened_input(input.get_ref<const std::string&>());
+  Json out = input;
+  if (input.is_object()) {
+    for (auto& [key, value] : out.items()) value = bounded_echo(value);
+  } else if (input.is_array()) {
+    constexpr std::size_t kItems = 32;
+    if (out.size() > kItems) out.erase(out.begin() + kItems, out.end());
+    for (Json& value : out) value = bounded_echo(value);
+  }
+  return out;
+}
+
 // A question that cannot be answered: 400 with `error` and, as the published API answers, the `input`
 // it was asked with (so a client sees what was read from its query or free text).
 HttpResponse bad_question(const Error& error, const Json& input) {
   HttpResponse response = error_response(as_bad_request(error));
   Json body = Json::parse(response.body, nullptr, false);
   if (body.is_object()) {
-    body["input"] = input;
+    body["input"] = bounded_echo(input);
     response.body = json_text(body);
   }
   return response;
@@ -79,9 +96,12 @@ Api::Api(const decide::Evidence& evidence, ReplicationStore& store, StaticFiles 
   add("GET", "/openapi.json",
       [](const HttpRequest&) -> Result<HttpResponse> { return json_response(200, openapi_document()); },
       uncounted);
+  // A grid search, a report to validate and grade: work that grows with the request runs on the
+  // server's bounded pool (RouteOptions::expensive), so /healthz and estimates never wait behind it.
+  const RouteOptions expensive{.expensive = true};
   for (const char* method : {"GET", "POST"}) {
     add(method, "/v1/estimate", route_of(&Api::estimate));
-    add(method, "/v1/optimize", route_of(&Api::optimize));
+    add(method, "/v1/optimize", route_of(&Api::optimize), expensive);
   }
   add("GET", "/v1/architectures", route_of(&Api::architectures));
   add("GET", "/v1/curves", route_of(&Api::curves));
@@ -91,11 +111,11 @@ Api::Api(const decide::Evidence& evidence, ReplicationStore& store, StaticFiles 
   add("GET", "/v1/check", route_of(&Api::check));
   // Grading stores nothing, so other origins may ask; reports are larger than the published 8 KiB.
   add("POST", "/v1/check", route_of(&Api::check),
-      RouteOptions{.max_body_bytes = options_.max_upload_bytes, .writes = false, .rate_limited = true});
+      RouteOptions{.max_body_bytes = options_.max_upload_bytes, .writes = false, .rate_limited = true, .expensive = true});
   add("GET", "/v1/replications", route_of(&Api::list_replications), changing);
   // Storing is a write: JSON only, and no CORS answer to other origins unless the deployment lists them.
   add("POST", "/v1/replications", route_of(&Api::post_replication),
-      RouteOptions{.max_body_bytes = options_.max_upload_bytes, .writes = true, .rate_limited = true});
+      RouteOptions{.max_body_bytes = options_.max_upload_bytes, .writes = true, .rate_limited = true, .expensive = true});
   router_.set_fallback([this](const HttpRequest& request) { return files_.serve(request); });
   std::sort(routes_.begin(), routes_.end());
 }
@@ -126,7 +146,8 @@ Result<HttpResponse> Api::optimize(const HttpRequest& request) const {
   }
   auto question = decide::optimize_request_from_json(*input);
   if (!question) return bad_question(question.error(), *input);
-  auto answer = decide::optimize(*question, evidence_);
+  const CpuBudget budget(options_.request_cpu_budget);
+  auto answer = decide::optimize(*question, evidence_, &budget);
   if (!answer) return bad_question(answer.error(), *input);
   return ok_json(Json(*answer));
 }
@@ -197,6 +218,18 @@ Result<HttpResponse> Api::check(const HttpRequest& request) const {
 }
 
 Result<HttpResponse> Api::post_replication(const HttpRequest& request) const {
+  if (options_.write_keys) {
+    const std::optional<std::string> holder = options_.write_keys->holder(request.header("authorization").value_or(""));
+    if (!holder) {
+      HttpResponse refused = error_response(
+          401, "storing a replication needs a write key: ask the operator of this server for one (they make it with "
+               "`ecocompute keys add NAME --file FILE` and serve with --write-keys FILE), then send it as "
+               "`Authorization: Bearer <key>`. Reads, /v1/check included, need no key");
+      refused.set_header("WWW-Authenticate", "Bearer realm=\"ecocompute uploads\"");
+      return refused;
+    }
+    log::info("upload with the write key of {}", *holder);
+  }
   CheckedUpload checked = check_upload(request.body, evidence_);
   if (checked.rejection) {
     Json body{{"error", checked.rejection->message}, {"code", "invalid_input"}};

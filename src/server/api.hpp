@@ -7,6 +7,7 @@
 //   HttpServer server(api.router());                                                   // or over HTTP
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "server/replication_upload.hpp"
 #include "server/router.hpp"
 #include "server/static_files.hpp"
+#include "server/write_keys.hpp"
 #include "util/json.hpp"
 
 namespace ecocompute::server {
@@ -30,6 +32,10 @@ struct ApiOptions {
   /// Other origins whose pages may upload (`serve --allow-origin`), each as parse_origin() returns it.
   /// Empty: uploads are answered to no other origin; reads stay open to all.
   std::vector<std::string> write_origins;
+  /// The keys uploads need (`serve --write-keys`); null: uploads need no key (a loopback-only server).
+  std::shared_ptr<WriteKeyFile> write_keys;
+  /// Processor time one optimize request may use; past it the request is refused with how far it got.
+  std::chrono::milliseconds request_cpu_budget{2000};
 };
 
 class Api {

@@ -3,9 +3,14 @@
 
 #include "util/json.hpp"
 #include "util/log.hpp"
+#include "util/quoted_input.hpp"
 
 namespace ecocompute::server {
 namespace {
+
+// The longest error text a response carries (the longest of ours, a list of every known precision, is
+// under 1 KiB).
+constexpr std::size_t kMaxErrorBytes = 2048;
 
 // Messages may quote request input; the router refuses invalid UTF-8 first, and should any slip
 // through, it is replaced rather than thrown on (a throw here once turned a 400 into a 500).
@@ -38,7 +43,8 @@ HttpResponse error_response(const Error& error) {
     log::error("request failed: {}", error.describe());
     body["error"] = status == 503 ? "service unavailable" : "internal error";
   } else {
-    body["error"] = error.describe();
+    // Messages quote input at most max_quoted_input_bytes at a time; this bounds what several quotes add up to.
+    body["error"] = shortened_input(error.describe(), kMaxErrorBytes);
   }
   body["code"] = std::string(to_string(error.code()));
   return json_response(status, error_text(body));
@@ -46,7 +52,7 @@ HttpResponse error_response(const Error& error) {
 
 HttpResponse error_response(int status, std::string_view message) {
   OrderedJson body;
-  body["error"] = std::string(message);
+  body["error"] = shortened_input(message, kMaxErrorBytes);
   return json_response(status, error_text(body));
 }
 

@@ -29,6 +29,8 @@ struct HttpServer::Impl {
   // leave this set, so it must still exist.
   ConnectionSet connections;
   asio::io_context io;
+  // After the io_context: destroyed first, so a dropped job's connection can still close its socket.
+  WorkPool work;
   asio::strand<asio::io_context::executor_type> control{asio::make_strand(io)};  // acceptor and timers
   tcp::acceptor acceptor{control};
   asio::steady_timer retry_timer{control};  // accept() after running out of file descriptors
@@ -36,7 +38,7 @@ struct HttpServer::Impl {
   std::atomic<bool> stop_requested{false};
   std::atomic<bool> running{false};
 
-  Impl(const Router& r, HttpServerOptions o) : router(r), options(o) {}
+  Impl(const Router& r, HttpServerOptions o) : router(r), options(o), work(o.work) {}
 
   void accept() {
     acceptor.async_accept(asio::make_strand(io), [this](boost::system::error_code ec, tcp::socket socket) {
@@ -54,7 +56,7 @@ struct HttpServer::Impl {
       boost::system::error_code ignored;
       // Without TCP_NODELAY a small answer waits for the client's delayed ACK: ~40 ms a request.
       socket.set_option(tcp::no_delay(true), ignored);
-      auto connection = std::make_shared<HttpConnection>(std::move(socket), router, options, connections);
+      auto connection = std::make_shared<HttpConnection>(std::move(socket), router, options, connections, work);
       connections.add(connection);
       connection->start();
       accept();
@@ -156,5 +158,7 @@ void HttpServer::stop() noexcept {
 }
 
 bool HttpServer::is_running() const { return impl_->running.load(); }
+
+std::size_t HttpServer::expensive_in_flight() const { return impl_->work.load(); }
 
 }  // namespace ecocompute::server

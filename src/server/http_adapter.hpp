@@ -8,6 +8,7 @@
 #include <string>
 
 #include "server/router.hpp"
+#include "server/work_pool.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::server {
@@ -34,6 +35,9 @@ struct HttpServerOptions {
   std::chrono::milliseconds stop_grace{10000};
   /// The request line and headers together; larger ones are answered 431.
   std::size_t max_header_bytes = 16 * 1024;
+  /// The threads and queue of the expensive routes (RouteOptions::expensive); a request that finds
+  /// the queue full is answered 503 with Retry-After.
+  WorkPoolOptions work{};
 };
 
 /// Serves a Router over HTTP/1.1.
@@ -66,6 +70,9 @@ class HttpServer {
 
   /// Returns true while listen() is accepting connections.
   [[nodiscard]] bool is_running() const;
+
+  /// Returns how many expensive requests are running or queued on the WorkPool now.
+  [[nodiscard]] std::size_t expensive_in_flight() const;
 
  private:
   struct Impl;

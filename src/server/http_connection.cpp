@@ -63,8 +63,8 @@ void ConnectionSet::shut_down_all(std::function<void()> on_empty) {
 }
 
 HttpConnection::HttpConnection(asio::ip::tcp::socket socket, const Router& router, const HttpServerOptions& options,
-                               ConnectionSet& set)
-    : stream_(std::move(socket)), router_(router), options_(options), set_(set) {
+                               ConnectionSet& set, WorkPool& work)
+    : stream_(std::move(socket)), router_(router), options_(options), set_(set), work_(work) {
   beast::error_code ec;
   const auto remote = stream_.socket().remote_endpoint(ec);
   client_ = ec ? std::string("unknown") : remote.address().to_string();
@@ -130,10 +130,7 @@ void HttpConnection::on_header(beast::error_code ec) {
     const bool body_end_known = !request_.header("transfer-encoding") || parser_->chunked();
     return answer(std::move(*refused), body_is_read() && body_end_known && parser_->get().keep_alive());
   }
-  if (body_is_read()) {
-    phase_ = Phase::handling;
-    return answer(router_.handle(request_), parser_->get().keep_alive());
-  }
+  if (body_is_read()) return handle_request(parser_->get().keep_alive());
   if (request_.header("expect") != "100-continue") return read_body();
   // curl and others wait (up to a second) for this before they send a body.
   auto proceed = std::make_shared<http::response<http::empty_body>>(http::status::continue_, parser_->get().version());
@@ -162,8 +159,26 @@ void HttpConnection::on_body(beast::error_code ec) {
   }
   if (ec) return answer_error(400, fmt::format("malformed request body ({})", ec.message()));
   request_.body = std::move(parser_->get().body());
+  handle_request(parser_->get().keep_alive());
+}
+
+void HttpConnection::handle_request(bool keep_alive) {
   phase_ = Phase::handling;
-  answer(router_.handle(request_), parser_->get().keep_alive());
+  if (!router_.is_expensive(request_)) return answer(router_.handle(request_), keep_alive);
+  // The job owns the connection until its answer is posted back to the connection's strand.
+  const bool queued = work_.try_submit([self = shared_from_this(), keep_alive] {
+    HttpResponse response = self->router_.handle(self->request_);
+    asio::post(self->stream_.get_executor(), [self, keep_alive, response = std::move(response)]() mutable {
+      self->answer(std::move(response), keep_alive);
+    });
+  });
+  if (queued) return;
+  HttpResponse busy = error_response(503, fmt::format("the server is busy with {} expensive requests ({} at a time); "
+                                                      "retry after 1 s",
+                                                      work_.load(), work_.options().threads));
+  busy.set_header("Retry-After", "1");
+  add_security_headers(busy);
+  answer(std::move(busy), keep_alive);
 }
 
 Result<HttpRequest> HttpConnection::head_request() const {

@@ -48,7 +48,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
   /// Takes `socket` (whose executor must be a strand); `router`, `options` and `set` must outlive it.
   HttpConnection(boost::asio::ip::tcp::socket socket, const Router& router, const HttpServerOptions& options,
-                 ConnectionSet& set);
+                 ConnectionSet& set, WorkPool& work);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
@@ -70,6 +70,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void on_header(boost::beast::error_code ec);
   void read_body();
   void on_body(boost::beast::error_code ec);
+  // Answers the request read: on this thread, or for an expensive route on the WorkPool (503 when full).
+  void handle_request(bool keep_alive);
   void answer(HttpResponse response, bool keep_alive);
   void answer_error(int status, const std::string& message);
   void close_gracefully();
@@ -87,6 +89,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   const Router& router_;
   const HttpServerOptions& options_;
   ConnectionSet& set_;
+  WorkPool& work_;
   std::string client_;
   Phase phase_ = Phase::idle;  // read and written on the connection's strand only
   bool stopping_ = false;      // likewise

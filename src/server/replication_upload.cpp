@@ -7,6 +7,7 @@
 #include "decide/grader.hpp"
 #include "report/energy_report.hpp"
 #include "report/energy_schema.hpp"
+#include "report/report_consistency.hpp"
 #include "report/upload_rules.hpp"
 #include "util/file_io.hpp"
 
@@ -44,6 +45,14 @@ CheckedUpload check_upload(std::string_view body, const decide::Evidence& eviden
   if (!parsed) return reject(parsed.error().describe());
   auto report = report::energy_report_from_json(*parsed, "uploaded energy.json");
   if (!report) return reject(report.error().describe());
+  if (const auto contradictions = report::find_contradictions(*report); !contradictions.empty()) {
+    std::vector<std::string> lines;
+    for (const report::Contradiction& c : contradictions) lines.push_back(c.field + ": " + c.message);
+    return reject(fmt::format("uploaded energy.json contradicts itself ({} figure{} disagree{} with the others); it is "
+                              "not stored",
+                              lines.size(), lines.size() == 1 ? "" : "s", lines.size() == 1 ? "s" : ""),
+                  std::move(lines));
+  }
   if (auto violation = report::upload_rule_violation(*report)) return reject(*violation);
 
   auto batch = data::import_energy_report(*report, "uploaded energy.json");
@@ -52,8 +61,10 @@ CheckedUpload check_upload(std::string_view body, const decide::Evidence& eviden
 
   auto text_or_absent = [](const std::string& v) { return v.empty() ? std::nullopt : std::optional<std::string>(v); };
   NewReplication r;
-  r.report_json = std::string(body);
-  r.report_sha256 = canonical_sha256(body);
+  // The canonical text is stored, never the bytes as sent: what a reader gets back is exactly the
+  // document that was checked (no trailing bytes, no layout of the sender's), and its digest is the row's.
+  r.report_json = Json(*parsed).dump();
+  r.report_sha256 = sha256_hex(r.report_json);
   r.model_name = text_or_absent(report->workload.model_name);
   r.params_b = report->workload.params_b;
   r.gpu = text_or_absent(report->system_under_test.gpu);

@@ -1,6 +1,8 @@
 // Grading for /v1/check: through the typed report and the grader, as `ecocompute check` (our rules).
 #include "server/report_check.hpp"
 
+#include "report/report_consistency.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -69,7 +71,11 @@ Result<report::EnergyReport> uploaded_report(std::string_view body) {
   }
   auto parsed = parse_json(body, "energy.json");
   if (!parsed) return parsed.error();
-  return report::energy_report_from_json(*parsed, "energy.json");
+  auto report = report::energy_report_from_json(*parsed, "energy.json");
+  if (!report) return report.error();
+  // A report whose figures contradict one another is not graded: which of them would be?
+  if (auto contradiction = report::contradiction_error(*report, "energy.json")) return *contradiction;
+  return report;
 }
 
 Json graded_with_overlay(const decide::GradeResult& grade, const report::EnergyReport& report) {

@@ -64,6 +64,11 @@ Result<Json> request_input(const HttpRequest& request, const std::set<std::strin
       return unexpected(ErrorCode::invalid_input,
                         fmt::format("request body is nested {} levels deep (at most {} allowed)", depth, max_depth));
     }
+    // The parser takes a NUL byte for the end of input and would ignore what follows it.
+    if (const auto nul = request.body.find('\0'); nul != std::string::npos) {
+      return unexpected(ErrorCode::invalid_input,
+                        fmt::format("request body is not valid JSON (a NUL byte at offset {})", nul));
+    }
     Json body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
     if (body.is_discarded()) return unexpected(ErrorCode::invalid_input, "request body is not valid JSON");
     if (!body.is_object()) return unexpected(ErrorCode::invalid_input, "request body must be a JSON object");

@@ -65,6 +65,11 @@ const Router::Route* Router::find(const std::string& path, const std::string& me
   return route == by_path->second.end() ? nullptr : &route->second;
 }
 
+bool Router::is_expensive(const HttpRequest& request) const {
+  const Route* route = find(request.path, request.method);
+  return route != nullptr && route->options.expensive;
+}
+
 std::vector<std::string> Router::methods_of(const HttpRequest& request) const {
   std::vector<std::string> methods;
   if (const auto by_path = routes_.find(request.path); by_path != routes_.end()) {
@@ -185,7 +190,8 @@ HttpResponse Router::options_response(const HttpRequest& request) const {
     const Route* route = find(request.path, *asked);
     cors_.apply(request, route != nullptr && route->options.writes, response);
     response.set_header("Access-Control-Allow-Methods", joined(open));
-    response.set_header("Access-Control-Allow-Headers", "Content-Type");
+    // Authorization carries an upload's write key (server/write_keys.hpp).
+    response.set_header("Access-Control-Allow-Headers", "Content-Type, Authorization");
     response.set_header("Access-Control-Max-Age", "86400");
   }
   if (any_write) response.set_header("Vary", "Origin");

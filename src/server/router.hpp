@@ -36,6 +36,9 @@ struct RouteOptions {
   /// Cache-Control of a successful GET: answers computed from the evidence loaded at start may be
   /// kept a while; lists that uploads change must be revalidated.
   std::string cache_control = "public, max-age=300";
+  /// The route's work grows with the request (a grid to search, a report to grade): HttpServer runs it
+  /// on its bounded WorkPool, never on the event loop's threads.
+  bool expensive = false;
 };
 
 class Router {
@@ -59,6 +62,9 @@ class Router {
 
   /// Answers one request. Never throws: an exception from a route becomes a 500.
   [[nodiscard]] HttpResponse handle(const HttpRequest& request) const;
+
+  /// Returns whether the request goes to an expensive route (RouteOptions::expensive).
+  [[nodiscard]] bool is_expensive(const HttpRequest& request) const;
 
   /// Returns the largest body any route accepts (the adapter stops reading a chunked body past it).
   [[nodiscard]] std::size_t max_body_bytes() const noexcept { return max_body_bytes_; }

@@ -7,8 +7,12 @@
 #include <pthread.h>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "data/sql_database.hpp"
 #include "server/cors_policy.hpp"
 #include "server/http_adapter.hpp"
+#include "server/write_keys.hpp"
 #include "util/file_io.hpp"
 #include "util/log.hpp"
 
@@ -26,9 +30,25 @@ Result<void> serve(const ServeOptions& requested, const decide::Evidence& eviden
     if (!parsed) return Error{ErrorCode::invalid_argument, "--allow-origin", parsed.error()};
     origin = std::move(parsed).value();
   }
+  if (!options.write_keys.empty()) {
+    auto keys = WriteKeyFile::open(options.write_keys);
+    if (!keys) return keys.error();
+    options.api.write_keys = std::move(*keys);
+  } else if (!is_loopback_host(options.host)) {
+    return unexpected(ErrorCode::invalid_argument,
+                      fmt::format("--host {} listens beyond this machine, where anyone could store rows: give "
+                                  "--write-keys FILE (make a key with `ecocompute keys add NAME --file FILE`)",
+                                  options.host));
+  }
   const std::string db = options.db.empty() ? default_replications_db() : options.db;
   auto store = open_replication_store(db);
-  if (!store) return store.error();
+  if (!store) {
+    // A file that cannot be opened is a bad --db (exit 2); a database server that cannot be reached
+    // is the environment (exit 3). Either way the message names the store, never "internal error".
+    const bool remote = data::is_postgres_url(db);
+    return Error{remote ? ErrorCode::unavailable : ErrorCode::invalid_argument,
+                 "cannot open the replications store --db " + redact_url(db), store.error()};
+  }
 
   const std::filesystem::path root = options.web_root.empty() ? default_web_root() : options.web_root;
   auto files = StaticFiles::load(root);
@@ -55,7 +75,7 @@ Result<void> serve(const ServeOptions& requested, const decide::Evidence& eviden
 
   auto port = server.bind(options.host, options.port);
   if (!port) return port.error();
-  if (options.host != "127.0.0.1" && options.host != "localhost" && options.host != "::1") {
+  if (!is_loopback_host(options.host)) {
     log::warn("listening on {}: the API is reachable from other machines", options.host);
   }
   log::info("serving on http://{}:{}/ (replications: {}, {} measured rows, decision model {})", options.host, *port,

@@ -18,6 +18,7 @@ struct ServeOptions {
   std::string db;                   ///< replications store: SQLite path or postgresql:// URL
   std::filesystem::path web_root;   ///< web UI folder; empty = default_web_root()
   std::filesystem::path port_file;  ///< if set, the bound port is written here once listening
+  std::filesystem::path write_keys; ///< key file uploads are checked against; required beyond loopback
   ApiOptions api;
 };
 

@@ -1,4 +1,4 @@
-// Child processes of the sweep: `ecocompute synth` and `ecocompute measure`, started (util's
+// Child processes of the sweep: the steps of its jobs (`ecocompute sweep job`), started (util's
 // ChildProcess) with their own environment and log file, tied to the thread that started them (they
 // die with it, so a killed coordinator leaves no measurement running unrecorded).
 #pragma once
@@ -27,8 +27,8 @@ Result<ChildProcess> start_child(const std::filesystem::path& binary, const std:
                                  const std::vector<std::pair<std::string, std::string>>& environment,
                                  const std::filesystem::path& log);
 
-/// Waits for the child; when `stop` becomes true it is sent SIGINT once (measure then writes what it
-/// finished and exits 130).
+/// Waits for the child; when `stop` becomes true it is sent SIGINT once (a measure step then writes
+/// what it finished and exits 130).
 ChildExit wait_child(ChildProcess& child, const std::atomic<bool>* stop);
 
 /// The running binary's own path (/proc/self/exe), for starting its subcommands.

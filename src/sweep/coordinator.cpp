@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "meter/nvml_library.hpp"
+#include "experiment/gpu_list.hpp"
 #include "util/file_io.hpp"
 #include "util/log.hpp"
 
@@ -97,20 +97,12 @@ Result<std::vector<Slot>> plan_slots(const SweepPlan& plan, int cpu_slots) {
     for (const std::string& uuid : plan.gpus) slots.push_back(Slot{uuid, uuid, false});
     return slots;
   }
-  auto nvml = meter::NvmlLibrary::open();
-  if (!nvml) {
-    return Error{ErrorCode::unavailable, "the plan asks for every GPU (\"gpus\": \"all\") but NVML is not usable "
-                                         "(without a GPU, run CPU slots with --slots N)", nvml.error()};
+  auto uuids = experiment::list_gpu_uuids();
+  if (!uuids) {
+    return Error{ErrorCode::unavailable, "the plan asks for every GPU (\"gpus\": \"all\"), but they cannot be listed "
+                                         "(without a GPU, run CPU slots with --slots N)", uuids.error()};
   }
-  auto count = (*nvml)->device_count();
-  if (!count) return count.error();
-  for (unsigned int i = 0; i < *count; ++i) {
-    auto handle = (*nvml)->handle_by_index(i);
-    if (!handle) return handle.error();
-    auto uuid = (*nvml)->uuid(*handle);
-    if (!uuid) return uuid.error();
-    slots.push_back(Slot{*uuid, *uuid, false});
-  }
+  for (const std::string& uuid : *uuids) slots.push_back(Slot{uuid, uuid, false});
   if (slots.empty()) return unexpected(ErrorCode::unavailable, "NVML lists no GPU (without a GPU, run CPU slots with --slots N)");
   return slots;
 }

@@ -1,6 +1,7 @@
 // The coordinator of `ecocompute sweep run`: one worker thread per slot (a GPU or a CPU slot), each
-// taking the next unfinished job and running it as child processes; the sweep folder is locked
-// while it runs, and a second run of the same folder resumes where the journal says it stopped.
+// taking the next unfinished job and running its steps in child processes (job_runner.hpp); the sweep
+// folder is locked while it runs, and a second run of the same folder resumes where the journal says
+// it stopped.
 #pragma once
 
 #include <atomic>
@@ -28,8 +29,9 @@ struct SweepRunSummary {
   bool stopped = false;          ///< interrupted before every job ran
 };
 
-/// The slots of a plan on this host: the plan's GPUs, every GPU NVML lists for "all", or `cpu_slots`
-/// CPU slots when it is > 0. Error{unavailable} when the plan wants GPUs and NVML has none.
+/// The slots of a plan on this host: the plan's GPUs, every GPU NVML lists for "all"
+/// (experiment::list_gpu_uuids), or `cpu_slots` CPU slots when it is > 0. Error{unavailable} when the
+/// plan wants GPUs and NVML has none.
 Result<std::vector<Slot>> plan_slots(const SweepPlan& plan, int cpu_slots);
 
 /// Creates the sweep folder and records the plan in <dir>/plan.json; a folder started with another

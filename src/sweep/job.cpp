@@ -1,4 +1,4 @@
-// Expanding a plan into jobs and spelling each job's command line.
+// Expanding a plan into jobs, and each job's experiment options.
 #include "sweep/job.hpp"
 
 #include <fmt/format.h>
@@ -23,8 +23,6 @@ std::string join(const std::vector<int>& items, std::string_view separator) {
   for (int item : items) out += (out.empty() ? "" : std::string(separator)) + std::to_string(item);
   return out;
 }
-
-std::string seconds_text(double seconds) { return fmt::format("{}", seconds); }
 
 }  // namespace
 
@@ -51,39 +49,31 @@ JobPaths job_paths(const fs::path& sweep_dir, const Job& job) {
   return paths;
 }
 
-std::vector<std::string> synth_arguments(const Job& job, const fs::path& output) {
-  return {"synth", "--arch", job.model.synth_arch, "--type", job.model.synth_type,
-          "--seed", std::to_string(job.model.synth_seed), "--output", output.string()};
+experiment::ExperimentOptions job_experiment(const SweepPlan& plan, const Job& job, const JobPaths& paths,
+                                             const fs::path& cache_dir, const std::string& gpu) {
+  experiment::ExperimentOptions options = plan.settings;
+  options.design.model = paths.model;
+  options.design.batches = job.batches;
+  options.out_dir = paths.folder;
+  options.cache_dir = cache_dir;
+  options.gpu = gpu;
+  options.progress_bar = false;  // the job's log is a file
+  return options;
 }
 
-std::vector<std::string> measure_arguments(const SweepPlan& plan, const Job& job, const JobPaths& paths,
-                                           const fs::path& cache_dir, const std::string& gpu) {
-  const PlanSettings& s = plan.settings;
-  std::vector<std::string> args{"measure", "--model", paths.model.string(), "--out", paths.folder.string(),
-                                "--batch", join(job.batches, ","), "--no-progress"};
-  auto add = [&](std::string flag, std::string value) {
-    args.push_back(std::move(flag));
-    args.push_back(std::move(value));
-  };
-  if (!cache_dir.empty()) add("--cache-dir", cache_dir.string());
-  if (!gpu.empty()) add("--gpu", gpu);
-  if (s.baseline) add("--baseline", *s.baseline);
-  if (!s.precisions.empty()) {
-    std::string list;
-    for (const std::string& p : s.precisions) list += (list.empty() ? "" : ",") + p;
-    add("--precisions", list);
+std::string_view to_string(JobStep step) noexcept { return step == JobStep::synth ? "synth" : "measure"; }
+
+std::vector<std::string> job_step_arguments(const JobStepRequest& request) {
+  std::vector<std::string> args{"sweep", "job", request.sweep_dir.string(), "--job", request.job_id,
+                                "--step", std::string(to_string(request.step))};
+  if (!request.cache_dir.empty()) {
+    args.emplace_back("--cache-dir");
+    args.push_back(request.cache_dir.string());
   }
-  if (s.trials) add("--trials", std::to_string(*s.trials));
-  if (s.warmups) add("--warmups", std::to_string(*s.warmups));
-  if (s.tokens) add("--tokens", std::to_string(*s.tokens));
-  if (s.threads) add("--threads", std::to_string(*s.threads));
-  if (s.min_window_s) add("--min-window", seconds_text(*s.min_window_s));
-  if (s.min_prefill_window_s) add("--min-prefill-window", seconds_text(*s.min_prefill_window_s));
-  if (s.idle_window_s) add("--idle-window", seconds_text(*s.idle_window_s));
-  if (s.cool_down_s) add("--cool-down", seconds_text(*s.cool_down_s));
-  if (s.edges) add("--edges", *s.edges);
-  if (s.quality && !*s.quality) args.emplace_back("--no-quality");
-  args.insert(args.end(), s.measure_args.begin(), s.measure_args.end());
+  if (!request.gpu.empty()) {
+    args.emplace_back("--gpu");
+    args.push_back(request.gpu);
+  }
   return args;
 }
 

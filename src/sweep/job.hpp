@@ -1,11 +1,14 @@
-// Job: one `ecocompute measure` run of one model (baseline + the plan's precisions at one batch
-// list), and the expansion of a plan into its jobs in a stable order (the index Slurm arrays use).
+// Job: one experiment of one model (baseline + the plan's precisions at one batch list), the
+// expansion of a plan into its jobs in a stable order (the index Slurm arrays use), and the
+// experiment options each job runs with.
 #pragma once
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "experiment/experiment.hpp"
 #include "sweep/plan.hpp"
 
 namespace ecocompute::sweep {
@@ -22,17 +25,32 @@ std::vector<Job> expand_jobs(const SweepPlan& plan);
 
 /// Where a job lives in a sweep folder.
 struct JobPaths {
-  std::filesystem::path folder;  ///< <sweep>/jobs/<id>: measure's --out, plus measure.log
+  std::filesystem::path folder;  ///< <sweep>/jobs/<id>: the experiment's reports, plus sweep-measure.log
   std::filesystem::path model;   ///< the GGUF measured (the plan's file, or <sweep>/models/<id>.gguf for synth)
 };
 JobPaths job_paths(const std::filesystem::path& sweep_dir, const Job& job);
 
-/// The arguments after the binary for `ecocompute synth` of a synthetic job's model into `output`.
-std::vector<std::string> synth_arguments(const Job& job, const std::filesystem::path& output);
+/// The experiment of `job`: the plan's design with the job's model, batch list and folder, the sweep's
+/// quantization cache (`cache_dir`; "" = the default folder) and `gpu`, the UUID the engine loads on
+/// and the meter reads ("" on a CPU slot: measure's default, the first visible GPU or none).
+experiment::ExperimentOptions job_experiment(const SweepPlan& plan, const Job& job, const JobPaths& paths,
+                                             const std::filesystem::path& cache_dir, const std::string& gpu);
 
-/// The arguments after the binary for `ecocompute measure` of `job` into `paths.folder`; `gpu` is the
-/// UUID the child measures ("" on a CPU slot: measure picks its default and meters what it finds).
-std::vector<std::string> measure_arguments(const SweepPlan& plan, const Job& job, const JobPaths& paths,
-                                           const std::filesystem::path& cache_dir, const std::string& gpu);
+/// The step of a job a child process runs.
+enum class JobStep { synth, measure };
+std::string_view to_string(JobStep step) noexcept;
+
+/// What a child needs besides the sweep folder's plan copy: which job, which step, where its slot is.
+struct JobStepRequest {
+  std::filesystem::path sweep_dir;
+  std::string job_id;
+  JobStep step = JobStep::measure;
+  std::filesystem::path cache_dir;  ///< "" = the default folder
+  std::string gpu;                  ///< "" on a CPU slot
+};
+
+/// The arguments after the binary of the child that runs `request` (`ecocompute sweep job …`, an
+/// internal subcommand): the job is named, never spelled as measure flags.
+std::vector<std::string> job_step_arguments(const JobStepRequest& request);
 
 }  // namespace ecocompute::sweep

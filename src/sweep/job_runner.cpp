@@ -70,13 +70,14 @@ std::string describe_exit(const ChildExit& exit, std::string_view step) {
   return fmt::format("{} exited with code {}", step, exit.exit_code);
 }
 
-// Runs one child step to its end and journals its pid (the pid is what `kill` needs).
+// Runs one step of the job in a child process to its end and journals its pid (the pid is what `kill`
+// needs). The child reads the job from the folder's plan copy: nothing of the design is on its command line.
 Result<ChildExit> run_step(const JobRunContext& context, const Job& job, const Slot& slot, int attempt,
-                           std::string_view step, const std::vector<std::string>& args, const fs::path& log) {
-  auto child = start_child(context.binary, args, child_environment(slot), log);
+                           const JobStepRequest& request, const fs::path& log) {
+  auto child = start_child(context.binary, job_step_arguments(request), child_environment(slot), log);
   if (!child) return child.error();
   JournalRecord record = journal_record(JournalEvent::child, job.id, attempt);
-  record.step = std::string(step);
+  record.step = std::string(to_string(request.step));
   record.pid = child->pid();
   if (auto appended = context.journal->append(record); !appended) {
     ::kill(child->pid(), SIGKILL);
@@ -150,23 +151,20 @@ Result<JobOutcome> run_job(const JobRunContext& context, const Job& job, const S
 
   const fs::path log = paths.folder / kLogName;
   JobOutcome outcome;
+  JobStepRequest request{context.sweep_dir, job.id, JobStep::synth, context.cache_dir, slot.gpu_uuid};
   if (!job.model.synth_arch.empty() && !fs::exists(paths.model, ec)) {
-    // Written under a temporary name and renamed: a model file that exists is a whole one.
-    fs::create_directories(paths.model.parent_path(), ec);
-    const fs::path partial = paths.model.string() + ".partial";
-    auto synth = run_step(context, job, slot, attempt, "synth", synth_arguments(job, partial), log);
+    // The writer renames a whole file into place: a model file that exists is a whole one.
+    auto synth = run_step(context, job, slot, attempt, request, log);
     if (!synth) return synth.error();
     if (synth->signal != 0 || synth->exit_code != 0) {
       outcome.reason = describe_exit(*synth, "synth") + " (see " + log.string() + ")";
       if (auto r = record_failure(context, job, attempt, paths.folder, outcome.reason, &*synth); !r) return r.error();
       return outcome;
     }
-    fs::rename(partial, paths.model, ec);
-    if (ec) return unexpected(ErrorCode::io, fmt::format("cannot rename {}: {}", partial.string(), ec.message()));
   }
 
-  auto measured = run_step(context, job, slot, attempt, "measure",
-                           measure_arguments(*context.plan, job, paths, context.cache_dir, slot.gpu_uuid), log);
+  request.step = JobStep::measure;
+  auto measured = run_step(context, job, slot, attempt, request, log);
   if (!measured) return measured.error();
   // 0: all written; 4: written, some trials failed (each reason is in run.json). Anything else is not a
   // finished run, whatever files it left.

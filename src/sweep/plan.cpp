@@ -3,11 +3,11 @@
 #include "sweep/plan.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <set>
 
 #include <fmt/format.h>
 
+#include "experiment/options_json.hpp"
+#include "experiment/synthetic_source.hpp"
 #include "util/defaults.hpp"
 #include "util/file_io.hpp"
 
@@ -16,18 +16,32 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The flags a sweep sets itself for every job; giving them in measure_args would fight it.
-const std::set<std::string, std::less<>> kOwnFlags{"-m", "--model", "-o", "--out", "--gpu", "--batch", "-p",
-                                                   "--precisions", "--no-progress", "--baseline", "-k", "--trials",
-                                                   "--warmups", "--tokens", "--min-window", "--min-prefill-window",
-                                                   "--idle-window", "--cool-down", "--edges", "--no-quality",
-                                                   "-t", "--threads", "--output"};
+// The keys of a plan that are the sweep's own; every other key is a design key (experiment's).
+constexpr std::string_view kPlanKeys[] = {"name", "models", "batches", "gpus"};
+
+// Design keys a plan may not give: the sweep sets them for each job, or (measure_args) they are gone.
+const experiment::RefusedKeys& refused_design_keys() {
+  static const experiment::RefusedKeys keys{
+      {"measure_args", "is no longer read: every measure option is a design key of the plan itself, e.g. "
+                       "\"prompt_lengths\": [128, 1024] for --prompt-lengths 128,1024 (docs/sweep.md lists them)"},
+      {"model", "each job's model is one of \"models\""},
+      {"gpu", "each job runs on one GPU of \"gpus\""},
+      {"split_mode", "a job runs on one GPU (a model split over several is a `measure --gpus` run)"},
+      {"out", "each job writes into <sweep folder>/jobs/<job id>"},
+      {"cache_dir", "the jobs share the sweep's cache (`sweep run --cache-dir`)"},
+  };
+  return keys;
+}
 
 class FieldError {
  public:
   FieldError(std::string_view source) : source_(source) {}
   Error operator()(std::string_view field, std::string_view why) const {
     return Error{ErrorCode::invalid_input, fmt::format("{}: {}: {}", source_, field, why)};
+  }
+  /// An error of a design key, whose message already starts with the key.
+  Error operator()(const Error& design) const {
+    return Error{ErrorCode::invalid_input, fmt::format("{}: {}", source_, design.message())};
   }
 
  private:
@@ -49,14 +63,6 @@ Result<int> whole_number(const Json& value, std::string_view field, int low, int
     return fail(field, fmt::format("must be a whole number from {} to {}", low, high));
   }
   return value.get<int>();
-}
-
-Result<double> seconds(const Json& value, std::string_view field, const FieldError& fail) {
-  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0.0 ||
-      value.get<double>() > 3600.0) {
-    return fail(field, "must be a number of seconds from 0 to 3600");
-  }
-  return value.get<double>();
 }
 
 Result<std::string> text(const Json& value, std::string_view field, const FieldError& fail) {
@@ -98,6 +104,10 @@ Result<PlanModel> parse_model(const Json& entry, std::size_t index, const fs::pa
     if (!entry["seed"].is_number_unsigned()) return fail(where + ".seed", "must be a whole number ≥ 0");
     model.synth_seed = entry["seed"].get<std::uint64_t>();
   }
+  // An unknown shape is found now, not when its job runs.
+  if (auto known = experiment::check_synthetic_source({model.synth_arch, model.synth_type, model.synth_seed}); !known) {
+    return fail(where + ".synth", known.error().message());
+  }
   return model;
 }
 
@@ -132,79 +142,19 @@ Result<std::vector<std::vector<int>>> parse_batches(const Json& value, const Fie
   return lists;
 }
 
-Result<void> parse_window(const Json& window, PlanSettings& s, const FieldError& fail) {
-  if (!window.is_object()) return fail("window", "must be an object");
-  if (auto unknown = refuse_unknown(window, {"min_s", "min_prefill_s", "idle_s", "cool_down_s", "edges"}, "window", fail);
-      !unknown) {
-    return unknown.error();
+// Every key that is not the sweep's own is a design key: applied to the defaults by experiment's one
+// mapping (an unknown key or value is refused there, naming the key), then checked as a whole.
+Result<void> parse_design(const Json& d, SweepPlan& plan, const FieldError& fail) {
+  for (const auto& [key, value] : d.items()) {
+    if (std::find(std::begin(kPlanKeys), std::end(kPlanKeys), key) == std::end(kPlanKeys)) plan.design[key] = value;
   }
-  const std::pair<const char*, std::optional<double>*> fields[] = {{"min_s", &s.min_window_s},
-                                                                   {"min_prefill_s", &s.min_prefill_window_s},
-                                                                   {"idle_s", &s.idle_window_s},
-                                                                   {"cool_down_s", &s.cool_down_s}};
-  for (const auto& [name, target] : fields) {
-    if (!window.contains(name)) continue;
-    auto value = seconds(window[name], fmt::format("window.{}", name), fail);
-    if (!value) return value.error();
-    *target = *value;
+  if (auto applied = experiment::apply_options_json(plan.design, plan.settings, refused_design_keys()); !applied) {
+    return fail(applied.error());
   }
-  if (window.contains("edges")) {
-    if (window["edges"] != "counter" && window["edges"] != "corrected") {
-      return fail("window.edges", "must be \"counter\" or \"corrected\"");
-    }
-    s.edges = window["edges"].get<std::string>();
-  }
-  return {};
-}
-
-Result<void> parse_settings(const Json& d, PlanSettings& s, const FieldError& fail) {
-  if (d.contains("baseline")) {
-    auto baseline = text(d["baseline"], "baseline", fail);
-    if (!baseline) return baseline.error();
-    if (*baseline != "F16" && *baseline != "BF16" && *baseline != "F32") {
-      return fail("baseline", "must be F16, BF16 or F32");
-    }
-    s.baseline = *baseline;
-  }
-  if (d.contains("precisions")) {
-    const Json& list = d["precisions"];
-    if (!list.is_array() || list.empty()) return fail("precisions", "must be a non-empty list of GGUF types");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      auto name = text(list[i], fmt::format("precisions[{}]", i), fail);
-      if (!name) return name.error();
-      if (name->find_first_of(", ") != std::string::npos) {
-        return fail(fmt::format("precisions[{}]", i), "one GGUF type per item (no commas or spaces)");
-      }
-      s.precisions.push_back(*name);
-    }
-  }
-  const std::tuple<const char*, std::optional<int>*, int, int> numbers[] = {
-      {"trials", &s.trials, 1, 1000}, {"warmups", &s.warmups, 1, 1000}, {"tokens", &s.tokens, 1, 1 << 20},
-      {"threads", &s.threads, 0, 1024}};
-  for (const auto& [name, target, low, high] : numbers) {
-    if (!d.contains(name)) continue;
-    auto value = whole_number(d[name], name, low, high, fail);
-    if (!value) return value.error();
-    *target = *value;
-  }
-  if (d.contains("window")) {
-    if (auto window = parse_window(d["window"], s, fail); !window) return window.error();
-  }
-  if (d.contains("quality")) {
-    if (!d["quality"].is_boolean()) return fail("quality", "must be true or false");
-    s.quality = d["quality"].get<bool>();
-  }
-  if (d.contains("measure_args")) {
-    const Json& list = d["measure_args"];
-    if (!list.is_array()) return fail("measure_args", "must be a list of strings");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const std::string field = fmt::format("measure_args[{}]", i);
-      if (!list[i].is_string()) return fail(field, "must be a string");
-      const std::string arg = list[i].get<std::string>();
-      const std::string flag = arg.substr(0, arg.find('='));
-      if (kOwnFlags.contains(flag)) return fail(field, fmt::format("'{}' is set by the sweep itself (use the plan's own field)", flag));
-      s.measure_args.push_back(arg);
-    }
+  for (const std::vector<int>& batches : plan.batch_lists) {
+    experiment::ExperimentOptions job = plan.settings;
+    job.design.batches = batches;
+    if (auto checked = experiment::check_options(job); !checked) return fail(checked.error());
   }
   return {};
 }
@@ -234,12 +184,6 @@ Result<void> parse_gpus(const Json& value, SweepPlan& plan, const FieldError& fa
 Result<SweepPlan> parse_plan(const Json& d, std::string_view source, const fs::path& base_dir) {
   const FieldError fail(source);
   if (!d.is_object()) return fail("(top level)", "a plan is a JSON object");
-  if (auto unknown = refuse_unknown(d, {"name", "models", "batches", "baseline", "precisions", "trials", "warmups", "tokens",
-                                        "threads", "window", "quality", "measure_args", "gpus"},
-                                    "", fail);
-      !unknown) {
-    return unknown.error();
-  }
   SweepPlan plan;
   if (d.contains("name")) {
     auto name = text(d["name"], "name", fail);
@@ -259,7 +203,7 @@ Result<SweepPlan> parse_plan(const Json& d, std::string_view source, const fs::p
     if (!lists) return lists.error();
     plan.batch_lists = *lists;
   }
-  if (auto settings = parse_settings(d, plan.settings, fail); !settings) return settings.error();
+  if (auto design = parse_design(d, plan, fail); !design) return design.error();
   if (d.contains("gpus")) {
     if (auto gpus = parse_gpus(d["gpus"], plan, fail); !gpus) return gpus.error();
   }
@@ -284,24 +228,10 @@ Json plan_to_json(const SweepPlan& plan) {
       models.push_back(Json{{"synth", m.synth_arch}, {"type", m.synth_type}, {"seed", m.synth_seed}});
     }
   }
-  const PlanSettings& s = plan.settings;
-  Json out{{"models", models}, {"batches", plan.batch_lists}};
+  Json out = plan.design;
+  out["models"] = models;
+  out["batches"] = plan.batch_lists;
   if (!plan.name.empty()) out["name"] = plan.name;
-  if (s.baseline) out["baseline"] = *s.baseline;
-  if (!s.precisions.empty()) out["precisions"] = s.precisions;
-  if (s.trials) out["trials"] = *s.trials;
-  if (s.warmups) out["warmups"] = *s.warmups;
-  if (s.tokens) out["tokens"] = *s.tokens;
-  if (s.threads) out["threads"] = *s.threads;
-  Json window = Json::object();
-  if (s.min_window_s) window["min_s"] = *s.min_window_s;
-  if (s.min_prefill_window_s) window["min_prefill_s"] = *s.min_prefill_window_s;
-  if (s.idle_window_s) window["idle_s"] = *s.idle_window_s;
-  if (s.cool_down_s) window["cool_down_s"] = *s.cool_down_s;
-  if (s.edges) window["edges"] = *s.edges;
-  if (!window.empty()) out["window"] = window;
-  if (s.quality) out["quality"] = *s.quality;
-  if (!s.measure_args.empty()) out["measure_args"] = s.measure_args;
   out["gpus"] = plan.all_gpus ? Json("all") : Json(plan.gpus);
   return out;
 }

@@ -1,5 +1,6 @@
-// SweepPlan: what a sweep measures (models × one batch list each, the precisions and the window
-// settings every job shares, the GPUs), read from a JSON plan file and validated field by field.
+// SweepPlan: what a sweep measures (models × batch lists, the experiment design every job shares, the
+// GPUs), read from a JSON plan file and validated field by field. The design keys are experiment's
+// (experiment/options_json.hpp): a plan job is an experiment design, not a command line.
 #pragma once
 
 #include <filesystem>
@@ -8,12 +9,13 @@
 #include <string_view>
 #include <vector>
 
+#include "experiment/experiment.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::sweep {
 
-/// One model of the plan: a GGUF file, or a synthetic shape that `ecocompute synth` writes first.
+/// One model of the plan: a GGUF file, or a synthetic shape its job writes first.
 struct PlanModel {
   std::filesystem::path path;  ///< absolute (relative paths are read against the plan's folder); empty for synth
   std::string synth_arch;      ///< e.g. "llama3-8b"; empty for a file
@@ -21,28 +23,16 @@ struct PlanModel {
   std::uint64_t synth_seed = 1;
 };
 
-/// Settings every job passes to `ecocompute measure`; an absent one keeps measure's own default.
-struct PlanSettings {
-  std::optional<std::string> baseline;
-  std::vector<std::string> precisions;  ///< empty: measure's default list
-  std::optional<int> trials;
-  std::optional<int> warmups;
-  std::optional<int> tokens;
-  std::optional<double> min_window_s;
-  std::optional<double> min_prefill_window_s;
-  std::optional<double> idle_window_s;
-  std::optional<double> cool_down_s;
-  std::optional<std::string> edges;
-  std::optional<bool> quality;
-  std::optional<int> threads;
-  std::vector<std::string> measure_args;  ///< further `measure` flags, passed as given
-};
-
 struct SweepPlan {
   std::string name;
   std::vector<PlanModel> models;
   std::vector<std::vector<int>> batch_lists;  ///< each one job per model; default {{1}}
-  PlanSettings settings;
+  /// The plan's design keys (every field but name, models, batches and gpus), as written: what the
+  /// folder's plan copy records.
+  Json design = Json::object();
+  /// The same keys applied to the defaults: what every job measures, less its model, batch list,
+  /// folder, cache and GPU (job_experiment sets those).
+  experiment::ExperimentOptions settings;
   bool all_gpus = true;                       ///< "gpus": "all" (the default)
   std::vector<std::string> gpus;              ///< GPU UUIDs when not all
 };

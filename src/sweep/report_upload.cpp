@@ -15,7 +15,18 @@
 
 namespace ecocompute::sweep {
 
-Result<UploadAnswer> upload_report(const std::string& base_url, const std::filesystem::path& path) {
+Result<std::string> read_write_key(const std::filesystem::path& path) {
+  auto text = read_file(path);
+  if (!text) return Error{ErrorCode::invalid_input, "--post-key-file: cannot read " + path.string(), text.error()};
+  std::string key = text->substr(0, text->find('\n'));
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (!key.empty() && blank(key.back())) key.pop_back();
+  while (!key.empty() && blank(key.front())) key.erase(key.begin());
+  if (key.empty()) return unexpected(ErrorCode::invalid_input, "--post-key-file: " + path.string() + " holds no key");
+  return key;
+}
+
+Result<UploadAnswer> upload_report(const std::string& base_url, const std::filesystem::path& path, const std::string& key) {
   if (!base_url.starts_with("http://") && !base_url.starts_with("https://")) {
     return unexpected(ErrorCode::invalid_argument, fmt::format("--post: '{}' is not an http:// or https:// URL", base_url));
   }
@@ -26,6 +37,7 @@ Result<UploadAnswer> upload_report(const std::string& base_url, const std::files
   httplib::Client client(base);
   client.set_connection_timeout(10);
   client.set_read_timeout(60);
+  if (!key.empty()) client.set_bearer_token_auth(key);
   const httplib::Result response = client.Post("/v1/replications", *body, "application/json");
   if (!response) {
     return unexpected(ErrorCode::unavailable,

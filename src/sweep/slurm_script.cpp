@@ -50,6 +50,7 @@ Result<std::string> slurm_script(const SweepPlan& plan, std::size_t job_count, c
                                     shell_quote(fs::absolute(o.binary).string()),
                                     shell_quote(fs::absolute(o.plan).lexically_normal().string()), shell_quote(dir.string()));
   if (!o.post_url.empty()) command += " --post " + shell_quote(o.post_url);
+  if (!o.post_key_file.empty()) command += " --post-key-file " + shell_quote(fs::absolute(o.post_key_file).string());
   s += command + "\n";
   return s;
 }

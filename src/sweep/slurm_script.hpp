@@ -18,6 +18,7 @@ struct SlurmOptions {
   std::string time_limit;        ///< "HH:MM:SS"; "" = the partition's default
   int cpus_per_task = 0;         ///< 0 = the cluster's default
   std::string post_url;          ///< an `ecocompute serve` to POST each report to; "" = none
+  std::filesystem::path post_key_file;  ///< the file its write key is in (read by each task); "" = none
   std::size_t max_parallel = 0;  ///< "%N" on the array: at most N tasks at once; 0 = no limit
 };
 

@@ -60,7 +60,7 @@ Result<TaskOutcome> run_task(const TaskOptions& options, const std::atomic<bool>
 
   for (const std::string& name : outcome->reports) {
     if (name == "run.json") continue;  // the store takes energy reports
-    auto answer = upload_report(options.post_url, context.sweep_dir / "jobs" / job.id / name);
+    auto answer = upload_report(options.post_url, context.sweep_dir / "jobs" / job.id / name, options.post_key);
     JournalRecord record = journal_record(JournalEvent::uploaded, job.id, previous.attempts + 1);
     record.reports = {name};
     if (!answer) {

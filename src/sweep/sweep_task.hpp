@@ -21,6 +21,7 @@ struct TaskOptions {
   std::filesystem::path binary;
   std::filesystem::path cache_dir;  ///< "" = <dir>/cache
   std::string post_url;             ///< "" = no upload
+  std::string post_key;             ///< the write key sent with each upload; "" = none
 };
 
 struct TaskOutcome {

@@ -16,6 +16,10 @@ inline constexpr std::array<std::string_view, 2> candidates{"Q8_0", "Q4_K_M"};
 inline constexpr int trials = 3;                       ///< k per precision, interleaved with the baseline
 inline constexpr int warmups = 2;                      ///< unmeasured iterations per precision after loading
 inline constexpr int trial_warmup_iterations = 1;      ///< unmeasured iterations right before each trial
+inline constexpr std::string_view trial_warmup = "every";  ///< `--trial-warmup`: before every trial, or on a change
+inline constexpr std::string_view prefill_windows = "every-batch";  ///< `--prefill-windows`: or "first-batch"
+inline constexpr std::int64_t level_warmup_tokens = 16;   ///< `--level-warmup-tokens`: steps at a new batch
+inline constexpr std::string_view token_choice = "device";  ///< `--token-choice`: greedy choice in the graph
 inline constexpr std::int64_t tokens_per_iteration = 256;   ///< per sequence
 inline constexpr std::array<int, 1> measure_batches{1};    ///< `measure --batch`: parallel sequences per decode step
 inline constexpr int max_measure_batch = 512;
@@ -23,6 +27,7 @@ inline constexpr int iterations = 10;                  ///< a minimum; extended 
 inline constexpr double min_window_s = 20.0;           ///< keeps the counter-edge error ≤ 0.5 % at a 0.1-s update period
 inline constexpr double min_prefill_window_s = 20.0;
 inline constexpr double max_edge_error_pct = 0.5;
+inline constexpr double min_gpu_busy_pct = 90.0;       ///< a decode window's GPU busy share below this: host-paced
 inline constexpr int min_trials = 3;                    ///< `--min-trials`: blocks before the `--target-ci` rule may stop
 inline constexpr double ci_confidence = 0.95;           ///< every confidence interval the tool reports
 inline constexpr std::string_view edges = "counter";   ///< `--edges`: plain counter difference (or "corrected")

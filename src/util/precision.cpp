@@ -1,5 +1,6 @@
 // The precision table and its lookups.
 #include "util/precision.hpp"
+#include "util/quoted_input.hpp"
 
 #include <algorithm>
 #include <array>
@@ -117,21 +118,21 @@ Result<GgufType> parse_gguf_type(std::string_view text) {
   for (const PrecisionInfo& row : gguf_precisions()) {
     if (!row.published_name.empty() && equals_ignore_case(text, row.published_name)) {
       return unexpected(ErrorCode::invalid_argument,
-                        "'" + std::string(text) + "' is a published (transformers/bitsandbytes) format name, not a GGUF "
+                        quoted_input(text) + " is a published (transformers/bitsandbytes) format name, not a GGUF "
                         "type; its GGUF equivalent is " + std::string(row.name) + " (" + std::string(row.published_name) +
                             " " + std::string(row.published_relation) + " " + std::string(row.name) + ")");
     }
   }
   return unexpected(ErrorCode::invalid_argument,
-                    "unknown GGUF type '" + std::string(text) + "'; valid types: " + valid_gguf_type_names());
+                    "unknown GGUF type " + quoted_input(text) + "; valid types: " + valid_gguf_type_names());
 }
 
 Result<GgufType> gguf_type_for_published_name(std::string_view published_name) {
   for (const PrecisionInfo& row : gguf_precisions()) {
     if (!row.published_name.empty() && equals_ignore_case(published_name, row.published_name)) return row.gguf;
   }
-  return unexpected(ErrorCode::invalid_argument, "unknown published format name '" + std::string(published_name) +
-                                                     "'; known: " + published_names());
+  return unexpected(ErrorCode::invalid_argument, "unknown published format name " + quoted_input(published_name) +
+                                                     "; known: " + published_names());
 }
 
 Result<PrecisionInfo> parse_precision(std::string_view text) {
@@ -150,7 +151,7 @@ Result<PrecisionInfo> parse_precision(std::string_view text) {
   std::string known;
   for (std::size_t i = kGgufRows; i < kTable.size(); ++i) known += (known.empty() ? "" : ", ") + std::string(kTable[i].name);
   for (const PrecisionInfo& row : gguf_precisions()) known += ", " + std::string(row.name);
-  return unexpected(ErrorCode::invalid_argument, "unknown precision '" + std::string(text) + "' (known: " + known + ")");
+  return unexpected(ErrorCode::invalid_argument, "unknown precision " + quoted_input(text) + " (known: " + known + ")");
 }
 
 bool is_baseline_precision(std::string_view text) {

@@ -15,12 +15,14 @@ const fs::path kSource = ECOCOMPUTE_SOURCE_DIR;
 TEST(IncludeRules, TableNamesEveryModuleOfDesign) {
   const IncludeTable table = read_include_table(kSource / "docs/architecture.md");
   for (const char* module : {"util", "meter", "engine", "report", "modelgen", "protocol", "quality", "experiment",
-                             "data", "server", "mcp", "cli"}) {
+                             "data", "server", "mcp", "sweep", "cli"}) {
     EXPECT_TRUE(table.contains(module)) << module;
   }
   EXPECT_TRUE(table.at("util").empty());
   EXPECT_EQ(table.at("report"), (std::set<std::string>{"util"}));  // readers of reports link no llama.cpp
   EXPECT_EQ(table.at("data"), (std::set<std::string>{"util", "report"}));
+  // A sweep measures through the experiment library only, and reads no dataset (DESIGN.md §3).
+  EXPECT_EQ(table.at("sweep"), (std::set<std::string>{"util", "report", "experiment"}));
 }
 
 TEST(IncludeRules, EveryIncludeInSrcIsAllowed) {

@@ -15,8 +15,9 @@ namespace {
 using ::testing::HasSubstr;
 
 
-std::unique_ptr<LlamaEngine> open_fixture(std::uint32_t n_sequences) {
+std::unique_ptr<LlamaEngine> open_fixture(std::uint32_t n_sequences, TokenChoice choice = TokenChoice::device) {
   LoadOptions o;
+  o.token_choice = choice;
   o.model = ecocompute::testing::kFixtureModel;
   o.n_gpu_layers = 0;
   o.n_ctx = 256;
@@ -65,6 +66,52 @@ TEST(BatchedDecode, EverySequenceGeneratesWhatBatchOneGenerates) {
   ASSERT_TRUE(again);
   EXPECT_EQ(again->tokens, steps);
   EXPECT_EQ(tokens_of(engine->last_generated()), reference);
+}
+
+// The greedy choice inside the compute graph (llama.cpp's backend sampler) and the host's search over
+// each logits row pick the same tokens, at batch 1 and batch 4, and an evaluation in between (which
+// takes the samplers out, so every position's logits reach the host) leaves both unchanged.
+TEST(BatchedDecode, TheChoiceOnTheDeviceAndOnTheHostGenerateTheSameTokens) {
+  constexpr int batch = 4;
+  constexpr std::int64_t steps = 16;
+  auto device = open_fixture(batch, TokenChoice::device);
+  auto host = open_fixture(batch, TokenChoice::host);
+  ASSERT_TRUE(device && host);
+  EXPECT_EQ(device->describe().token_choice, "device");
+  EXPECT_EQ(device->describe().token_choice_note, "");
+  EXPECT_EQ(host->describe().token_choice, "host");
+  auto prompt = device->tokenize("In the beginning God created the heaven and the earth.", true);
+  ASSERT_TRUE(prompt) << prompt.error().describe();
+
+  auto generate = [&](LlamaEngine& engine, int sequences) {
+    EXPECT_TRUE(engine.reset());
+    EXPECT_TRUE(engine.prefill_sequences(*prompt, sequences));
+    auto decoded = engine.decode(steps);
+    EXPECT_TRUE(decoded) << decoded.error().describe();
+    std::vector<std::vector<Token>> out;
+    for (int s = 0; s < sequences; ++s) out.push_back(tokens_of(engine.sequence_generated(s)));
+    return out;
+  };
+  const auto reference = generate(*host, batch);
+  ASSERT_EQ(reference.front().size(), static_cast<std::size_t>(steps));
+  EXPECT_EQ(generate(*device, batch), reference);
+  EXPECT_EQ(generate(*device, 1).front(), reference.front());
+
+  // Every position's logits, identical to the host engine's (the first position's row compared whole).
+  auto evaluate = [&](LlamaEngine& engine, std::vector<float>& first_row) {
+    std::vector<Token> argmax;
+    EXPECT_TRUE(engine.evaluate(*prompt, [&](std::int64_t position, std::span<const float> logits) {
+      if (position == 0) first_row.assign(logits.begin(), logits.end());
+      argmax.push_back(greedy_token(logits));
+    }));
+    return argmax;
+  };
+  std::vector<float> device_row, host_row;
+  const std::vector<Token> device_argmax = evaluate(*device, device_row);
+  EXPECT_EQ(device_argmax.size(), prompt->size());
+  EXPECT_EQ(device_argmax, evaluate(*host, host_row));
+  EXPECT_EQ(device_row, host_row);
+  EXPECT_EQ(generate(*device, batch), reference);
 }
 
 TEST(BatchedDecode, EachSequenceHasTheWholeContextAndNoMoreSequencesThanTheContextHolds) {

@@ -89,6 +89,34 @@ TEST_F(DataCliTest, ImportListShow) {
   EXPECT_EQ(ecocompute("data show nosuchsession").status, 2);
 }
 
+// The atlas on the shipped sessions: the 8 B cells the batch atlas measured answer as measured, the
+// sizes no session measured at a batch do not, and the heatmap hatches every cell that is not measured.
+TEST_F(DataCliTest, AtlasMarksWhatIsMeasured) {
+  const DataOutcome atlas = ecocompute("atlas -p Q4_K_M --json --svg '" + (dir_ / "atlas.svg").string() + "'");
+  ASSERT_EQ(atlas.status, 0);
+  const auto grid = nlohmann::json::parse(atlas.stdout_text);
+  ASSERT_EQ(grid["sizes_b"].size(), 7u);
+  ASSERT_EQ(grid["batches"].size(), 7u);
+  int measured = 0;
+  for (const auto& cell : grid["cells"]) {
+    const double size = cell["params_b"].get<double>();
+    const int batch = cell["batch"].get<int>();
+    if (cell["basis"] == "measured") ++measured;
+    if (size > 8.0 && size < 8.1 && (batch == 32 || batch == 64)) {
+      EXPECT_EQ(cell["basis"], "measured") << cell.dump();
+    }
+    if (size < 0.5 && batch == 64) {
+      EXPECT_NE(cell["basis"], "measured") << cell.dump();
+    }
+  }
+  EXPECT_EQ(grid["measured"].get<int>(), measured);
+  std::ifstream svg(dir_ / "atlas.svg");
+  const std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("url(#hatch)"), std::string::npos);
+  EXPECT_NE(text.find("Llama-3-8B"), std::string::npos);
+  EXPECT_EQ(ecocompute("atlas --batches 1,0").status, 2);
+}
+
 TEST_F(DataCliTest, CurvesReproduceThePublishedFit) {
   DataOutcome curves = ecocompute("data curves --reproduce-published --json");
   ASSERT_EQ(curves.status, 0) << curves.stdout_text;

@@ -90,6 +90,7 @@ TEST_F(MeasureInputTest, BadFlagValuesAreRefusedBeforeAnythingRuns) {
                            "' --out '" + (dir_ / "out").string() + "' ";
   const std::vector<std::pair<std::string, std::string>> cases{
       {"-p ,, -k 3", "--precisions: ',,' has an empty item"},
+      {"-p ''", "--precisions: no precision given"},
       {"-p Q8_0,,Q4_0", "--precisions: 'Q8_0,,Q4_0' has an empty item"},
       {"--seed -1", "--seed: '-1' is not a whole number"},
       {"--seed 18446744073709551616", "--seed: '18446744073709551616'"},

@@ -326,6 +326,54 @@ TEST_F(SweepCliTest, TaskPostsItsReportsToAServeStoreOnPostgres) {
   expect_task_posts_to_serve(schema.url());
 }
 
+// A store that asks for write keys: a task without one is answered 401 for each report; with the key
+// from --post-key-file the server reads the report (and answers what it makes of it, here 400: a CPU
+// run has no energy source). The key never appears in the command line or the Slurm script.
+TEST_F(SweepCliTest, TaskSendsTheWriteKeyFromItsFile) {
+  const fs::path keys = dir_ / "keys.txt";
+  const Outcome added = ecocompute("keys add sweeper --file '" + keys.string() + "'");
+  ASSERT_EQ(added.status, 0) << added.err;
+  std::string key = added.out.substr(added.out.find("eck_"));
+  key = key.substr(0, key.find_first_of(" \n"));
+  const fs::path key_file = dir_ / "key";
+  std::ofstream(key_file) << key << "\n";
+  const fs::path port_file = dir_ / "port";
+  const pid_t server = start("serve --port 0 --port-file '" + port_file.string() + "' --db '" +
+                             (dir_ / "replications.sqlite").string() + "' --write-keys '" + keys.string() + "'");
+  std::string port;
+  for (int i = 0; i < 600 && port.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    port = slurp(port_file);
+    while (!port.empty() && (port.back() == '\n' || port.back() == ' ')) port.pop_back();
+  }
+  ASSERT_FALSE(port.empty()) << slurp(dir_ / "bg.stderr");
+  const fs::path plan = write_plan();
+  const std::string task = "sweep task '" + plan.string() + "' --out '" + sweep_dir().string() + "'" + cache_flag() +
+                           " --post http://127.0.0.1:" + port;
+  const Outcome without = ecocompute(task + " --index 0");
+  const Outcome with = ecocompute(task + " --index 1 --post-key-file '" + key_file.string() + "'");
+  const Outcome empty_file = ecocompute(task + " --index 2 --post-key-file '" + (dir_ / "nothing").string() + "'");
+  ::kill(server, SIGTERM);
+  wait_exit(server);
+  ASSERT_EQ(without.status, 0) << without.err;
+  ASSERT_EQ(with.status, 0) << with.err;
+  EXPECT_EQ(empty_file.status, 2);
+  EXPECT_NE(empty_file.err.find("--post-key-file"), std::string::npos) << empty_file.err;
+  std::map<std::string, std::set<int>> statuses;  // job → the HTTP statuses its uploads got
+  for (const json& r : journal()) {
+    if (r["event"] == "uploaded") statuses[r["job"].get<std::string>()].insert(r["http_status"].get<int>());
+  }
+  EXPECT_EQ(statuses["000-fixture-kjv-f16-b1"], (std::set<int>{401}));
+  EXPECT_EQ(statuses["001-fixture-kjv-f16-b2"].count(401), 0u);
+  EXPECT_FALSE(statuses["001-fixture-kjv-f16-b2"].empty());
+
+  ASSERT_EQ(ecocompute("sweep slurm '" + plan.string() + "' --out '" + sweep_dir().string() + "' --post http://h:1" +
+                       " --post-key-file '" + key_file.string() + "'").status, 0);
+  const std::string script = slurp(sweep_dir() / "sweep.sbatch");
+  EXPECT_NE(script.find("--post-key-file '" + key_file.string() + "'"), std::string::npos) << script;
+  EXPECT_EQ(script.find(key), std::string::npos);
+}
+
 TEST_F(SweepCliTest, SlurmWritesAnArrayScriptForThePlan) {
   const fs::path plan = write_plan();
   const Outcome slurm = ecocompute("sweep slurm '" + plan.string() + "' --out '" + sweep_dir().string() +

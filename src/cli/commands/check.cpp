@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "report/report_consistency.hpp"
 #include "cli/commands/evidence_flags.hpp"
 #include "cli/exit_code.hpp"
 #include "data/published_reference.hpp"
@@ -73,8 +74,11 @@ Command make_check_command(CLI::App& root) {
             if (auto mix = check_flag_mix(*app, *rules); !mix) return report_error(mix.error());
             decide::GradeResult result;
             auto report = report::read_energy_report(o->report);
+            const auto contradiction = report ? report::contradiction_error(*report, o->report) : std::nullopt;
             if (!report) {
               result = decide::not_gradeable(report.error().describe(), *rules, o->k);
+            } else if (contradiction) {
+              result = decide::not_gradeable(contradiction->describe(), *rules, o->k);
             } else if (*rules == decide::GradingRules::published) {
               auto reference = load_reference(o->reference);
               if (!reference) return report_error(reference.error());

@@ -5,6 +5,8 @@
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/commands/evidence_flags.hpp"
+#include "data/engine_name.hpp"
+#include "data/model_size.hpp"
 #include "decide/estimate.hpp"
 
 namespace ecocompute::cli {
@@ -25,11 +27,14 @@ Command make_estimate_command(CLI::App& root) {
   app->add_option("--gpu,-g", o->request.gpu, "GPU name, e.g. A100, RTX 4090, H200");
   app->add_option("--arch,-a", o->request.arch, "GPU architecture: turing, ampere, ada, hopper, blackwell");
   app->add_option("--precision,-p", o->request.precision, "NF4, INT8 or a GGUF type (Q4_K_M, Q8_0 …)")->capture_default_str();
-  app->add_option("--batch", o->request.batch, "Batch size")->capture_default_str();
-  app->add_option("--ctx,--context", o->request.context, "Context length")->capture_default_str();
+  app->add_option("--batch", o->request.batch, "Batch size")->capture_default_str()->check(CLI::Range(1, data::kMaxBatch));
+  app->add_option("--ctx,--context", o->request.context, "Context length")
+      ->capture_default_str()
+      ->check(CLI::Range(1, data::kMaxContext));
   app->add_flag("--allow-borrow", o->request.allow_borrow,
                 "Answer for an architecture none of whose cards measured the precision (labelled borrowed, with the spread between architectures)");
-  app->add_option("--engine,-e", o->request.engine, "Engine (default: the precision's usual engine)");
+  app->add_option("--engine,-e", o->request.engine, "Engine, in any case (default: the precision's usual engine)")
+      ->transform([](std::string name) { return data::canonical_engine_name(name); });
   o->evidence.add_to(app);
   app->add_flag("--json", o->json, "Print the /v1/estimate JSON");
   return {app, [o, size] {

@@ -1,10 +1,5 @@
 // `ecocompute measure`: energy per token and quality of precisions against a same-run baseline.
-#include <signal.h>
-#include <time.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -14,6 +9,7 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/interrupt_handler.hpp"
 #include "report/bench_record.hpp"
 #include "experiment/experiment.hpp"
 #include "report/printer.hpp"
@@ -24,66 +20,6 @@
 
 namespace ecocompute::cli {
 namespace {
-
-std::atomic<bool> interrupted{false};
-std::atomic<int> first_signal{0};
-std::atomic<std::int64_t> first_signal_ns{0};
-
-// `timeout` and supervisors that signal a whole process group deliver one stop request twice, the
-// same signal microseconds apart; a person's second Ctrl-C comes much later.
-constexpr std::int64_t kSameRequestNs = 250'000'000;
-
-std::int64_t monotonic_ns() {
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
-}
-
-// The first Ctrl-C is acknowledged at once and stops the run within one decode step (the runner and
-// the engine read the flag); the finished trials are written. A second one quits at once, unless it
-// is the same signal within 250 ms (one request delivered twice). Only async-signal-safe calls here:
-// clock_gettime(2), write(2) and _exit(2); the handler masks both signals, so calls never overlap.
-extern "C" void on_interrupt(int signal) {
-  const std::int64_t now = monotonic_ns();
-  if (interrupted.load()) {
-    if (signal == first_signal.load() && now - first_signal_ns.load() < kSameRequestNs) return;
-    static constexpr char quit[] = "\necocompute: interrupted again: quitting now, nothing more is written\n";
-    (void)!::write(STDERR_FILENO, quit, sizeof quit - 1);
-    ::_exit(exit_interrupted);
-  }
-  first_signal.store(signal);
-  first_signal_ns.store(now);
-  interrupted.store(true);
-  static constexpr char ack[] =
-      "\necocompute: interrupted: stopping now (the unfinished window is discarded); the finished trials are "
-      "written. Ctrl-C again quits at once.\n";
-  (void)!::write(STDERR_FILENO, ack, sizeof ack - 1);
-}
-
-// Installs on_interrupt for SIGINT and SIGTERM while it lives, and puts the old handlers back.
-class InterruptHandler {
- public:
-  InterruptHandler() {
-    interrupted.store(false);
-    struct sigaction action {};
-    action.sa_handler = on_interrupt;
-    sigemptyset(&action.sa_mask);
-    sigaddset(&action.sa_mask, SIGINT);
-    sigaddset(&action.sa_mask, SIGTERM);
-    sigaction(SIGINT, &action, &previous_int_);
-    sigaction(SIGTERM, &action, &previous_term_);
-  }
-  ~InterruptHandler() {
-    sigaction(SIGINT, &previous_int_, nullptr);
-    sigaction(SIGTERM, &previous_term_, nullptr);
-  }
-  InterruptHandler(const InterruptHandler&) = delete;
-  InterruptHandler& operator=(const InterruptHandler&) = delete;
-
- private:
-  struct sigaction previous_int_ {};
-  struct sigaction previous_term_ {};
-};
 
 std::string join_numbers(const std::vector<int>& items) {
   std::string out;
@@ -137,6 +73,9 @@ struct MeasureFlags {
   double target_ci_pt = 0.0;
   std::string order{protocol::to_string(options.design.order)};
   std::string edges = options.design.correct_edges ? "corrected" : "counter";
+  std::string trial_warmup{protocol::to_string(options.design.trial_warmup)};
+  std::string prefill_windows = options.design.prefill_at_every_batch ? "every-batch" : "first-batch";
+  std::string token_choice{engine::to_string(options.token_choice)};
   std::string seed;
   std::string output;
   bool no_quality = false;
@@ -205,6 +144,11 @@ int run_measure(MeasureFlags& flags) {
   experiment::ExperimentOptions& options = flags.options;
   protocol::Design& design = options.design;
   design.candidates = split_commas(flags.precisions_text);
+  // `-p ''` (an emptied variable, say) names no precision: refuse it rather than run the baseline alone.
+  if (design.candidates.empty() && flags.precisions_option != nullptr && flags.precisions_option->count() > 0) {
+    return report_error(Error{ErrorCode::invalid_argument,
+                              "--precisions: no precision given (name at least one, e.g. -p Q8_0,Q4_K_M)"});
+  }
   for (const std::string& length : split_commas(flags.prompt_lengths_text)) {
     std::int64_t value = 0;
     const auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), value);
@@ -238,6 +182,13 @@ int run_measure(MeasureFlags& flags) {
   auto order = protocol::parse_schedule_order(flags.order);
   if (!order) return report_error(order.error());
   design.order = *order;
+  auto warmup = protocol::parse_trial_warmup(flags.trial_warmup);
+  if (!warmup) return report_error(warmup.error());
+  design.trial_warmup = *warmup;
+  design.prefill_at_every_batch = flags.prefill_windows == "every-batch";
+  auto choice = engine::parse_token_choice(flags.token_choice);
+  if (!choice) return report_error(choice.error());
+  options.token_choice = *choice;
   if (!flags.seed.empty()) design.seed = std::strtoull(flags.seed.c_str(), nullptr, 10);  // checked by kSeed
   options.quality = !flags.no_quality;
   options.progress_bar = !flags.no_progress;
@@ -271,12 +222,13 @@ int run_measure(MeasureFlags& flags) {
   }
   Result<experiment::ExperimentOutcome> outcome = [&] {
     const InterruptHandler handler;
-    return experiment::run_experiment(options, &interrupted);
+    return experiment::run_experiment(options, &InterruptHandler::interrupted());
   }();
+  const bool interrupted = InterruptHandler::interrupted().load();
   if (!outcome) {
     // Interrupted before anything was measured (e.g. while a program was starting): that is the stop
     // asked for, not a broken environment.
-    if (interrupted.load()) {
+    if (interrupted) {
       (void)report_error(outcome.error());
       return exit_interrupted;
     }
@@ -295,10 +247,8 @@ int run_measure(MeasureFlags& flags) {
   }
   std::cerr << "reports: " << options.out_dir.string() << " (run.json and one energy-<precision>.json each)\n";
 
-  if (outcome->run.cancelled || interrupted.load()) return exit_interrupted;
-  std::size_t failures = outcome->run.count_failed();
-  for (const experiment::WrittenReport& r : outcome->reports) failures += r.failure.empty() ? 0 : 1;
-  if (!outcome->quality_failure.empty()) ++failures;
+  if (outcome->run.cancelled || interrupted) return exit_interrupted;
+  const std::size_t failures = outcome->failures();
   if (failures > 0) {
     log::warn("{} failure(s): see the trial rows and run.json for each reason", failures);
     return exit_failed_trials;
@@ -352,9 +302,31 @@ Command make_measure_command(CLI::App& root) {
   app->add_option("--tokens", d.tokens_per_iteration, "Tokens generated per iteration (per sequence)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
-  app->add_option("--iterations", d.iterations, "Iterations per decode window (a minimum; extended to --min-window)")
+  app->add_option("--iterations", d.iterations,
+                  "Iterations per decode window (a minimum; extended to --min-window, per batch level)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
+  app->add_option("--trial-warmup", flags->trial_warmup,
+                  "Warm-up before each trial: every (one iteration before every trial) or change (an iteration where "
+                  "the trial before ran another precision; a prefill and --level-warmup-tokens steps where only the "
+                  "batch changed; none where it ran the same condition)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"every", "change"}));
+  app->add_option("--prefill-windows", flags->prefill_windows,
+                  "Prefill windows at every batch level (every-batch) or only at the first --batch level "
+                  "(first-batch: the prompt is computed once whatever the batch)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"every-batch", "first-batch"}));
+  app->add_option("--level-warmup-tokens", d.level_warmup_tokens,
+                  "Decode steps of the warm-up at a batch change (--trial-warmup change)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  app->add_option("--token-choice", flags->token_choice,
+                  "Where the greedy choice of the next token runs: device (inside llama.cpp's compute graph; only "
+                  "token ids reach the host) or host (each sequence's logits row searched on the CPU, as reports "
+                  "before 2026-12-03 did)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"device", "host"}));
   app->add_option("--min-window", flags->min_window_s, "Shortest decode window, seconds (counter-edge error)")
       ->capture_default_str()
       ->check(kFinite & CLI::Range(0.0, 3600.0));

@@ -6,6 +6,7 @@
 #include "cli/command.hpp"
 #include "cli/commands/evidence_flags.hpp"
 #include "cli/exit_code.hpp"
+#include "data/engine_name.hpp"
 #include "decide/optimizer.hpp"
 
 namespace ecocompute::cli {
@@ -26,7 +27,8 @@ Command make_optimize_command(CLI::App& root) {
   app->add_option("--model,-m", o->request.model, "Model name to read the size from");
   app->add_option("--gpu,-g", o->request.gpu, "GPU name (its datasheet drives the latency model)");
   app->add_option("--arch,-a", o->request.arch, "Architecture (its representative GPU is used)");
-  app->add_option("--engine,-e", o->request.engine, "Engine (default: each precision's usual engine)");
+  app->add_option("--engine,-e", o->request.engine, "Engine, in any case (default: each precision's usual engine)")
+      ->transform([](std::string name) { return data::canonical_engine_name(name); });
   app->add_option("--objective", o->objective, "min_energy, min_latency, max_throughput or min_vram")->capture_default_str();
   CLI::Option* latency = app->add_option("--max-latency-ms", o->max_latency_ms, "Longest time per generated token");
   CLI::Option* vram = app->add_option("--max-vram-gb", o->max_vram_gb, "Most GPU memory to use");

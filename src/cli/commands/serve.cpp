@@ -11,6 +11,7 @@ Command make_serve_command(CLI::App& root) {
     server::ServeOptions serve;
     std::string web_dir;
     std::string port_file;
+    std::string write_keys;
     EvidenceFlags evidence;
   };
   auto o = std::make_shared<Options>();
@@ -34,10 +35,14 @@ Command make_serve_command(CLI::App& root) {
                   "Let pages on this origin (https://example.org) upload to /v1/replications; repeatable. Reads are "
                   "open to every origin without it");
   app->add_option("--port-file", o->port_file, "Write the bound port to this file once listening");
+  app->add_option("--write-keys", o->write_keys,
+                  "Key file uploads are checked against (`ecocompute keys add NAME --file FILE`); uploads then need "
+                  "Authorization: Bearer <key>. Required with a --host beyond loopback");
   o->evidence.add_to(app);
   return {app, [o] {
             o->serve.web_root = o->web_dir;
             o->serve.port_file = o->port_file;
+            o->serve.write_keys = o->write_keys;
             auto evidence = o->evidence.load(decide::RowLoading::all);
             if (!evidence) return report_error(evidence.error());
             if (auto served = server::serve(o->serve, *evidence); !served) return report_error(served.error());

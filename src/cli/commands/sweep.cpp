@@ -1,4 +1,5 @@
-// `ecocompute sweep run|status|collect|slurm|task`: many measure runs from one plan (docs/sweep.md).
+// `ecocompute sweep run|status|collect|slurm|task`: many measurements from one plan (docs/sweep.md), and
+// the internal `sweep job` each job's steps run in.
 #include <signal.h>
 
 #include <atomic>
@@ -8,9 +9,13 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/interrupt_handler.hpp"
+#include "cli/sweep_store_import.hpp"
+#include "report/verdict_table.hpp"
 #include "sweep/child_process.hpp"
 #include "sweep/collect.hpp"
 #include "sweep/coordinator.hpp"
+#include "sweep/job_step.hpp"
 #include "sweep/slurm_script.hpp"
 #include "sweep/sweep_status.hpp"
 #include "sweep/sweep_task.hpp"
@@ -24,8 +29,8 @@ namespace fs = std::filesystem;
 
 std::atomic<bool> stop_requested{false};
 
-// Ctrl-C reaches the measure children through the terminal's process group; the coordinator only
-// stops handing out jobs (a finished job stays done, the interrupted one is redone on resume).
+// Ctrl-C reaches the jobs' children through the terminal's process group; the coordinator only stops
+// handing out jobs (a finished job stays done, the interrupted one is redone on resume).
 extern "C" void on_stop(int) { stop_requested.store(true); }
 
 class StopHandler {
@@ -59,8 +64,12 @@ struct SweepFlags {
   std::string store;
   std::size_t index = 0;
   std::string post_url;
+  std::string post_key_file;
   sweep::SlurmOptions slurm;
   std::string binary;
+  std::string job;   ///< `sweep job`: the job id
+  std::string step;  ///< `sweep job`: synth or measure
+  std::string gpu;   ///< `sweep job`: the slot's GPU UUID
 };
 
 int run_run(const SweepFlags& f) {
@@ -99,10 +108,10 @@ int run_collect(const SweepFlags& f) {
     std::cout << fmt::format("{} report file(s) of finished jobs copied into {}\n", *count, f.collect_to);
     return exit_ok;
   }
-  auto collected = sweep::collect_to_store(f.dir, f.store);
+  auto collected = import_sweep_reports(f.dir, f.store);
   if (!collected) return report_error(collected.error());
   if (f.json) {
-    std::cout << sweep::to_json(*collected).dump(2) << "\n";
+    std::cout << to_json(*collected).dump(2) << "\n";
   } else {
     std::cout << fmt::format("{} report(s) imported into {} ({} row(s) added), {} refused\n", collected->imported,
                              f.store, collected->rows_added, collected->refused.size());
@@ -121,6 +130,7 @@ int run_slurm(SweepFlags& f) {
   f.slurm.dir = f.dir;
   f.slurm.binary = f.binary.empty() ? sweep::own_binary() : fs::path(f.binary);
   f.slurm.post_url = f.post_url;
+  f.slurm.post_key_file = f.post_key_file;
   const std::size_t jobs = sweep::expand_jobs(*plan).size();
   auto script = sweep::slurm_script(*plan, jobs, f.slurm);
   if (!script) return report_error(script.error());
@@ -134,7 +144,12 @@ int run_slurm(SweepFlags& f) {
 int run_task(const SweepFlags& f) {
   auto plan = sweep::read_plan(f.plan);
   if (!plan) return report_error(plan.error());
-  sweep::TaskOptions options{*plan, f.dir, f.index, sweep::own_binary(), f.cache_dir, f.post_url};
+  sweep::TaskOptions options{*plan, f.dir, f.index, sweep::own_binary(), f.cache_dir, f.post_url, ""};
+  if (!f.post_key_file.empty()) {
+    auto key = sweep::read_write_key(f.post_key_file);
+    if (!key) return report_error(key.error());
+    options.post_key = *key;
+  }
   stop_requested.store(false);
   Result<sweep::TaskOutcome> task = [&] {
     const StopHandler handler;
@@ -156,11 +171,41 @@ int run_task(const SweepFlags& f) {
   return task->upload_errors.empty() ? exit_ok : exit_environment;
 }
 
+// `sweep job`: one step of one job, in the child `sweep run` or `sweep task` starts for it. The job
+// comes from the folder's plan copy; the measure step stops on Ctrl-C as `measure` does, and exits as
+// `measure` does (0, 4 some trials failed, 130 interrupted), which is what the parent reads.
+int run_job_step(const SweepFlags& f) {
+  const sweep::JobStepRequest request{f.dir, f.job, f.step == "synth" ? sweep::JobStep::synth : sweep::JobStep::measure,
+                                      f.cache_dir, f.gpu};
+  auto job = sweep::find_folder_job(request.sweep_dir, request.job_id);
+  if (!job) return report_error(job.error());
+  if (request.step == sweep::JobStep::synth) {
+    auto written = sweep::synthesize_job_model(*job);
+    return written ? exit_ok : report_error(written.error());
+  }
+  Result<experiment::ExperimentOutcome> outcome = [&] {
+    const InterruptHandler handler;
+    return sweep::measure_job(*job, request, &InterruptHandler::interrupted());
+  }();
+  const bool interrupted = InterruptHandler::interrupted().load();
+  if (!outcome) {
+    const int code = report_error(outcome.error());
+    return interrupted ? exit_interrupted : code;
+  }
+  std::cout << report::format_verdict_table(outcome->written_reports());
+  if (outcome->run.cancelled || interrupted) return exit_interrupted;
+  if (const std::size_t failures = outcome->failures(); failures > 0) {
+    log::warn("{} failure(s): see run.json for each reason", failures);
+    return exit_failed_trials;
+  }
+  return exit_ok;
+}
+
 }  // namespace
 
 Command make_sweep_command(CLI::App& root) {
   auto f = std::make_shared<SweepFlags>();
-  CLI::App* app = root.add_subcommand("sweep", "Many measure runs from one plan: a worker per GPU, resumable; Slurm arrays");
+  CLI::App* app = root.add_subcommand("sweep", "Many measurements from one plan: a worker per GPU, resumable; Slurm arrays");
   app->require_subcommand(1);
 
   CLI::App* run = app->add_subcommand("run", "Run (or resume) every job of a plan, one worker per GPU or CPU slot");
@@ -188,6 +233,8 @@ Command make_sweep_command(CLI::App& root) {
   slurm->add_option("--cpus-per-task", f->slurm.cpus_per_task, "CPUs per task")->check(CLI::Range(1, 4096));
   slurm->add_option("--max-parallel", f->slurm.max_parallel, "Array tasks running at once at most")->check(CLI::Range(1, 100000));
   slurm->add_option("--post", f->post_url, "Also POST each report to this `ecocompute serve` (http://host:port)");
+  slurm->add_option("--post-key-file", f->post_key_file,
+                    "File holding the write key the store asks for (`ecocompute keys add`); each task reads it");
   slurm->add_option("--binary", f->binary, "ecocompute as the compute nodes see it (default: this binary)");
 
   CLI::App* task = app->add_subcommand("task", "Run one job of a plan by index (a Slurm array task)");
@@ -195,9 +242,21 @@ Command make_sweep_command(CLI::App& root) {
   task->add_option("-o,--out", f->dir, "Sweep folder")->required();
   task->add_option("--index", f->index, "Job index (0-based; $SLURM_ARRAY_TASK_ID)")->required();
   task->add_option("--post", f->post_url, "POST each report to this `ecocompute serve` (http://host:port)");
+  task->add_option("--post-key-file", f->post_key_file,
+                   "File holding the write key the store asks for (`ecocompute keys add`); sent as a bearer token");
   task->add_option("--cache-dir", f->cache_dir, "Quantization cache (default: <out>/cache)");
 
-  return {app, [f, run, status, collect, slurm]() -> int {
+  // Internal: what `sweep run` and `sweep task` start for each step of a job (hidden from --help).
+  CLI::App* job = app->add_subcommand("job", "Run one step of one job of a sweep folder (started by the sweep itself)");
+  job->group("");
+  job->add_option("dir", f->dir, "Sweep folder (its plan.json names the job)")->required();
+  job->add_option("--job", f->job, "Job id")->required();
+  job->add_option("--step", f->step, "synth or measure")->required()->check(CLI::IsMember({"synth", "measure"}));
+  job->add_option("--cache-dir", f->cache_dir, "Quantization cache (default: the user's)");
+  job->add_option("--gpu", f->gpu, "The slot's GPU UUID (default: the first visible, or none)");
+
+  return {app, [f, run, status, collect, slurm, job]() -> int {
+            if (job->parsed()) return run_job_step(*f);
             if (run->parsed()) return run_run(*f);
             if (status->parsed()) return run_status(*f);
             if (collect->parsed()) return run_collect(*f);

@@ -22,6 +22,7 @@ struct SynthArgs {
   std::string hf_config;
   std::uint64_t seed = 0;
   std::string vocab_dir;
+  std::uint32_t layers = 0;
   bool list = false;
 };
 
@@ -58,6 +59,7 @@ int run_synth(const SynthArgs& args) {
   options.arch = args.arch;
   options.type = *type;
   options.seed = args.seed;
+  options.layers = args.layers;
   options.vocab_dir = args.vocab_dir;
   int last_percent = -1;
   options.on_progress = [&last_percent](const modelgen::WriteProgress& p) {
@@ -90,6 +92,10 @@ Command make_synth_command(CLI::App& root) {
   app->add_option("--vocab-dir", args->vocab_dir,
                   "Folder with llama.cpp's ggml-vocab-*.gguf (default: $ECOCOMPUTE_VOCAB_DIR, <data>/vocab, "
                   "third_party/llama.cpp/models)");
+  app->add_option("--layers", args->layers,
+                  "Only the first N layers, each matrix at the full model's shape (for profiling kernels; not for "
+                  "energy per token)")
+      ->check(CLI::Range(1, 1000));
   app->add_flag("--list", args->list, "List the known shapes and their parameter counts");
   return {app, [args] { return run_synth(*args); }};
 }

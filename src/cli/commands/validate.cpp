@@ -7,7 +7,9 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
+#include "report/energy_report.hpp"
 #include "report/energy_schema.hpp"
+#include "report/report_consistency.hpp"
 #include "report/run_report.hpp"
 #include "util/json.hpp"
 
@@ -36,12 +38,20 @@ std::optional<SummaryCheck> run_summary_check(const std::string& file) {
                                 "files beside it"};
 }
 
+// The contradictions of a schema-valid report file (report_consistency.hpp); none when it does not read.
+std::vector<report::Contradiction> contradictions_of(const std::string& file) {
+  auto report = report::read_energy_report(file);
+  if (!report) return {{"/", report.error().describe()}};
+  return report::find_contradictions(*report);
+}
+
 }  // namespace
 
 Command make_validate_command(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "validate", "Check energy.json reports (ecocompute-energy/1.0, 1.1 or 1.2) against the shipped JSON "
-                  "Schema; prints each problem with its JSON pointer. Exit 0 when every file is valid, 2 otherwise");
+                  "Schema and the consistency rules (docs/energy-json.md); prints each problem with its JSON pointer "
+                  "or field. Exit 0 when every file is valid, 2 otherwise");
   auto files = std::make_shared<std::vector<std::string>>();
   auto print_schema = std::make_shared<bool>(false);
   app->add_option("files", *files, "Report files to check")->type_name("FILE");
@@ -71,7 +81,16 @@ Command make_validate_command(CLI::App& root) {
                 continue;
               }
               if (problems->empty()) {
-                std::printf("%s: valid\n", file.c_str());
+                // Valid against the schema; then every figure that can be recomputed from the others must agree.
+                const auto contradictions = contradictions_of(file);
+                if (contradictions.empty()) {
+                  std::printf("%s: valid\n", file.c_str());
+                  continue;
+                }
+                all_valid = false;
+                std::printf("%s: invalid (%zu figure%s contradict%s the others)\n", file.c_str(), contradictions.size(),
+                            contradictions.size() == 1 ? "" : "s", contradictions.size() == 1 ? "s" : "");
+                for (const report::Contradiction& c : contradictions) std::printf("  %s: %s\n", c.field.c_str(), c.message.c_str());
                 continue;
               }
               all_valid = false;

@@ -24,7 +24,7 @@ namespace ecocompute::fakes {
 /// handed to the work sink, which a test wires to a FakeDevice) at the given power.
 struct FakeEngineScript {
   engine::ModelInfo model;                   ///< returned by model(); gguf_type defaults to "F16"
-  engine::EngineDescription description{"fake", "0", "fake-commit", "fake", "fake-device", 0, 4096, 512, 1, false};
+  engine::EngineDescription description{"fake", "0", "fake-commit", "fake", "fake-device", 0, 4096, 512, 1, false, "", ""};
   std::int32_t n_vocab = 64;
   engine::Token bos_token = 1;               ///< -1: the vocab has no BOS
   std::int64_t n_ctx = 4096;                 ///< prefill/decode past this fails, as llama.cpp does

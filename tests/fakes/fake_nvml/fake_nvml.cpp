@@ -62,6 +62,10 @@ struct Device {
   double update_period = 0.1, sample_period = 0.02;
   unsigned sample_buffer = 120;
   std::optional<double> reset_at, stuck_from;
+  // Percent of each sample period a kernel ran (NVML_GPU_UTILIZATION_SAMPLES): a constant, or a step
+  // at busy_step_at_s; absent: the driver answers NOT_SUPPORTED, as some do.
+  std::optional<double> busy_pct, busy_after_pct;
+  double busy_step_at = 0.0;
   std::vector<nvml::ProcessInfo> processes;
 
   double counter_time(double t) const {
@@ -181,6 +185,9 @@ void load(State& s) {
       d.sample_buffer = j.value("sample_buffer", d.sample_buffer);
       if (j.contains("counter_reset_at_s")) d.reset_at = j.at("counter_reset_at_s").get<double>();
       if (j.contains("counter_stuck_from_s")) d.stuck_from = j.at("counter_stuck_from_s").get<double>();
+      if (j.contains("busy_pct")) d.busy_pct = j.at("busy_pct").get<double>();
+      if (j.contains("busy_after_pct")) d.busy_after_pct = j.at("busy_after_pct").get<double>();
+      d.busy_step_at = j.value("busy_step_at_s", 0.0);
       const Json p = j.value("power", Json::object());
       d.profile.kind = p.value("kind", std::string("constant"));
       d.profile.watts = p.value("watts", 100.0);
@@ -394,8 +401,12 @@ nvml::Return nvmlDeviceGetFieldValues(nvml::Device device, int count, nvml::Fiel
 }
 nvml::Return nvmlDeviceGetSamples(nvml::Device device, int type, unsigned long long last_seen_us, int* value_type,
                                   unsigned* count, nvml::Sample* samples) {
-  FAKE_DEVICE("nvmlDeviceGetSamples");
-  if (type != nvml::total_power_samples) return 3;
+  // Utilization samples count as a function of their own, so a script's failures of the power buffer
+  // keep their call numbers whatever the meter asks of the other.
+  const bool busy = type == nvml::gpu_utilization_samples;
+  FAKE_DEVICE(busy ? "nvmlDeviceGetSamples(utilization)" : "nvmlDeviceGetSamples");
+  if (!busy && type != nvml::total_power_samples) return 3;
+  if (busy && !d->busy_pct) return 3;
   *value_type = nvml::value_unsigned_int;
   // Sample k is taken at k × sample_period; the buffer holds the newest sample_buffer of them.
   const auto newest = static_cast<long long>(std::floor(t / d->sample_period + 1e-9));
@@ -414,7 +425,9 @@ nvml::Return nvmlDeviceGetSamples(nvml::Device device, int type, unsigned long l
   for (unsigned i = 0; i < n; ++i) {
     const double at = static_cast<double>(first + i) * d->sample_period;
     samples[i].timeStamp = static_cast<unsigned long long>(std::llround(at * 1e6));
-    samples[i].sampleValue.uiVal = mw(d->profile.power(at));
+    const bool stepped = d->busy_after_pct && at >= d->busy_step_at;
+    samples[i].sampleValue.uiVal = busy ? static_cast<unsigned>(std::lround(stepped ? *d->busy_after_pct : *d->busy_pct))
+                                        : mw(d->profile.power(at));
   }
   *count = n;
   return 0;

@@ -15,6 +15,9 @@
 //     "counter_update_period_s": 0.1, "counter_offset_mj": 0,
 //     "counter_reset_at_s": 1005, "counter_stuck_from_s": 1003,
 //     "sample_period_s": 0.02, "sample_buffer": 120,
+//     "busy_pct": 97, "busy_after_pct": 40, "busy_step_at_s": 1003,   GPU-utilization samples (absent:
+//                                         NOT_SUPPORTED), on the power samples' timestamps; "failures" and
+//                                         call counts name them "nvmlDeviceGetSamples(utilization)"
 //     "temperature_c": 40, "sm_clock_mhz": 1980, "memory_clock_mhz": 2619,
 //     "clocks_event_reasons": 4, "pstate": 0,
 //     "processes": [{"pid": 4242, "used_memory_bytes": 1048576} | {"pid": "self"}]

@@ -25,7 +25,7 @@ TEST(Precision, ReadsSizesFromModelNames) {
   EXPECT_EQ(params_b_from_model_name("TinyLlama/TinyLlama-1.1B-Chat-v1.0"), 1.1);
   EXPECT_EQ(params_b_from_model_name("Qwen/Qwen2-0.5B"), 0.5);
   EXPECT_EQ(params_b_from_model_name("llama-3-8b-instruct"), 8.0);
-  EXPECT_EQ(params_b_from_model_name("Mixtral-8x7B"), 56.0);
+  EXPECT_EQ(params_b_from_model_name("Mixtral-8x7B"), 46.7);  // its published total, not 8 × 7
   EXPECT_EQ(params_b_from_model_name("SmolLM-360M"), 0.36);
   EXPECT_FALSE(params_b_from_model_name("gpt2"));
   EXPECT_FALSE(check_params_b(-1, "params_b"));

@@ -99,13 +99,15 @@ inline protocol::RunResult sample_run(bool with_energy = true) {
     run.setups.push_back(setup);
   }
 
-  run.iteration_decision.requested_iterations = 10;
-  run.iteration_decision.iterations = 10;
-  run.iteration_decision.tokens_per_iteration = 256;
-  run.iteration_decision.counter_update_period = Seconds{0.1};
-  run.iteration_decision.update_period_measured = true;
-  run.iteration_decision.required_decode_window = Seconds{20.0};
-  run.iteration_decision.explanation = "10 iterations as requested.";
+  protocol::IterationDecision decision;
+  decision.requested_iterations = 10;
+  decision.iterations = 10;
+  decision.tokens_per_iteration = 256;
+  decision.counter_update_period = Seconds{0.1};
+  decision.update_period_measured = true;
+  decision.required_decode_window = Seconds{20.0};
+  decision.explanation = "10 iterations as requested.";
+  run.iteration_decisions.push_back(decision);
 
   const double base_energy[] = {3000.0, 3030.0, 2970.0};
   const double ratio[3][3] = {{1.0, 1.0, 1.0}, {0.90, 0.0, 0.94}, {0.70, 0.72, 0.68}};

@@ -98,6 +98,26 @@ TEST_F(NvmlMeterTest, ConstantPowerWindowHasExactEnergyUncertaintyAndTraceAgreem
   EXPECT_NEAR(m.average_power()->value, 100.0, 1e-9);
 }
 
+TEST_F(NvmlMeterTest, BusyShareIsTheMeanOfTheUtilizationSamplesInsideTheWindow) {
+  // Busy 96 % until 1004.01 s, 40 % after; samples every 20 ms.
+  load(script(R"({"kind": "constant", "watts": 100})", R"(, "busy_pct": 96, "busy_after_pct": 40, "busy_step_at_s": 1004.01)"));
+  auto meter = make_meter();
+  const Measurement m = window(*meter, 1000.5, 1010.5);
+  ASSERT_TRUE(m.gpu_busy_pct.has_value());
+  EXPECT_EQ(m.gpu_busy_samples, 501u);
+  // 1000.50 … 1004.00: 176 samples at 96; 1004.02 … 1010.50: 325 at 40.
+  EXPECT_NEAR(*m.gpu_busy_pct, (176.0 * 96.0 + 325.0 * 40.0) / 501.0, 1e-9);
+}
+
+TEST_F(NvmlMeterTest, NoUtilizationSamplesLeavesTheBusyShareAbsent) {
+  load(script(R"({"kind": "constant", "watts": 100})"));
+  auto meter = make_meter();
+  const Measurement m = window(*meter, 1000.5, 1010.5);
+  ASSERT_EQ(m.status, WindowStatus::valid) << m.invalid_reason;
+  EXPECT_FALSE(m.gpu_busy_pct.has_value());
+  EXPECT_EQ(m.gpu_busy_samples, 0u);
+}
+
 TEST_F(NvmlMeterTest, StepBetweenSamplesShowsInTraceDisagreement) {
   load(script(R"({"kind": "step", "before_watts": 100, "after_watts": 300, "at_s": 1005.005})"));
   auto meter = make_meter();

@@ -104,6 +104,7 @@ TEST(Design, ValidationNamesTheField) {
       {"warmups", [](Design& d) { d.warmups = 0; }},
       {"trial_warmup_iterations", [](Design& d) { d.trial_warmup_iterations = -1; }},
       {"tokens_per_iteration", [](Design& d) { d.tokens_per_iteration = 0; }},
+      {"level_warmup_tokens", [](Design& d) { d.level_warmup_tokens = 0; }},
       {"iterations", [](Design& d) { d.iterations = 0; }},
       {"min_window", [](Design& d) { d.min_window = Seconds{-1.0}; }},
       {"min_window", [](Design& d) { d.min_window = Seconds{std::nan("")}; }},
@@ -159,6 +160,16 @@ TEST(ScheduleOrder, ParsesItsOwnSpelling) {
   Result<ScheduleOrder> bad = parse_schedule_order("abba");
   ASSERT_FALSE(bad.has_value());
   EXPECT_NE(bad.error().message().find("'abba'"), std::string::npos);
+}
+
+TEST(TrialWarmup, ParsesItsOwnSpelling) {
+  for (TrialWarmup w : {TrialWarmup::every_trial, TrialWarmup::on_change}) {
+    EXPECT_EQ(parse_trial_warmup(to_string(w)).value(), w);
+  }
+  EXPECT_EQ(to_string(TrialWarmup::on_change), "change");
+  Result<TrialWarmup> bad = parse_trial_warmup("sometimes");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("'sometimes'"), std::string::npos);
 }
 
 TEST(TrialStatus, ParsesItsOwnSpelling) {

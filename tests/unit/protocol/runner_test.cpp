@@ -43,10 +43,10 @@ TEST(Runner, RunsEveryTrialInScheduleOrderWithExactEnergy) {
 
   // Fastest iteration: Q4_K_M, 10 prompt tokens × 1 ms + 256 × 5 ms = 1.29 s.
   // Required window max(20 s, 0.1 s / 0.5 %) = 20 s; × 1.1 margin = 22 s; ⌈22 / 1.29⌉ = ⌈17.05⌉ = 18.
-  EXPECT_EQ(run.iteration_decision.iterations, 18);
-  EXPECT_EQ(run.iteration_decision.fastest_condition, std::optional<std::size_t>(2));
-  EXPECT_TRUE(run.iteration_decision.update_period_measured);
-  EXPECT_DOUBLE_EQ(run.iteration_decision.required_decode_window.value, 20.0);
+  EXPECT_EQ(run.iteration_decisions.front().iterations, 18);
+  EXPECT_EQ(run.iteration_decisions.front().fastest_condition, std::optional<std::size_t>(2));
+  EXPECT_TRUE(run.iteration_decisions.front().update_period_measured);
+  EXPECT_DOUBLE_EQ(run.iteration_decisions.front().required_decode_window.value, 20.0);
   // Prefill: 10 tokens × 1 ms = 0.01 s per prefill; ⌈22 / 0.01⌉ = 2200 repeats.
   EXPECT_EQ(run.setups[0].prefill_repeats, 2200);
   EXPECT_EQ(run.setups[0].prompt_token_count, 10);
@@ -280,8 +280,8 @@ TEST(Runner, WarmupFailureFailsOnlyThatCondition) {
   EXPECT_EQ(result->setups[2].failure, "warm-up 2 failed: kernel launch failed");
   EXPECT_EQ(result->trials[2].status, TrialStatus::engine_failed);
   // The fastest usable condition is now Q8_0: 0.01 + 256 × 0.008 = 2.058 s; ⌈22 / 2.058⌉ = ⌈10.69⌉ = 11.
-  EXPECT_EQ(result->iteration_decision.iterations, 11);
-  EXPECT_EQ(result->iteration_decision.fastest_condition, std::optional<std::size_t>(1));
+  EXPECT_EQ(result->iteration_decisions.front().iterations, 11);
+  EXPECT_EQ(result->iteration_decisions.front().fastest_condition, std::optional<std::size_t>(1));
 }
 
 TEST(Runner, NoLoadableEngineIsAnEngineError) {
@@ -322,7 +322,7 @@ TEST(Runner, MeterWithoutEnergyStillMeasuresThroughput) {
   EXPECT_FALSE(run.meter_measures_energy);
   EXPECT_FALSE(run.idle.power.has_value());
   // No measured update period: the assumed 0.1 s gives the same 18 iterations.
-  EXPECT_FALSE(run.iteration_decision.update_period_measured);
+  EXPECT_FALSE(run.iteration_decisions.front().update_period_measured);
   for (const TrialResult& trial : run.trials) {
     EXPECT_EQ(trial.status, TrialStatus::ok);
     EXPECT_FALSE(trial.decode->energy_gross.has_value());
@@ -425,10 +425,10 @@ TEST(Runner, BatchesAreLevelsWhoseWindowsCountEverySequencesTokens) {
   EXPECT_EQ(fake.provider_calls, 2);  // one engine per precision serves every batch
   EXPECT_EQ(fake.meter.labels()[1], "F16/b1 #1 prefill");
 
-  const int iterations = run.iteration_decision.iterations;
   for (const TrialResult& trial : run.trials) {
     ASSERT_EQ(trial.status, TrialStatus::ok) << trial.reason;
     const int batch = run.conditions[trial.condition].batch;
+    const int iterations = run.decision_for(batch).iterations;
     ASSERT_TRUE(trial.decode.has_value());
     // Every iteration generates batch × 256 tokens; the prompt is computed once per iteration.
     EXPECT_EQ(trial.decode->tokens, static_cast<std::int64_t>(iterations) * batch * 256);
@@ -439,6 +439,85 @@ TEST(Runner, BatchesAreLevelsWhoseWindowsCountEverySequencesTokens) {
   const ConditionSummary& f16_b4 = run.summaries[1];
   ASSERT_NE(f16_b4.find("decode_energy_per_token_gross_mj"), nullptr);
   EXPECT_NEAR(f16_b4.find("decode_energy_per_token_gross_mj")->summary.mean, 1502.9296875, 1e-6);
+}
+
+TEST(Runner, EachBatchLevelSizesItsOwnWindowsFromItsFastestCondition) {
+  FakeRun fake;
+  Result<RunResult> result = run_batches(fake, {1, 4});
+  ASSERT_TRUE(result.has_value()) << result.error().describe();
+  ASSERT_EQ(result->iteration_decisions.size(), 2u);
+  // Batch 1: Q8_0 is fastest, 10 ms of prefill + 256 × 8 ms = 2.058 s per iteration, so a 20-s window
+  // with the 10 % margin needs ⌈22 / 2.058⌉ = 11. Batch 4: Q8_0 again, 10 ms + 256 × 10 ms = 2.57 s,
+  // ⌈22 / 2.57⌉ = 9, under the 10 requested. One count shared by both levels would have given 11.
+  const IterationDecision& b1 = result->decision_for(1);
+  const IterationDecision& b4 = result->decision_for(4);
+  EXPECT_EQ(b1.batch, 1);
+  EXPECT_EQ(b1.iterations, 11);
+  EXPECT_EQ(b1.fastest_condition, std::optional<std::size_t>(2));
+  EXPECT_EQ(b4.batch, 4);
+  EXPECT_EQ(b4.iterations, 10);
+  EXPECT_EQ(b4.fastest_condition, std::optional<std::size_t>(3));
+  for (const TrialResult& trial : result->trials) {
+    ASSERT_TRUE(trial.decode.has_value());
+    EXPECT_EQ(trial.decode->repeats, result->conditions[trial.condition].batch == 1 ? 11 : 10);
+    EXPECT_EQ(trial.decode->repeat_times.size(), static_cast<std::size_t>(trial.decode->repeats));
+  }
+}
+
+TEST(Runner, WarmUpOnChangeWarmsWholeIterationsOnlyWhereThePrecisionChanges) {
+  FakeRun fake;
+  fake.scripts["F16"].batched_decode[4] = {Seconds{0.012}, Watts{500.0}};
+  fake.scripts["Q8_0"].batched_decode[4] = {Seconds{0.010}, Watts{450.0}};
+  Design design = testing::test_design();
+  design.candidates = {"Q8_0"};
+  design.batches = {1, 4};
+  design.trials = 2;
+  design.trial_warmup_iterations = 1;
+  design.trial_warmup = TrialWarmup::on_change;
+  design.level_warmup_tokens = 16;
+  Result<RunResult> result = fake.run(design);
+  ASSERT_TRUE(result.has_value()) << result.error().describe();
+  // Block 1: F16/b1 F16/b4 Q8_0/b1 Q8_0/b4; block 2 reversed: Q8_0/b4 Q8_0/b1 F16/b4 F16/b1.
+  std::vector<std::string> warmups;
+  for (const TrialResult& trial : result->trials) warmups.push_back(trial.warmup);
+  ASSERT_EQ(warmups.size(), 8u);
+  EXPECT_EQ(warmups[0], "1 iteration");
+  EXPECT_EQ(warmups[1], "a prefill and 16 decode steps at batch 4 (batch changed from 1)");
+  EXPECT_EQ(warmups[2], "1 iteration");
+  EXPECT_EQ(warmups[3], "a prefill and 16 decode steps at batch 4 (batch changed from 1)");
+  EXPECT_EQ(warmups[4], "none (the trial before ran the same condition)");
+  EXPECT_EQ(warmups[5], "a prefill and 16 decode steps at batch 1 (batch changed from 4)");
+  EXPECT_EQ(warmups[6], "1 iteration");
+  EXPECT_EQ(warmups[7], "a prefill and 16 decode steps at batch 1 (batch changed from 4)");
+
+  // Every trial warms up with a whole iteration by default.
+  design.trial_warmup = TrialWarmup::every_trial;
+  FakeRun every;
+  every.scripts = fake.scripts;
+  Result<RunResult> plain = every.run(design);
+  ASSERT_TRUE(plain.has_value()) << plain.error().describe();
+  for (const TrialResult& trial : plain->trials) EXPECT_EQ(trial.warmup, "1 iteration");
+}
+
+TEST(Runner, PrefillWindowsAtTheFirstBatchOnlyLeaveTheOtherLevelsWithoutOne) {
+  FakeRun fake;
+  fake.scripts["F16"].batched_decode[4] = {Seconds{0.012}, Watts{500.0}};
+  fake.scripts["Q8_0"].batched_decode[4] = {Seconds{0.010}, Watts{450.0}};
+  Design design = testing::test_design();
+  design.candidates = {"Q8_0"};
+  design.batches = {1, 4};
+  design.trials = 2;
+  design.prefill_at_every_batch = false;
+  Result<RunResult> result = fake.run(design);
+  ASSERT_TRUE(result.has_value()) << result.error().describe();
+  for (const TrialResult& trial : result->trials) {
+    ASSERT_EQ(trial.status, TrialStatus::ok) << trial.reason;
+    EXPECT_EQ(trial.prefill.has_value(), result->conditions[trial.condition].batch == 1) << trial.index;
+    EXPECT_TRUE(trial.decode.has_value());
+  }
+  for (const std::string& label : fake.meter.labels()) {
+    EXPECT_EQ(label.find("/b4 #") != std::string::npos && label.find("prefill") != std::string::npos, false) << label;
+  }
 }
 
 TEST(Runner, ABatchedCandidateIsPairedWithTheBaselineAtItsOwnBatch) {
@@ -464,7 +543,7 @@ TEST(Runner, ASingleBatchLevelAboveOneKeepsPlainLabels) {
   EXPECT_EQ(result->conditions[0].label(), "F16");
   EXPECT_EQ(fake.meter.labels()[1], "F16 #1 prefill");
   ASSERT_TRUE(result->trials[0].decode.has_value());
-  EXPECT_EQ(result->trials[0].decode->tokens, static_cast<std::int64_t>(result->iteration_decision.iterations) * 4 * 256);
+  EXPECT_EQ(result->trials[0].decode->tokens, static_cast<std::int64_t>(result->iteration_decisions.front().iterations) * 4 * 256);
 }
 
 TEST(Runner, DrawnSeedIsRecorded) {

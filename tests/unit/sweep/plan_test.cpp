@@ -1,9 +1,10 @@
-// Plan parsing: a full plan reads into every field; each kind of mistake is refused with a message
-// naming the field.
+// Plan parsing: a full plan reads into every field, its design keys into the experiment options each
+// job runs with; each kind of mistake is refused with a message naming the field.
 #include <gtest/gtest.h>
 
 #include "sweep/job.hpp"
 #include "sweep/plan.hpp"
+#include "util/defaults.hpp"
 
 namespace ecocompute::sweep {
 namespace {
@@ -24,7 +25,7 @@ TEST(SweepPlan, ReadsEveryField) {
                         "batches": [[1], [8, 16]], "baseline": "F16", "precisions": ["Q8_0", "Q4_K_M"],
                         "trials": 3, "warmups": 1, "tokens": 64, "threads": 2,
                         "window": {"min_s": 1.5, "min_prefill_s": 0.5, "idle_s": 2, "cool_down_s": 0, "edges": "corrected"},
-                        "quality": false, "measure_args": ["--prompt-lengths", "32"],
+                        "quality": false, "prompt_lengths": [32], "trial_warmup": "change", "token_choice": "host",
                         "gpus": ["GPU-aaaa", "GPU-bbbb"]})");
   ASSERT_TRUE(plan) << plan.error().describe();
   EXPECT_EQ(plan->name, "fleet");
@@ -35,11 +36,22 @@ TEST(SweepPlan, ReadsEveryField) {
   EXPECT_EQ(plan->models[2].synth_type, "bf16");
   EXPECT_EQ(plan->models[2].synth_seed, 7u);
   EXPECT_EQ(plan->batch_lists, (std::vector<std::vector<int>>{{1}, {8, 16}}));
-  EXPECT_EQ(plan->settings.precisions, (std::vector<std::string>{"Q8_0", "Q4_K_M"}));
-  EXPECT_EQ(plan->settings.trials, 3);
-  EXPECT_EQ(plan->settings.min_window_s, 1.5);
-  EXPECT_EQ(plan->settings.edges, "corrected");
-  EXPECT_EQ(plan->settings.quality, false);
+  // The design keys are the experiment's options.
+  const experiment::ExperimentOptions& s = plan->settings;
+  EXPECT_EQ(s.design.candidates, (std::vector<std::string>{"Q8_0", "Q4_K_M"}));
+  EXPECT_EQ(s.design.trials, 3);
+  EXPECT_EQ(s.design.warmups, 1);
+  EXPECT_EQ(s.design.tokens_per_iteration, 64);
+  EXPECT_EQ(s.n_threads, 2);
+  EXPECT_EQ(s.design.min_window.value, 1.5);
+  EXPECT_EQ(s.design.idle_window.value, 2.0);
+  EXPECT_TRUE(s.design.correct_edges);
+  EXPECT_FALSE(s.quality);
+  EXPECT_EQ(s.design.prompt.lengths_tokens, (std::vector<std::int64_t>{32}));
+  EXPECT_EQ(s.design.trial_warmup, protocol::TrialWarmup::on_change);
+  EXPECT_EQ(s.token_choice, engine::TokenChoice::host);
+  EXPECT_FALSE(plan->design.contains("models"));
+  EXPECT_EQ(plan->design["token_choice"], "host");
   EXPECT_FALSE(plan->all_gpus);
   EXPECT_EQ(plan->gpus, (std::vector<std::string>{"GPU-aaaa", "GPU-bbbb"}));
 }
@@ -49,7 +61,8 @@ TEST(SweepPlan, DefaultsToEveryGpuAndOneBatchList) {
   ASSERT_TRUE(plan) << plan.error().describe();
   EXPECT_TRUE(plan->all_gpus);
   EXPECT_EQ(plan->batch_lists, (std::vector<std::vector<int>>{{1}}));
-  EXPECT_FALSE(plan->settings.trials.has_value());  // measure's own default
+  EXPECT_TRUE(plan->design.empty());
+  EXPECT_EQ(plan->settings.design.trials, defaults::trials);  // measure's own default
   auto flat = parse(R"({"models": ["a.gguf"], "batches": [1, 4]})");
   ASSERT_TRUE(flat);
   EXPECT_EQ(flat->batch_lists, (std::vector<std::vector<int>>{{1, 4}}));
@@ -77,8 +90,18 @@ TEST(SweepPlan, ErrorsNameTheField) {
       {R"({"models": ["a"], "window": {"mins": 1}})", "window.mins: unknown field"},
       {R"({"models": ["a"], "window": {"edges": "both"}})", "window.edges"},
       {R"({"models": ["a"], "quality": "no"})", "quality"},
-      {R"({"models": ["a"], "measure_args": ["--out", "x"]})", "measure_args[0]: '--out' is set by the sweep"},
-      {R"({"models": ["a"], "measure_args": ["--gpu=GPU-1"]})", "measure_args[0]: '--gpu'"},
+      {R"({"models": ["a"], "measure_args": ["--prompt-lengths", "16"]})",
+       "measure_args: is no longer read: every measure option is a design key of the plan itself, e.g. \"prompt_lengths\""},
+      {R"({"models": ["a"], "trial_warmpu": "change"})", "trial_warmpu: unknown field"},
+      {R"({"models": ["a"], "trial_warmup": "sometimes"})", "trial_warmup: must be \"every\" or \"change\""},
+      {R"({"models": ["a"], "token_choice": 1})", "token_choice: must be \"device\" or \"host\""},
+      {R"({"models": ["a"], "prompt_lengths": [16, 16]})", "prompt_lengths[1]: 16 is listed twice"},
+      {R"({"models": ["a"], "precisions": ["Q9_9"]})", "precisions[0]"},
+      {R"({"models": ["a"], "precisions": ["F16"]})", "precisions: F16 is the baseline"},
+      {R"({"models": ["a"], "trials": 3, "min_trials": 5, "target_ci_pt": 1})", "min_trials: 5; with target_ci_pt"},
+      {R"({"models": ["a"], "gpu": "GPU-1"})", "gpu: each job runs on one GPU of \"gpus\""},
+      {R"({"models": ["a"], "out": "x"})", "out: each job writes into"},
+      {R"({"models": [{"synth": "llama9-1t"}]})", "models[0].synth"},
       {R"({"models": ["a"], "gpus": "some"})", "gpus"},
       {R"({"models": ["a"], "gpus": ["0"]})", "gpus[0]: must be a GPU UUID"},
       {R"({"models": ["a"], "gpus": ["GPU-1", "GPU-1"]})", "gpus[1]: listed twice"},
@@ -98,12 +121,15 @@ TEST(SweepPlan, ReadPlanNamesTheFileOfBadJson) {
 
 TEST(SweepPlan, RoundTripsThroughItsFolderCopy) {
   auto plan = parse(R"({"models": ["a.gguf", {"synth": "qwen2-0.5b"}], "batches": [[1], [2, 4]], "trials": 2,
-                        "window": {"min_s": 1}, "quality": false, "gpus": ["GPU-x"]})");
-  ASSERT_TRUE(plan);
+                        "window": {"min_s": 1}, "quality": false, "seed": 18446744073709551615,
+                        "order": "shuffled", "gpus": ["GPU-x"]})");
+  ASSERT_TRUE(plan) << plan.error().describe();
   auto again = parse_plan(plan_to_json(*plan), "copy", "/elsewhere");
   ASSERT_TRUE(again) << again.error().describe();
   EXPECT_EQ(plan_to_json(*again), plan_to_json(*plan));
   EXPECT_EQ(again->models[0].path, std::filesystem::path("/plans/a.gguf"));
+  EXPECT_EQ(again->settings.design.seed, std::uint64_t{18446744073709551615U});
+  EXPECT_EQ(again->settings.design.order, protocol::ScheduleOrder::shuffled);
 }
 
 TEST(SweepJobs, OneJobPerModelAndBatchListInPlanOrder) {
@@ -121,20 +147,35 @@ TEST(SweepJobs, OneJobPerModelAndBatchListInPlanOrder) {
   EXPECT_EQ(job_paths("/s", jobs[0]).model, std::filesystem::path("/plans/a.gguf"));
 }
 
-TEST(SweepJobs, MeasureArgumentsCarryThePlanAndTheGpu) {
+TEST(SweepJobs, JobExperimentIsThePlanDesignWithTheJobsPlaceAndGpu) {
   auto plan = parse(R"({"models": ["a.gguf"], "batches": [2, 4], "precisions": ["Q8_0", "Q4_0"], "trials": 2,
-                        "threads": 1, "window": {"min_s": 0.5}, "quality": false,
-                        "measure_args": ["--prompt-lengths", "16"]})");
-  ASSERT_TRUE(plan);
+                        "threads": 1, "window": {"min_s": 0.5}, "quality": false, "prompt_lengths": [16],
+                        "level_warmup_tokens": 4})");
+  ASSERT_TRUE(plan) << plan.error().describe();
   const Job job = expand_jobs(*plan).front();
-  const auto args = measure_arguments(*plan, job, job_paths("/s", job), "/cache", "GPU-abc");
-  const std::vector<std::string> expected{"measure", "--model", "/plans/a.gguf", "--out", "/s/jobs/000-a-b2-4",
-                                          "--batch", "2,4", "--no-progress", "--cache-dir", "/cache", "--gpu", "GPU-abc",
-                                          "--precisions", "Q8_0,Q4_0", "--trials", "2", "--threads", "1",
-                                          "--min-window", "0.5", "--no-quality", "--prompt-lengths", "16"};
-  EXPECT_EQ(args, expected);
-  const auto cpu = measure_arguments(*plan, job, job_paths("/s", job), "", "");
-  EXPECT_EQ(std::count(cpu.begin(), cpu.end(), std::string("--gpu")), 0);
+  const experiment::ExperimentOptions options = job_experiment(*plan, job, job_paths("/s", job), "/cache", "GPU-abc");
+  EXPECT_EQ(options.design.model, std::filesystem::path("/plans/a.gguf"));
+  EXPECT_EQ(options.out_dir, std::filesystem::path("/s/jobs/000-a-b2-4"));
+  EXPECT_EQ(options.design.batches, (std::vector<int>{2, 4}));
+  EXPECT_EQ(options.cache_dir, std::filesystem::path("/cache"));
+  EXPECT_EQ(options.gpu, "GPU-abc");
+  EXPECT_FALSE(options.progress_bar);
+  EXPECT_EQ(options.design.candidates, (std::vector<std::string>{"Q8_0", "Q4_0"}));
+  EXPECT_EQ(options.design.trials, 2);
+  EXPECT_EQ(options.n_threads, 1);
+  EXPECT_EQ(options.design.min_window.value, 0.5);
+  EXPECT_FALSE(options.quality);
+  EXPECT_EQ(options.design.prompt.lengths_tokens, (std::vector<std::int64_t>{16}));
+  EXPECT_EQ(options.design.level_warmup_tokens, 4);
+  EXPECT_TRUE(job_experiment(*plan, job, job_paths("/s", job), "", "").gpu.empty());
+}
+
+TEST(SweepJobs, AStepsChildIsNamedByItsJobNotByFlagsOfTheDesign) {
+  const JobStepRequest request{"/s", "000-a-b2-4", JobStep::measure, "/cache", "GPU-abc"};
+  EXPECT_EQ(job_step_arguments(request), (std::vector<std::string>{"sweep", "job", "/s", "--job", "000-a-b2-4", "--step",
+                                                                   "measure", "--cache-dir", "/cache", "--gpu", "GPU-abc"}));
+  const JobStepRequest cpu{"/s", "001-x", JobStep::synth, "", ""};
+  EXPECT_EQ(job_step_arguments(cpu), (std::vector<std::string>{"sweep", "job", "/s", "--job", "001-x", "--step", "synth"}));
 }
 
 }  // namespace

@@ -1,0 +1,69 @@
+// The signal handler behind InterruptHandler.
+#include "cli/interrupt_handler.hpp"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+#include "cli/exit_code.hpp"
+
+namespace ecocompute::cli {
+namespace {
+
+std::atomic<bool> interrupted_flag{false};
+std::atomic<int> first_signal{0};
+std::atomic<std::int64_t> first_signal_ns{0};
+
+// `timeout` and supervisors that signal a whole process group deliver one stop request twice, the
+// same signal microseconds apart; a person's second Ctrl-C comes much later.
+constexpr std::int64_t kSameRequestNs = 250'000'000;
+
+std::int64_t monotonic_ns() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+// The first Ctrl-C is acknowledged at once and stops the run within one decode step (the runner and
+// the engine read the flag); the finished trials are written. A second one quits at once, unless it
+// is the same signal within 250 ms (one request delivered twice). Only async-signal-safe calls here:
+// clock_gettime(2), write(2) and _exit(2); the handler masks both signals, so calls never overlap.
+extern "C" void on_interrupt(int signal) {
+  const std::int64_t now = monotonic_ns();
+  if (interrupted_flag.load()) {
+    if (signal == first_signal.load() && now - first_signal_ns.load() < kSameRequestNs) return;
+    static constexpr char quit[] = "\necocompute: interrupted again: quitting now, nothing more is written\n";
+    (void)!::write(STDERR_FILENO, quit, sizeof quit - 1);
+    ::_exit(exit_interrupted);
+  }
+  first_signal.store(signal);
+  first_signal_ns.store(now);
+  interrupted_flag.store(true);
+  static constexpr char ack[] =
+      "\necocompute: interrupted: stopping now (the unfinished window is discarded); the finished trials are "
+      "written. Ctrl-C again quits at once.\n";
+  (void)!::write(STDERR_FILENO, ack, sizeof ack - 1);
+}
+
+}  // namespace
+
+InterruptHandler::InterruptHandler() {
+  interrupted_flag.store(false);
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, SIGINT);
+  sigaddset(&action.sa_mask, SIGTERM);
+  sigaction(SIGINT, &action, &previous_int_);
+  sigaction(SIGTERM, &action, &previous_term_);
+}
+
+InterruptHandler::~InterruptHandler() {
+  sigaction(SIGINT, &previous_int_, nullptr);
+  sigaction(SIGTERM, &previous_term_, nullptr);
+}
+
+const std::atomic<bool>& InterruptHandler::interrupted() noexcept { return interrupted_flag; }
+
+}  // namespace ecocompute::cli
