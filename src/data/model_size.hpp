@@ -32,12 +32,6 @@ std::optional<double> params_b_from_model_name(std::string_view model_name);
 inline constexpr double kMinParamsB = 0.001;
 inline constexpr double kMaxParamsB = 10000.0;
 
-/// Whether two sizes name one model: within 0.5 % of the larger. Sizes are quoted to two or three
-/// digits ("1.54 B" for 1.5437 B), so a question about "8.03 B" or "Llama-3-8B" (8 B) meets the
-/// 8.03026 B that was measured, and a measurement there is an anchor. Both ΔE and the absolute energy of a
-/// measured size use it, so they never disagree about whether a size was measured.
-inline bool same_model_size(double a, double b) { return std::abs(a - b) <= 0.005 * std::max(std::abs(a), std::abs(b)); }
-
 /// Checks a model size: finite and within [kMinParamsB, kMaxParamsB]; the error names `what` and the range.
 Result<double> check_params_b(double params_b, std::string_view what);
 

@@ -17,8 +17,9 @@ struct Step {
   std::string bound;
 };
 
-// Decode step time (one token for each of `batch` sequences): the larger of reading every weight plus
-// the KV cache once, and 2·N·batch FLOPs at the datasheet's dense throughput.
+// Decode step time (one token for each of `batch` sequences): the larger of reading every weight a token
+// passes through plus the KV cache once, and 2·N·batch FLOPs at the datasheet's dense throughput (N the
+// active parameters of a mixture of experts).
 Step roofline_step(const data::GpuSpec& gpu, const PrecisionInfo& p, double params_b, int batch, int context) {
   const double weight_bytes = weight_gb(params_b, p) * 1e9;
   const double kv_bytes = kv_cache_gb(params_b, context, batch) * 1e9;
@@ -64,6 +65,7 @@ Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionIn
                                int context, std::optional<double> fp16_batch_one_mj, const Evidence& evidence) {
   Query q;
   q.params_b = question.params_b;
+  q.active_params_b = question.active_params_b;
   q.model = question.model;
   q.arch = question.gpu.arch;
   if (question.gpu_named) q.gpu = question.gpu;
@@ -87,7 +89,7 @@ Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionIn
     c.delta_ppl_pct = quality->delta_perplexity_pct;
     c.kld = quality->kld;
   }
-  const Step step = roofline_step(question.gpu, precision, question.params_b, batch, context);
+  const Step step = roofline_step(question.gpu, precision, compute_params_b(q), batch, context);
   c.latency_ms_per_token = step.seconds * 1000;
   c.throughput_tok_s = batch / step.seconds;
   c.bound = step.bound;

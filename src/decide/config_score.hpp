@@ -18,6 +18,7 @@ namespace ecocompute::decide {
 /// What every configuration of one question shares.
 struct ConfigQuestion {
   double params_b = 0;
+  std::optional<double> active_params_b;  ///< a mixture of experts' active parameters (compute); params_b is every one (memory)
   data::GpuSpec gpu;       ///< the named GPU, or the architecture's representative one (roofline, memory)
   bool gpu_named = false;  ///< a GPU was named (else the model answers for the architecture's measured GPU)
   bool allow_borrow = false;

@@ -62,12 +62,31 @@ void note_throttled(EstimateResponse& out, const Query& q, const Evidence& evide
   }
 }
 
+// A batch and context whose KV cache does not fit beside weights that do is not a question one GPU can
+// run: an error that says what fits. Weights that do not fit at all are answered, with the note.
+Result<void> check_batch_and_context_fit(const MemoryFit& m, const Query& q) {
+  if (m.fits || m.gpu_memory_gb <= 0 || m.weights_gb >= m.gpu_memory_gb) return {};
+  const int batch = largest_fitting_batch(m, q.batch);
+  const double kv_per_token_gb = m.kv_cache_gb / (static_cast<double>(q.batch) * q.context);
+  const auto context = static_cast<long long>(std::floor((m.gpu_memory_gb - m.weights_gb) / kv_per_token_gb));
+  const std::string fitting = batch >= 1 ? fmt::format("at most batch {} fits at context {}", batch, q.context)
+                                         : fmt::format("not even batch 1 fits at context {}; at most context {} at batch 1", q.context, context);
+  return unexpected(ErrorCode::invalid_argument,
+                    fmt::format("batch {} at context {} needs {:.1f} GB of KV cache beside {:.1f} GB of {} weights, and the {} has {:g} GB: "
+                                "{} (weights + KV cache; runtime buffers come on top)",
+                                q.batch, q.context, m.kv_cache_gb, m.weights_gb, q.precision.name, m.gpu, m.gpu_memory_gb, fitting));
+}
+
+std::string size_text(const Query& q) {
+  return q.active_params_b ? fmt::format("{:g} B model ({:g} B active)", q.params_b, *q.active_params_b) : fmt::format("{:g} B model", q.params_b);
+}
+
 void write_verdict(EstimateResponse& out, const Query& q) {
   const Figure& d = *out.prediction.delta;
-  out.verdict = fmt::format("{} {} {:.1f} % energy per token (95 % interval for your card {} … {}) vs FP16 for a {:g} B model on {} "
+  out.verdict = fmt::format("{} {} {:.1f} % energy per token (95 % interval for your card {} … {}) vs FP16 for a {} on {} "
                             "with {}: {} — {}.",
                             q.precision.name, d.value < 0 ? "saves" : "costs", std::abs(d.value), signed_pct(d.low), signed_pct(d.high),
-                            q.params_b, q.gpu ? q.gpu->name : q.arch, q.engine, to_string(d.basis.basis), d.basis.label);
+                            size_text(q), q.gpu ? q.gpu->name : q.arch, q.engine, to_string(d.basis.basis), d.basis.label);
   if (d.basis.basis != data::Basis::measured) out.verdict += " Not a measurement of this configuration: measure it to know.";
   if (!out.prediction.memory.fp16_fits || !out.prediction.memory.fits) out.verdict += " " + memory_note(out.prediction.memory, std::string(q.precision.name)) + ".";
 }
@@ -90,7 +109,8 @@ void attach_quality(EstimateResponse& out, const Query& q, const Evidence& evide
 }
 
 Json echo(const Query& q, const Prediction& p) {
-  return Json{{"params_b", q.params_b},        {"arch", q.arch},   {"gpu", q.gpu ? q.gpu->name : std::string()},
+  return Json{{"params_b", q.params_b},        {"active_params_b", q.active_params_b ? Json(*q.active_params_b) : Json(nullptr)},
+              {"arch", q.arch},   {"gpu", q.gpu ? q.gpu->name : std::string()},
               {"answered_for_gpu", p.gpu},     {"precision", std::string(q.precision.name)},
               {"batch", q.batch},              {"ctx", q.context}, {"engine", q.engine},
               {"model", q.model},              {"allow_borrow", q.allow_borrow}};
@@ -110,6 +130,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   if (!q) return q.error();
   auto prediction = predict(evidence, *q);
   if (!prediction) return prediction.error();
+  if (auto fits = check_batch_and_context_fit(prediction->memory, *q); !fits) return fits.error();
   EstimateResponse out;
   out.prediction = std::move(*prediction);
   const Figure& d = *out.prediction.delta;

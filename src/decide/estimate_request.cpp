@@ -55,9 +55,12 @@ Result<void> resolve_device(const EstimateRequest& r, Query& q) {
 Result<Query> resolve_estimate_request(const EstimateRequest& request) {
   EstimateRequest r = request;
   if (auto text = apply_free_text(r); !text) return text.error();
+  std::optional<double> active_b;
   if (!r.params_b && !r.model.empty()) {
-    r.params_b = data::params_b_from_model_name(r.model);
-    if (!r.params_b) return unexpected(ErrorCode::invalid_argument, "cannot read a size from model name '" + r.model + "'; give params_b");
+    const auto named = data::model_size_from_name(r.model);
+    if (!named) return unexpected(ErrorCode::invalid_argument, "cannot read a size from model name '" + r.model + "'; give params_b");
+    r.params_b = named->total_b;
+    active_b = named->active_b;
   }
   if (!r.params_b) return unexpected(ErrorCode::invalid_argument, "params_b (model size in billions, or a model name with a size) is required");
   auto size = data::check_params_b(*r.params_b, "params_b");
@@ -72,6 +75,11 @@ Result<Query> resolve_estimate_request(const EstimateRequest& request) {
   }
   Query q;
   q.params_b = *size;
+  if (active_b) {
+    auto active = data::check_params_b(*active_b, "the active size");
+    if (!active) return active.error();
+    q.active_params_b = *active;
+  }
   q.model = r.model;
   q.precision = *precision;
   q.batch = r.batch;

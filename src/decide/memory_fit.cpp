@@ -3,27 +3,36 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace ecocompute::decide {
 
 double kv_cache_gb(double params_b, int context, int batch) noexcept {
   return kKvBytesPerTokenPerBillion * params_b * static_cast<double>(context) * static_cast<double>(batch) / 1e9;
 }
 
-MemoryFit memory_fit(const std::string& gpu, double gpu_memory_gb, double params_b, const PrecisionInfo& precision, int batch,
-                     int context) {
+MemoryFit memory_fit(const std::string& gpu, double gpu_memory_gb, const ModelParams& params, const PrecisionInfo& precision,
+                     int batch, int context) {
   MemoryFit m;
   m.gpu = gpu;
   m.gpu_memory_gb = gpu_memory_gb;
-  m.weights_gb = weight_gb(params_b, precision);
-  m.kv_cache_gb = kv_cache_gb(params_b, context, batch);
+  m.weights_gb = weight_gb(params.total_b, precision);
+  m.kv_cache_gb = kv_cache_gb(params.active_b > 0 ? params.active_b : params.total_b, context, batch);
   m.total_gb = m.weights_gb + m.kv_cache_gb;
-  m.fp16_total_gb = params_b * 2.0 + m.kv_cache_gb;
+  m.fp16_total_gb = params.total_b * 2.0 + m.kv_cache_gb;
   m.fits = gpu_memory_gb <= 0 || m.total_gb <= gpu_memory_gb;
   m.fp16_fits = gpu_memory_gb <= 0 || m.fp16_total_gb <= gpu_memory_gb;
   m.basis = data::modelled_basis(fmt::format("weights ({:g} bits per weight) + KV cache ({:g} KiB per token of context per billion "
                                              "parameters); runtime buffers not included",
                                              precision.bits_per_weight, kKvBytesPerTokenPerBillion / 1024));
   return m;
+}
+
+int largest_fitting_batch(const MemoryFit& m, int batch) {
+  if (m.gpu_memory_gb <= 0 || m.kv_cache_gb <= 0 || batch < 1) return batch;
+  const double free_gb = m.gpu_memory_gb - m.weights_gb;
+  if (free_gb <= 0) return 0;
+  return static_cast<int>(std::floor(free_gb / (m.kv_cache_gb / batch)));
 }
 
 std::string memory_note(const MemoryFit& m, const std::string& precision) {

@@ -31,8 +31,19 @@ struct MemoryFit {
   data::FigureBasis basis;    ///< modelled, with the model stated
 };
 
-MemoryFit memory_fit(const std::string& gpu, double gpu_memory_gb, double params_b, const PrecisionInfo& precision, int batch,
-                     int context);
+/// A model's parameters in billions: every one (the weights in memory) and those one token passes
+/// through (a mixture of experts' active ones; every one for a dense model), which set the KV cache:
+/// its attention is that of a model of the active size, not of the total.
+struct ModelParams {
+  double total_b = 0;
+  double active_b = 0;
+};
+
+MemoryFit memory_fit(const std::string& gpu, double gpu_memory_gb, const ModelParams& params, const PrecisionInfo& precision,
+                     int batch, int context);
+
+/// The largest batch whose weights and KV cache fit at `context` (0 when the weights alone do not).
+int largest_fitting_batch(const MemoryFit& m, int batch);
 
 /// "F16 needs 142.3 GB (weights 140.0 + KV cache 2.3) and the H200 has 141 GB: it does not fit on one
 /// GPU, so ΔE is against an F16 that cannot run here" — empty when both fit.

@@ -24,7 +24,6 @@ using data::Basis;
 using data::GpuSpec;
 using data::find_gpu;
 using data::representative_gpu;
-using data::params_b_from_model_name;
 using data::check_params_b;
 using data::check_batch_size;
 using data::check_context_length;
@@ -103,7 +102,13 @@ std::optional<Error> grid_size_error(std::size_t precisions, std::size_t batches
 
 Result<Grid> checked_grid(const OptimizeRequest& request) {
   std::optional<double> size = request.params_b;
-  if (!size && !request.model.empty()) size = params_b_from_model_name(request.model);
+  std::optional<double> active;
+  if (!size && !request.model.empty()) {
+    if (const auto named = data::model_size_from_name(request.model)) {
+      size = named->total_b;
+      active = named->active_b;
+    }
+  }
   if (!size) return unexpected(ErrorCode::invalid_argument, "params_b (model size in billions, or a model name with a size) is required");
   auto checked = check_params_b(*size, "params_b");
   if (!checked) return checked.error();
@@ -118,7 +123,7 @@ Result<Grid> checked_grid(const OptimizeRequest& request) {
       return unexpected(ErrorCode::invalid_argument, std::string(name) + " must be a finite number ≥ 0");
     }
   }
-  Grid grid{ConfigQuestion{*checked, *gpu, !request.gpu.empty(), request.allow_borrow, request.model},
+  Grid grid{ConfigQuestion{*checked, active, *gpu, !request.gpu.empty(), request.allow_borrow, request.model},
             {},
             distinct(request.batch ? std::vector<int>{*request.batch} : request.batches),
             distinct(request.context ? std::vector<int>{*request.context} : request.contexts)};

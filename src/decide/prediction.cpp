@@ -94,7 +94,7 @@ struct Outcome {
 
 Result<Outcome> predict_outcome(const OutcomeModel& model, const Query& q, const std::string& precision, const std::string& gpu) {
   Outcome o;
-  o.point = point_of(CellPlace{q.engine, precision, q.arch, gpu, q.params_b, q.batch});
+  o.point = point_of(CellPlace{q.engine, precision, q.arch, gpu, compute_params_b(q), q.batch});
   o.family = model.family_of(q.engine);
   if (o.family == nullptr || (o.basis = place_basis(o.point, *o.family)).basis == data::Basis::unavailable) {
     return unexpected(ErrorCode::not_found,
@@ -172,7 +172,7 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q) {
   if (q.context > kBaselineContext) mark_context_modelled(out);
   const data::GpuSpec* spec = q.gpu ? &*q.gpu : nullptr;
   auto named = spec == nullptr ? data::find_gpu(out.gpu) : Result<data::GpuSpec>(*spec);
-  out.memory = memory_fit(out.gpu, named ? named->memory_gb : 0.0, q.params_b, q.precision, q.batch, q.context);
+  out.memory = memory_fit(out.gpu, named ? named->memory_gb : 0.0, ModelParams{q.params_b, compute_params_b(q)}, q.precision, q.batch, q.context);
   if (const std::string note = memory_note(out.memory, precision); !note.empty()) out.notes.push_back(note);
   out.modelled = out.delta ? out.delta->basis.basis == data::Basis::modelled : out.fp16_energy->basis.basis == data::Basis::modelled;
   return out;

@@ -20,7 +20,10 @@ namespace ecocompute::decide {
 
 /// A checked question.
 struct Query {
-  double params_b = 0;
+  double params_b = 0;              ///< every parameter: what the weights take in memory
+  /// A mixture of experts: the parameters one token passes through, which set the compute and the KV
+  /// cache per token (the model is asked at this size); absent for a dense model.
+  std::optional<double> active_params_b;
   std::string model;                ///< as asked, for the answer's text ("" when a size was given)
   std::string arch;
   std::optional<data::GpuSpec> gpu; ///< the GPU named, if any
@@ -42,6 +45,9 @@ struct Prediction {
   bool modelled = false;            ///< a part of the answer rests on a model no measurement here checks
   std::vector<std::string> notes;
 };
+
+/// The size the model is asked at: the active parameters of a mixture of experts, else every parameter.
+inline double compute_params_b(const Query& q) { return q.active_params_b.value_or(q.params_b); }
 
 /// Answers a question. Errors: not_found when the format was never measured with the engine, or not
 /// on the architecture and no borrow applies (the published hopper → ampere, or allow_borrow), or a

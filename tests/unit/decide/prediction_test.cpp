@@ -100,6 +100,24 @@ TEST(Prediction, TheBatchRegimeIsACovariate) {
   EXPECT_NEAR(delta(ask(kLlama3_8B, "H200", "Q4_K_M", 15)).value, b16.value, 3.0);
 }
 
+TEST(Prediction, TheBatchAtlasCellsAreMeasuredAndTheirCardsHeld) {
+  // Batch 16 on two cards (GPU-eb85a78d −34.03 with greedy choice on the host, GPU-286b040d −31.91 on
+  // the device): the model's mean for a card with an interval holding both. Batch 32 and 64 measured on
+  // GPU-286b040d (−13.78, +0.41). Batch 128, beyond every measured batch, holds batch 64's figure.
+  const Figure b16 = delta(ask(kLlama3_8B, "H200", "Q4_K_M", 16));
+  EXPECT_EQ(b16.basis.basis, Basis::measured);
+  EXPECT_EQ(b16.basis.sessions.size(), 2u);
+  EXPECT_LE(b16.low, -34.03);
+  EXPECT_GE(b16.high, -31.91);
+  const Figure b32 = delta(ask(kLlama3_8B, "H200", "Q4_K_M", 32));
+  EXPECT_EQ(b32.basis.basis, Basis::measured);
+  EXPECT_NEAR(b32.value, -13.78, 1.0);
+  const Figure b128 = delta(ask(kLlama3_8B, "H200", "Q4_K_M", 128));
+  EXPECT_EQ(b128.basis.basis, Basis::extrapolated);
+  EXPECT_LE(b128.low, 0.41);
+  EXPECT_GE(b128.high, 0.41);
+}
+
 TEST(Prediction, AFormatNeverMeasuredInARegimeIsModelledFromTheOthers) {
   const Figure q6 = delta(ask(kLlama3_8B, "H200", "Q6_K", 8));
   EXPECT_EQ(q6.basis.basis, Basis::modelled);
