@@ -154,7 +154,7 @@ std::optional<QualityCost> find_quality_cost(const Evidence& evidence, const std
                                              double params_b) {
   const data::DataRow* best = nullptr;
   double best_distance = 0;
-  const std::vector<data::DataRow> rows = evidence.key_rows(engine, precision).with_quality;
+  const std::vector<data::DataRow>& rows = evidence.key_rows(engine, precision).with_quality;
   for (const data::DataRow& r : rows) {
     const double distance = std::abs(std::log(r.params_b / params_b));
     if (best == nullptr || distance < best_distance) {

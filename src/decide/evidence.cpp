@@ -63,13 +63,25 @@ std::shared_ptr<const DecisionModel> cached_fit(const std::vector<data::DataRow>
 
 }  // namespace
 
+void Evidence::index_sessions() {
+  session_positions.clear();
+  session_positions.reserve(sessions.size());
+  for (std::size_t i = 0; i < sessions.size(); ++i) session_positions.emplace(sessions[i].id, i);
+}
+
+const data::Session* Evidence::session(const std::string& id) const {
+  if (session_positions.empty()) return data::find_session(sessions, id);
+  const auto it = session_positions.find(id);
+  return it != session_positions.end() ? &sessions[it->second] : nullptr;
+}
+
 std::string Evidence::session_label(const std::string& id) const {
-  const data::Session* s = data::find_session(sessions, id);
+  const data::Session* s = session(id);
   return s != nullptr ? s->label : id;
 }
 
 std::string Evidence::session_gpu(const std::string& id) const {
-  const data::Session* s = data::find_session(sessions, id);
+  const data::Session* s = session(id);
   return s != nullptr ? s->gpu : std::string();
 }
 
@@ -77,6 +89,7 @@ Evidence evidence_from(std::vector<data::DataRow> rows, std::vector<data::Sessio
   Evidence e;
   e.rows = std::move(rows);
   e.sessions = std::move(sessions);
+  e.index_sessions();
   e.model = std::make_shared<const DecisionModel>(DecisionModel::fit(e.rows));
   e.index();
   return e;
@@ -96,10 +109,15 @@ KeyRows shown_rows(const std::vector<data::DataRow>& rows) {
 
 }  // namespace
 
-KeyRows Evidence::key_rows(const std::string& engine, const std::string& precision) const {
-  if (const auto it = key_rows_index.find(model_key(engine, precision)); it != key_rows_index.end()) return it->second;
-  if (rows_by_key) return shown_rows(rows_by_key(engine, precision));
-  return {};
+const KeyRows& Evidence::key_rows(const std::string& engine, const std::string& precision) const {
+  static const KeyRows none;
+  const std::string key = model_key(engine, precision);
+  if (const auto it = key_rows_index.find(key); it != key_rows_index.end()) return it->second;
+  if (!rows_by_key) return none;
+  const std::lock_guard lock(key_rows_read->mutex);
+  auto [it, added] = key_rows_read->rows.try_emplace(key);
+  if (added) it->second = shown_rows(rows_by_key(engine, precision));
+  return it->second;
 }
 
 void Evidence::index() {
@@ -116,6 +134,7 @@ Result<Evidence> load_evidence(std::shared_ptr<data::DatasetStore> store, RowLoa
   auto sessions = store->sessions();
   if (!sessions) return sessions.error();
   e.sessions = std::move(*sessions);
+  e.index_sessions();
   auto stored = store->derived(kModelKey, *version);
   if (stored && *stored) e.model = parse_model(**stored, "");
   if (!e.model || loading == RowLoading::all) {
@@ -145,6 +164,7 @@ Result<Evidence> load_published_evidence() {
   auto e = read_store(*store);
   if (!e) return e.error();
   e->model = cached_fit(e->rows);
+  e->index_sessions();
   e->index();
   return e;
 }

@@ -7,7 +7,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "data/data_row.hpp"
@@ -35,10 +37,23 @@ struct Evidence {
   /// Those rows of every engine and format, indexed once (index()) so a question does not scan the store.
   std::map<std::string, KeyRows> key_rows_index;
 
-  /// The rows an answer shows for an engine and format: from the index, else read by key.
-  [[nodiscard]] KeyRows key_rows(const std::string& engine, const std::string& precision) const;
+  /// The rows an answer shows for an engine and format: from the index, else read by key once (kept
+  /// for the next question of the same evidence, e.g. every configuration of an optimize grid).
+  [[nodiscard]] const KeyRows& key_rows(const std::string& engine, const std::string& precision) const;
+  struct KeyRowsRead {
+    std::mutex mutex;
+    std::map<std::string, KeyRows> rows;
+  };
+  std::shared_ptr<KeyRowsRead> key_rows_read = std::make_shared<KeyRowsRead>();
   /// Builds key_rows_index from `rows`.
   void index();
+
+  /// Sessions by id, indexed once (index_sessions()) so that naming the sessions of many rows does not
+  /// scan every session for each.
+  std::unordered_map<std::string, std::size_t> session_positions;
+  void index_sessions();
+  /// The session of an id (nullptr when unknown): from the index, else by a scan.
+  [[nodiscard]] const data::Session* session(const std::string& id) const;
 
   /// The label of a session (its id when unknown) and its GPU ("" when unknown).
   [[nodiscard]] std::string session_label(const std::string& id) const;

@@ -73,9 +73,10 @@ void grade_against_model(GradeResult& g, const CurveKey& key, const std::string&
   g.measured_delta_pct = delta;
   Evidence rest;  // the evidence without the report's own session, when it holds that session
   const Evidence* use = &evidence;
-  const bool left_out = !session_id.empty() && data::find_session(evidence.sessions, session_id) != nullptr;
+  const bool left_out = !session_id.empty() && evidence.session(session_id) != nullptr;
   if (left_out) {
     rest.sessions = evidence.sessions;
+    rest.session_positions = evidence.session_positions;
     rest.model = std::make_shared<const DecisionModel>(evidence.model->without_session(session_id));
     use = &rest;
   }
@@ -214,6 +215,24 @@ GradeResult grade_report(const report::EnergyReport& r, const Evidence& evidence
   return g;
 }
 
+namespace {
+
+// The published curve of an architecture and precision, else the one its published lender has (the
+// warning says so); `curve_arch` is set to the architecture whose curve it is.
+const PublishedCurve* published_curve_for(const PublishedReference& reference, const std::string& arch, const std::string& precision,
+                                          std::string& curve_arch, GradeResult& g) {
+  if (const PublishedCurve* own = reference.find(arch, precision)) return own;
+  const auto lender = reference.lender_of(arch);
+  if (!lender) return nullptr;
+  const PublishedCurve* lent = reference.find(*lender, precision);
+  if (lent == nullptr) return nullptr;
+  curve_arch = *lender;
+  g.warnings.push_back(arch + " has no measurements of its own; using the " + *lender + " curve");
+  return lent;
+}
+
+}  // namespace
+
 GradeResult grade_report_published(const report::EnergyReport& r, const PublishedReference& reference, double k) {
   GradeResult g = started(r, GradingRules::published, k);
   if (auto why = ungradeable(r)) {
@@ -236,15 +255,8 @@ GradeResult grade_report_published(const report::EnergyReport& r, const Publishe
     g.reason = "the report is missing gpu_arch or precision";
     return g;
   }
-  const PublishedCurve* curve = reference.find(arch, precision);
   std::string curve_arch = arch;
-  if (curve == nullptr) {
-    if (auto lender = reference.lender_of(arch)) {
-      curve = reference.find(*lender, precision);
-      curve_arch = *lender;
-      if (curve != nullptr) g.warnings.push_back(arch + " has no measurements of its own; using the " + *lender + " curve");
-    }
-  }
+  const PublishedCurve* curve = published_curve_for(reference, arch, precision, curve_arch, g);
   if (curve == nullptr) {
     g.reason = "no published " + arch + "/" + precision + " curve to check against";
     return g;
