@@ -185,21 +185,9 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
-Result<Json> plan_measurement(const Json& arguments) {
-  if (!arguments.is_object()) return unexpected(ErrorCode::invalid_argument, "arguments must be an object");
-  auto text = [&](const char* key, std::string fallback) -> Result<std::string> {
-    if (!arguments.contains(key) || arguments[key].is_null()) return fallback;
-    if (!arguments[key].is_string() || arguments[key].get<std::string>().empty()) {
-      return unexpected(ErrorCode::invalid_argument, fmt::format("argument '{}' must be a non-empty string", key));
-    }
-    return arguments[key].get<std::string>();
-  };
-  auto model = text("model", "");
-  if (!model) return model.error();
-  if (model->empty()) return unexpected(ErrorCode::invalid_argument, "argument 'model' (a GGUF file path) is required");
-  auto baseline = text("baseline", std::string(defaults::baseline));
-  if (!baseline) return baseline.error();
-
+// The GGUF types to measure: the argument `precisions` (an array, or "Q8_0,Q4_K_M"), each checked and
+// spelt as llama.cpp does; the default candidates when absent.
+Result<std::vector<std::string>> plan_precisions(const Json& arguments) {
   std::vector<std::string> precisions{defaults::candidates.begin(), defaults::candidates.end()};
   if (arguments.contains("precisions") && !arguments["precisions"].is_null()) {
     const Json& list = arguments["precisions"];
@@ -234,6 +222,26 @@ Result<Json> plan_measurement(const Json& arguments) {
     }
     p = std::string(info->name);
   }
+  return precisions;
+}
+
+Result<Json> plan_measurement(const Json& arguments) {
+  if (!arguments.is_object()) return unexpected(ErrorCode::invalid_argument, "arguments must be an object");
+  auto text = [&](const char* key, std::string fallback) -> Result<std::string> {
+    if (!arguments.contains(key) || arguments[key].is_null()) return fallback;
+    if (!arguments[key].is_string() || arguments[key].get<std::string>().empty()) {
+      return unexpected(ErrorCode::invalid_argument, fmt::format("argument '{}' must be a non-empty string", key));
+    }
+    return arguments[key].get<std::string>();
+  };
+  auto model = text("model", "");
+  if (!model) return model.error();
+  if (model->empty()) return unexpected(ErrorCode::invalid_argument, "argument 'model' (a GGUF file path) is required");
+  auto baseline = text("baseline", std::string(defaults::baseline));
+  if (!baseline) return baseline.error();
+
+  auto precisions = plan_precisions(arguments);
+  if (!precisions) return precisions.error();
   int trials = defaults::trials;
   if (arguments.contains("trials") && !arguments["trials"].is_null()) {
     const Json& t = arguments["trials"];
@@ -248,7 +256,7 @@ Result<Json> plan_measurement(const Json& arguments) {
   if (!out) return out.error();
 
   std::string joined;
-  for (const std::string& p : precisions) joined += (joined.empty() ? "" : ",") + p;
+  for (const std::string& p : *precisions) joined += (joined.empty() ? "" : ",") + p;
   const std::vector<std::string> argv{"ecocompute", "measure",      "--model", *model,  "--baseline",
                                       *baseline,    "--precisions", joined,    "--trials", std::to_string(trials),
                                       "--out",      *out};

@@ -23,7 +23,10 @@ std::string default_replications_db() {
   return (data_dir() / "replications.sqlite").string();
 }
 
-Result<void> serve(const ServeOptions& requested, const decide::Evidence& evidence) {
+namespace {
+
+// The origins normalized and the write keys read; a non-loopback host without keys is refused.
+Result<ServeOptions> checked_options(const ServeOptions& requested) {
   ServeOptions options = requested;
   for (std::string& origin : options.api.write_origins) {
     auto parsed = parse_origin(origin);
@@ -40,15 +43,48 @@ Result<void> serve(const ServeOptions& requested, const decide::Evidence& eviden
                                   "--write-keys FILE (make a key with `ecocompute keys add NAME --file FILE`)",
                                   options.host));
   }
+  return options;
+}
+
+// A file that cannot be opened is a bad --db (exit 2); a database server that cannot be reached is the
+// environment (exit 3). Either way the message names the store, never "internal error".
+Result<std::unique_ptr<ReplicationStore>> open_replications(const ServeOptions& options) {
   const std::string db = options.db.empty() ? default_replications_db() : options.db;
   auto store = open_replication_store(db);
-  if (!store) {
-    // A file that cannot be opened is a bad --db (exit 2); a database server that cannot be reached
-    // is the environment (exit 3). Either way the message names the store, never "internal error".
-    const bool remote = data::is_postgres_url(db);
-    return Error{remote ? ErrorCode::unavailable : ErrorCode::invalid_argument,
-                 "cannot open the replications store --db " + redact_url(db), store.error()};
-  }
+  if (store) return store;
+  const bool remote = data::is_postgres_url(db);
+  return Error{remote ? ErrorCode::unavailable : ErrorCode::invalid_argument, "cannot open the replications store --db " + redact_url(db),
+               store.error()};
+}
+
+// Serves until SIGTERM or SIGINT (blocked in every thread, waited for by one): requests in flight finish.
+bool listen_until_signalled(HttpServer& server, const sigset_t& signals) {
+  std::atomic<bool> done{false};
+  std::thread waiter([&] {
+    const timespec tick{0, 200'000'000};
+    while (!done.load()) {
+      const int signal = sigtimedwait(&signals, nullptr, &tick);
+      if (signal == SIGTERM || signal == SIGINT) {
+        log::info("received {}; finishing requests in flight", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+        server.stop();
+        return;
+      }
+    }
+  });
+  const bool listened = server.listen();
+  done.store(true);
+  waiter.join();
+  return listened;
+}
+
+}  // namespace
+
+Result<void> serve(const ServeOptions& requested, const decide::Evidence& evidence) {
+  auto checked = checked_options(requested);
+  if (!checked) return checked.error();
+  const ServeOptions& options = *checked;
+  auto store = open_replications(options);
+  if (!store) return store.error();
 
   const std::filesystem::path root = options.web_root.empty() ? default_web_root() : options.web_root;
   auto files = StaticFiles::load(root);
@@ -87,21 +123,7 @@ Result<void> serve(const ServeOptions& requested, const decide::Evidence& eviden
     }
   }
 
-  std::atomic<bool> done{false};
-  std::thread waiter([&] {
-    const timespec tick{0, 200'000'000};
-    while (!done.load()) {
-      const int signal = sigtimedwait(&signals, nullptr, &tick);
-      if (signal == SIGTERM || signal == SIGINT) {
-        log::info("received {}; finishing requests in flight", signal == SIGTERM ? "SIGTERM" : "SIGINT");
-        server.stop();
-        return;
-      }
-    }
-  });
-  const bool listened = server.listen();
-  done.store(true);
-  waiter.join();
+  const bool listened = listen_until_signalled(server, signals);
   if (!listened && server.is_running()) {
     return unexpected(ErrorCode::unavailable, "the HTTP server stopped unexpectedly");
   }
