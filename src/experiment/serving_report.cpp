@@ -1,11 +1,8 @@
 // Serving reports: which figures of a sweep enter which field of a Server energy.json and the summary.
 #include "experiment/serving_report.hpp"
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -14,9 +11,7 @@
 
 #include "report/environment_fingerprint.hpp"
 #include "experiment/report_builder.hpp"
-#include "util/file_io.hpp"
 #include "util/json.hpp"
-#include "util/log.hpp"
 
 namespace ecocompute::experiment {
 namespace {
@@ -588,58 +583,6 @@ std::string serving_plot_script(const SweepResult& sweep, const ServingAnalysis&
   for (std::size_t i = 0; i < plots.size(); ++i) s << (i ? ", \\\n     " : "") << plots[i];
   s << "\nunset output\n";
   return s.str();
-}
-
-Result<std::vector<std::filesystem::path>> write_serving_reports(const std::filesystem::path& out_dir,
-                                                                 const SweepResult& sweep,
-                                                                 const ServingAnalysis& analysis,
-                                                                 const ServingContext& context) {
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) return unexpected(ErrorCode::io, "cannot create " + out_dir.string() + ": " + ec.message());
-  std::vector<std::filesystem::path> written;
-  std::set<std::pair<std::size_t, int>> done;
-  for (const LevelRun& run : sweep.runs) {
-    if (!done.insert({run.endpoint, run.concurrency}).second) continue;
-    const auto path = out_dir / serving_report_file_name(run.label, run.concurrency);
-    const report::EnergyReport r = build_serving_report(sweep, analysis, run.endpoint, run.concurrency, context);
-    if (auto wrote = report::write_energy_report(path, r); !wrote) return wrote.error();
-    written.push_back(path);
-  }
-  const auto json_path = out_dir / "sweep.json";
-  if (auto wrote = write_file_atomic(json_path, serving_summary_json(sweep, analysis, context).dump(2) + "\n"); !wrote) return wrote.error();
-  written.push_back(json_path);
-  const auto md_path = out_dir / "sweep.md";
-  if (auto wrote = write_file_atomic(md_path, serving_summary_markdown(sweep, analysis, context)); !wrote) return wrote.error();
-  written.push_back(md_path);
-
-  const auto svg = out_dir / "jtoken-vs-concurrency.svg";
-  const std::string script = serving_plot_script(sweep, analysis, svg);
-  if (script.empty()) {
-    log::info("no plot: no energy was measured");
-    return written;
-  }
-  // The kept script names the SVG beside it, so the folder can be drawn again wherever it is copied.
-  const auto gp = out_dir / "jtoken-vs-concurrency.gp";
-  if (auto wrote = write_file_atomic(gp, serving_plot_script(sweep, analysis, svg.filename())); !wrote) {
-    return wrote.error();
-  }
-  written.push_back(gp);
-  FILE* pipe = popen("gnuplot 1>&2", "w");
-  bool plotted = false;
-  if (pipe != nullptr) {
-    const bool sent = std::fwrite(script.data(), 1, script.size(), pipe) == script.size();
-    const int status = pclose(pipe);
-    plotted = sent && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-              std::filesystem::exists(svg, ec);
-  }
-  if (plotted) {
-    written.push_back(svg);
-  } else {
-    log::warn("gnuplot could not draw {} (install the Debian package gnuplot, then run `gnuplot {}` in {})",
-              svg.string(), gp.filename().string(), out_dir.string());
-  }
-  return written;
 }
 
 }  // namespace ecocompute::experiment
