@@ -383,6 +383,20 @@ TEST(Runner, ProgressReportsEveryTrialWithAnEta) {
   EXPECT_EQ(finished, (std::vector<std::size_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
   EXPECT_EQ(reports.back().phase, Progress::Phase::done);
   EXPECT_EQ(reports.front().phase, Progress::Phase::loading);
+  // From the first report on there is an ETA: before any trial has run, the plan's floor (the idle
+  // window and nine trials' windows at their shortest), marked as a floor.
+  const Design design = testing::test_design();
+  const Progress& first = reports.front();
+  ASSERT_TRUE(first.eta.has_value());
+  EXPECT_TRUE(first.eta_is_lower_bound);
+  double floor = design.idle_window.value;
+  for (int i = 0; i < 9; ++i) floor += design.min_window.value + (design.prefill_windows_at(1) ? design.min_prefill_window.value : 0.0);
+  EXPECT_NEAR(first.eta->value, floor, 1e-9);
+  for (const Progress& p : reports) {
+    if (p.trial > 0 && p.phase != Progress::Phase::done) {
+      EXPECT_FALSE(p.eta_is_lower_bound) << p.message;
+    }
+  }
 }
 
 TEST(Runner, PromptLengthsAreLevelsPairedWithTheirOwnBaseline) {
