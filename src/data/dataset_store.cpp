@@ -31,7 +31,44 @@ constexpr const char* kSchema[] = {
     " kld DOUBLE PRECISION, inconsistent BIGINT NOT NULL, note TEXT NOT NULL,"
     " batch_size BIGINT NOT NULL DEFAULT 1,"
     " PRIMARY KEY (session_id, row_key))",
+    // Published quality evidence (llama.cpp's perplexity tables): each figure with its printed uncertainty.
+    "CREATE TABLE IF NOT EXISTS published_quality ("
+    " source_file TEXT NOT NULL, source_commit TEXT NOT NULL, table_title TEXT NOT NULL,"
+    " table_revision TEXT NOT NULL, source_line BIGINT NOT NULL, model TEXT NOT NULL,"
+    " params_b DOUBLE PRECISION NOT NULL, arch_family TEXT NOT NULL, precision TEXT NOT NULL,"
+    " precision_known BIGINT NOT NULL, source_precision TEXT NOT NULL, baseline TEXT NOT NULL, imatrix TEXT NOT NULL,"
+    " corpus TEXT NOT NULL, backend TEXT NOT NULL, file_size_gib DOUBLE PRECISION,"
+    " ppl DOUBLE PRECISION, ppl_unc DOUBLE PRECISION, delta_ppl DOUBLE PRECISION, delta_ppl_unc DOUBLE PRECISION,"
+    " delta_ppl_pct DOUBLE PRECISION, delta_ppl_pct_unc DOUBLE PRECISION, kld DOUBLE PRECISION,"
+    " kld_unc DOUBLE PRECISION, mean_dp_pct DOUBLE PRECISION, mean_dp_pct_unc DOUBLE PRECISION,"
+    " rms_dp_pct DOUBLE PRECISION, rms_dp_pct_unc DOUBLE PRECISION, same_top_p_pct DOUBLE PRECISION,"
+    " same_top_p_pct_unc DOUBLE PRECISION,"
+    " PRIMARY KEY (source_file, source_commit, table_title, model, precision, imatrix))",
 };
+
+// The columns of published_quality in the order both statements below use.
+#define ECOCOMPUTE_QUALITY_COLUMNS                                                                          \
+  "source_file, source_commit, table_title, table_revision, source_line, model, params_b, arch_family,"     \
+  " precision, precision_known, source_precision, baseline, imatrix, corpus, backend, file_size_gib, ppl,"  \
+  " ppl_unc, delta_ppl, delta_ppl_unc, delta_ppl_pct, delta_ppl_pct_unc, kld, kld_unc, mean_dp_pct,"       \
+  " mean_dp_pct_unc, rms_dp_pct, rms_dp_pct_unc, same_top_p_pct, same_top_p_pct_unc"
+
+constexpr const char* kInsertQuality =
+    "INSERT INTO published_quality (" ECOCOMPUTE_QUALITY_COLUMNS ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
+    " $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)"
+    " ON CONFLICT (source_file, source_commit, table_title, model, precision, imatrix) DO NOTHING";
+
+constexpr const char* kSelectQuality =
+    "SELECT " ECOCOMPUTE_QUALITY_COLUMNS " FROM published_quality"
+    " WHERE (CAST($1 AS TEXT) IS NULL OR UPPER(precision) = UPPER($1))"
+    " ORDER BY source_file, source_commit, source_line, model, precision, imatrix";
+#undef ECOCOMPUTE_QUALITY_COLUMNS
+
+// The figures of a quality row, in the column order above (value, then uncertainty).
+constexpr std::optional<QualityFigure> PublishedQualityRow::* kQualityFigures[] = {
+    &PublishedQualityRow::ppl,         &PublishedQualityRow::delta_ppl,  &PublishedQualityRow::delta_ppl_pct,
+    &PublishedQualityRow::kld,         &PublishedQualityRow::mean_dp_pct, &PublishedQualityRow::rms_dp_pct,
+    &PublishedQualityRow::same_top_p_pct};
 
 // Stores made before rows carried their batch size: every row they hold was measured at batch 1.
 constexpr const char* kHasBatchSize = "SELECT batch_size FROM measurements WHERE 1 = 0";
@@ -114,6 +151,48 @@ DataRow row_from(const SqlRow& r) {
 
 bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
 bool finite_or_absent(const std::optional<double>& v) { return !v || std::isfinite(*v); }
+
+std::vector<SqlValue> quality_values(const PublishedQualityRow& r) {
+  std::vector<SqlValue> v{r.source_file, r.source_commit, r.table, r.table_revision,
+                          static_cast<std::int64_t>(r.line), r.model, r.params_b, r.arch_family, r.precision,
+                          static_cast<std::int64_t>(r.precision_known ? 1 : 0), r.source_precision, r.baseline,
+                          r.imatrix, r.corpus, r.backend, optional_value(r.file_size_gib)};
+  for (auto member : kQualityFigures) {
+    const auto& figure = r.*member;
+    v.push_back(figure ? SqlValue(figure->value) : SqlValue(std::monostate{}));
+    v.push_back(figure ? optional_value(figure->uncertainty) : SqlValue(std::monostate{}));
+  }
+  return v;
+}
+
+PublishedQualityRow quality_row_from(const SqlRow& r) {
+  PublishedQualityRow row;
+  std::string* texts[] = {&row.source_file, &row.source_commit, &row.table, &row.table_revision, nullptr, &row.model,
+                          nullptr, &row.arch_family, &row.precision, nullptr, &row.source_precision, &row.baseline,
+                          &row.imatrix, &row.corpus, &row.backend};
+  for (std::size_t i = 0; i < std::size(texts); ++i) {
+    if (texts[i] != nullptr) *texts[i] = sql_text(r[i]).value_or("");
+  }
+  row.line = static_cast<int>(sql_integer(r[4]).value_or(0));
+  row.params_b = sql_real(r[6]).value_or(0);
+  row.precision_known = sql_integer(r[9]).value_or(1) != 0;
+  row.file_size_gib = sql_real(r[15]);
+  std::size_t column = 16;
+  for (auto member : kQualityFigures) {
+    if (auto value = sql_real(r[column])) row.*member = QualityFigure{*value, sql_real(r[column + 1])};
+    column += 2;
+  }
+  return row;
+}
+
+// A quality row must say where it came from and what it is before it is stored.
+Result<void> validate_quality(const PublishedQualityRow& r, const std::string& source) {
+  const bool named = !r.source_file.empty() && !r.source_commit.empty() && !r.table.empty() && !r.model.empty() &&
+                     !r.precision.empty() && !r.imatrix.empty();
+  if (named && finite_positive(r.params_b)) return {};
+  return unexpected(ErrorCode::invalid_input, source + ": line " + std::to_string(r.line) +
+                                                  ": a quality row without its source, model, size or type");
+}
 
 // Checks one row before anything is written; the error names the source and the row.
 Result<void> validate(const DataRow& row, const std::set<std::string>& session_ids, const std::string& source) {
@@ -222,6 +301,33 @@ Result<ImportSummary> DatasetStore::import(const ImportBatch& batch) {
   return written;
 }
 
+Result<ImportSummary> DatasetStore::import_quality(const QualityBatch& batch) {
+  for (const PublishedQualityRow& row : batch.rows) {
+    if (auto ok = validate_quality(row, batch.source); !ok) return ok.error();
+  }
+  auto written = in_transaction(*db_, [&]() -> Result<ImportSummary> {
+    ImportSummary summary{batch.source, 0, 0, 0, 0, batch.notes};
+    for (const PublishedQualityRow& row : batch.rows) {
+      auto n = db_->execute(kInsertQuality, quality_values(row));
+      if (!n) return n.error();
+      ++(*n == 0 ? summary.rows_already_present : summary.rows_added);
+    }
+    return summary;
+  });
+  if (!written) {
+    return Error{written.error().code(), "import of " + batch.source + " rolled back", written.error()};
+  }
+  return written;
+}
+
+Result<std::vector<PublishedQualityRow>> DatasetStore::quality_rows(const std::optional<std::string>& precision) const {
+  auto rows = db_->query(kSelectQuality, {optional_value(precision)});
+  if (!rows) return rows.error();
+  std::vector<PublishedQualityRow> out;
+  for (const SqlRow& r : *rows) out.push_back(quality_row_from(r));
+  return out;
+}
+
 Result<std::vector<Session>> DatasetStore::sessions() const {
   auto rows = db_->query(kSelectSessions, {});
   if (!rows) return rows.error();
@@ -269,6 +375,15 @@ Result<DatasetStore> open_published_store() {
   if (!ours) return ours.error();
   for (const ImportBatch& session_report : *ours) {
     if (auto summary = store->import(session_report); !summary) return summary.error();
+  }
+  // Published quality is read from the fetched llama.cpp source where it is present, so the answer cites
+  // the file and commit it was read at; without the source there is simply no published quality row.
+  std::error_code ec;
+  const std::filesystem::path llama_source = default_llama_cpp_source();
+  if (std::filesystem::exists(llama_source / kPerplexityReadme, ec)) {
+    auto quality = read_llama_cpp_quality(llama_source);
+    if (!quality) return quality.error();
+    if (auto summary = store->import_quality(*quality); !summary) return summary.error();
   }
   return store;
 }
