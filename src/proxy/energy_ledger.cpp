@@ -52,9 +52,9 @@ std::vector<const RequestActivity*> EnergyLedger::in_flight_during(double begin_
 
 double EnergyLedger::share_of(std::uint64_t id, const ClosedInterval& interval, double now_s) const {
   const auto requests = in_flight_during(interval.begin_s, interval.end_s);
-  const auto shares = split_interval(interval.joules, interval.begin_s, interval.end_s, requests, now_s, rule_);
+  const auto split = split_interval(interval.joules, interval.begin_s, interval.end_s, requests, now_s, rule_);
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    if (requests[i]->id == id) return shares[i];
+    if (requests[i]->id == id) return split.shares[i];
   }
   return 0.0;
 }
@@ -128,15 +128,12 @@ void EnergyLedger::settle_ready() {
       if (!request->end_s) return;  // its token counts are not final yet
     }
     totals_.unsettled_j -= interval.joules;
-    if (requests.empty()) {
-      totals_.idle_j += interval.joules;
-    } else {
-      const auto shares = split_interval(interval.joules, interval.begin_s, interval.end_s, requests, interval.end_s, rule_);
-      for (std::size_t i = 0; i < requests.size(); ++i) {
-        TrackedRequest& request = requests_.at(requests[i]->id);
-        request.settled_j += shares[i];
-        totals_.attributed_j[request.model] += shares[i];
-      }
+    const auto split = split_interval(interval.joules, interval.begin_s, interval.end_s, requests, interval.end_s, rule_);
+    totals_.idle_j += split.idle_j;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      TrackedRequest& request = requests_.at(requests[i]->id);
+      request.settled_j += split.shares[i];
+      totals_.attributed_j[request.model] += split.shares[i];
     }
     unsettled_.pop_front();
   }

@@ -43,7 +43,7 @@ struct ProvisionalEnergy {
 /// The accounts, for /metrics and the conservation check.
 struct LedgerTotals {
   double counter_j = 0.0;     ///< energy of every closed interval (the counter's advance)
-  double idle_j = 0.0;        ///< intervals with no request in flight
+  double idle_j = 0.0;        ///< the time of closed intervals with no request in flight
   double unsettled_j = 0.0;   ///< closed intervals waiting for requests in flight to end
   std::map<std::string, double> attributed_j;  ///< settled, per model
   std::size_t in_flight = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace ecocompute::proxy {
 
@@ -49,9 +50,28 @@ bool overlaps(const RequestActivity& request, double begin_s, double end_s) {
   return *request.end_s > begin_s || (*request.end_s == request.start_s && request.start_s >= begin_s);
 }
 
-std::vector<double> split_interval(double joules, double begin_s, double end_s,
-                                   const std::vector<const RequestActivity*>& requests, double now_s,
-                                   const PrefillWeightRule& rule) {
+double busy_fraction(double begin_s, double end_s, const std::vector<const RequestActivity*>& requests, double now_s) {
+  if (requests.empty()) return 0.0;
+  if (end_s <= begin_s) return 1.0;
+  std::vector<std::pair<double, double>> spans;
+  for (const RequestActivity* request : requests) {
+    const double from = std::max(begin_s, request->start_s);
+    const double to = std::min(end_s, request->end_or(now_s));
+    if (to > from) spans.emplace_back(from, to);
+  }
+  // A request that began and ended at one instant holds no time: the interval is then idle but for it.
+  std::sort(spans.begin(), spans.end());
+  double busy = 0.0, covered_to = begin_s;
+  for (const auto& [from, to] : spans) {
+    busy += std::max(0.0, to - std::max(from, covered_to));
+    covered_to = std::max(covered_to, to);
+  }
+  return std::min(1.0, busy / (end_s - begin_s));
+}
+
+IntervalShares split_interval(double joules, double begin_s, double end_s,
+                              const std::vector<const RequestActivity*>& requests, double now_s,
+                              const PrefillWeightRule& rule) {
   std::vector<IntervalTokens> tokens;
   tokens.reserve(requests.size());
   std::size_t decoding = 0;
@@ -67,13 +87,19 @@ std::vector<double> split_interval(double joules, double begin_s, double end_s,
     weights.push_back(prompt_weight * t.prompt + t.decode);
     total += weights.back();
   }
-  std::vector<double> shares(requests.size(), 0.0);
-  if (requests.empty()) return shares;
-  for (std::size_t i = 0; i < shares.size(); ++i) {
-    // Requests in flight that processed nothing here still hold the server (queued, KV cache): they share it.
-    shares[i] = total > 0.0 ? joules * weights[i] / total : joules / static_cast<double>(shares.size());
+  IntervalShares out;
+  out.shares.assign(requests.size(), 0.0);
+  if (requests.empty()) {
+    out.idle_j = joules;
+    return out;
   }
-  return shares;
+  const double busy_j = joules * busy_fraction(begin_s, end_s, requests, now_s);
+  out.idle_j = joules - busy_j;
+  for (std::size_t i = 0; i < out.shares.size(); ++i) {
+    // Requests in flight that processed nothing here still hold the server (queued, KV cache): they share it.
+    out.shares[i] = total > 0.0 ? busy_j * weights[i] / total : busy_j / static_cast<double>(out.shares.size());
+  }
+  return out;
 }
 
 }  // namespace ecocompute::proxy

@@ -53,12 +53,22 @@ IntervalTokens tokens_in_interval(const RequestActivity& request, double begin_s
 /// Returns whether `request` was in flight during [begin_s, end_s).
 bool overlaps(const RequestActivity& request, double begin_s, double end_s);
 
-/// Splits `joules` of the interval [begin_s, end_s) over `requests` (those in flight in it): each gets
-/// joules × weight / Σ weights, weight = w(B) × prompt tokens + decode tokens, B the requests that decoded
-/// in the interval. When none processed a token there (all waiting), they share it equally. The shares
-/// always add up to `joules`; with no request the caller books it as idle.
-std::vector<double> split_interval(double joules, double begin_s, double end_s,
-                                   const std::vector<const RequestActivity*>& requests, double now_s,
-                                   const PrefillWeightRule& rule);
+/// One interval's energy, split.
+struct IntervalShares {
+  std::vector<double> shares;  ///< per request, in the order given
+  double idle_j = 0.0;         ///< the part of the interval with no request in flight
+};
+
+/// Splits `joules` of the interval [begin_s, end_s) over `requests` (those in flight in it). The part of
+/// the interval when no request was in flight is idle (at the interval's mean power: the counter gives
+/// no finer time); the rest goes to the requests, each joules × weight / Σ weights, weight = w(B) ×
+/// prompt tokens + decode tokens, B the requests that decoded in the interval. When none processed a
+/// token there (all waiting), they share it equally. Shares and idle always add up to `joules`.
+IntervalShares split_interval(double joules, double begin_s, double end_s,
+                              const std::vector<const RequestActivity*>& requests, double now_s,
+                              const PrefillWeightRule& rule);
+
+/// The share of [begin_s, end_s) during which at least one of `requests` was in flight.
+double busy_fraction(double begin_s, double end_s, const std::vector<const RequestActivity*>& requests, double now_s);
 
 }  // namespace ecocompute::proxy

@@ -74,7 +74,7 @@ std::string ProxyMetrics::render(const LedgerTotals& totals) const {
   for (const auto& [model, joules] : totals.attributed_j) {
     out += fmt::format("ecocompute_proxy_attributed_energy_joules_total{{model=\"{}\"}} {}\n", escape_label(model), joules);
   }
-  append_header(out, "ecocompute_proxy_idle_energy_joules_total", "counter", "Energy of counter intervals with no request in flight");
+  append_header(out, "ecocompute_proxy_idle_energy_joules_total", "counter", "Energy of the time with no request in flight");
   out += fmt::format("ecocompute_proxy_idle_energy_joules_total {}\n", totals.idle_j);
   append_header(out, "ecocompute_proxy_unsettled_energy_joules", "gauge",
                 "Energy of closed intervals waiting for requests in flight to end before it is attributed");

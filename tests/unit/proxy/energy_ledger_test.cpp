@@ -86,8 +86,9 @@ TEST(EnergyLedger, AnIntervalWaitsForTheRequestsInFlightInIt) {
   ledger.close_interval(0.2, 30.0);
   const LedgerTotals totals = ledger.totals();
   EXPECT_DOUBLE_EQ(totals.unsettled_j, 0.0);
-  EXPECT_DOUBLE_EQ(totals.attributed_j.at("m"), 80.0);  // alone in flight: both intervals are its
-  EXPECT_DOUBLE_EQ(totals.idle_j, 0.0);
+  // Alone in flight for half of each interval: half of each is its, the other half idle.
+  EXPECT_DOUBLE_EQ(totals.attributed_j.at("m"), 25.0 + 15.0);
+  EXPECT_DOUBLE_EQ(totals.idle_j, 25.0 + 15.0);
 }
 
 TEST(EnergyLedger, IntervalsWithNoRequestAreIdle) {
@@ -136,7 +137,7 @@ TEST(EnergyLedger, AFinishedRequestIsSettledOnlyOnceItsLastIntervalCloses) {
   ledger.close_interval(0.1, 9.0);
   ASSERT_EQ(settled.size(), 1u);
   EXPECT_EQ(settled[0].model, "m");
-  EXPECT_DOUBLE_EQ(settled[0].joules, 9.0);
+  EXPECT_DOUBLE_EQ(settled[0].joules, 9.0 * 0.2);  // in flight 0.02 s of the 0.1 s interval
   EXPECT_DOUBLE_EQ(settled[0].completion_tokens, 1.0);
 }
 

@@ -23,9 +23,22 @@ RequestActivity streamed(std::uint64_t id, double start, std::vector<double> out
 TEST(IntervalSplit, SharesAddUpToTheIntervalEnergy) {
   const RequestActivity a = streamed(1, 0.0, {0.05, 0.12, 0.15, 0.18}, 40);
   const RequestActivity b = streamed(2, 0.1, {0.19}, 400);
-  const auto shares = split_interval(7.5, 0.1, 0.2, {&a, &b}, 0.2, PrefillWeightRule{});
+  const auto shares = split_interval(7.5, 0.1, 0.2, {&a, &b}, 0.2, PrefillWeightRule{}).shares;
   ASSERT_EQ(shares.size(), 2u);
   EXPECT_NEAR(shares[0] + shares[1], 7.5, 1e-12);
+}
+
+TEST(IntervalSplit, TheTimeWithNoRequestInFlightIsIdle) {
+  // [0, 1): one request in flight 0.2-0.5, another 0.4-0.6: busy 0.4 of the interval.
+  RequestActivity a = streamed(1, 0.2, {0.3}, 5);
+  a.end_s = 0.5;
+  RequestActivity b = streamed(2, 0.4, {0.45}, 5);
+  b.end_s = 0.6;
+  EXPECT_NEAR(busy_fraction(0.0, 1.0, {&a, &b}, 1.0), 0.4, 1e-12);
+  const IntervalShares split = split_interval(10.0, 0.0, 1.0, {&a, &b}, 1.0, PrefillWeightRule{});
+  EXPECT_NEAR(split.idle_j, 6.0, 1e-9);
+  EXPECT_NEAR(split.shares[0] + split.shares[1], 4.0, 1e-9);
+  EXPECT_DOUBLE_EQ(split_interval(3.0, 0.0, 1.0, {}, 1.0, PrefillWeightRule{}).idle_j, 3.0);
 }
 
 TEST(IntervalSplit, DecodeTokensAreCountedWhereTheirChunksPassed) {
@@ -50,7 +63,7 @@ TEST(IntervalSplit, WeightsFollowTheRuleAtTheIntervalsBatch) {
   RequestActivity decoding = streamed(1, 0.0, {}, 0);
   for (int i = 0; i < 10; ++i) decoding.output_times_s.push_back(0.005 + 0.009 * i);
   const RequestActivity prefilling = streamed(2, 0.0, {0.1}, 10);
-  const auto shares = split_interval(3.0, 0.0, 0.1, {&decoding, &prefilling}, 0.1, rule);
+  const auto shares = split_interval(3.0, 0.0, 0.1, {&decoding, &prefilling}, 0.1, rule).shares;
   EXPECT_NEAR(shares[0], 3.0 * 10.0 / 12.0, 1e-9);
   EXPECT_NEAR(shares[1], 3.0 * 2.0 / 12.0, 1e-9);
 }
@@ -58,7 +71,7 @@ TEST(IntervalSplit, WeightsFollowTheRuleAtTheIntervalsBatch) {
 TEST(IntervalSplit, RequestsThatProcessedNothingShareEqually) {
   const RequestActivity a = streamed(1, 0.0, {0.5}, 0);
   const RequestActivity b = streamed(2, 0.0, {0.6}, 0);
-  const auto shares = split_interval(4.0, 0.1, 0.2, {&a, &b}, 1.0, PrefillWeightRule{});
+  const auto shares = split_interval(4.0, 0.1, 0.2, {&a, &b}, 1.0, PrefillWeightRule{}).shares;
   EXPECT_DOUBLE_EQ(shares[0], 2.0);
   EXPECT_DOUBLE_EQ(shares[1], 2.0);
 }
