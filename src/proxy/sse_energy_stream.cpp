@@ -44,7 +44,28 @@ std::string data_of(std::string_view event) {
   return data;
 }
 
+// Whether `key` (a quoted JSON key) appears followed by a non-empty string, or by a non-empty array
+// when `array` is set.
+bool has_nonempty_value(std::string_view data, std::string_view key, bool array) {
+  for (std::size_t at = data.find(key); at != std::string_view::npos; at = data.find(key, at + 1)) {
+    std::size_t i = at + key.size();
+    while (i < data.size() && data[i] == ' ') ++i;
+    if (i >= data.size() || data[i] != ':') continue;
+    ++i;
+    while (i < data.size() && data[i] == ' ') ++i;
+    if (i + 1 >= data.size()) continue;
+    if (!array && data[i] == '"' && data[i + 1] != '"') return true;
+    if (array && data[i] == '[' && data[i + 1] != ']') return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool scan_carries_output(std::string_view data) {
+  return has_nonempty_value(data, "\"text\"", false) || has_nonempty_value(data, "\"content\"", false) ||
+         has_nonempty_value(data, "\"reasoning_content\"", false) || has_nonempty_value(data, "\"tool_calls\"", true);
+}
 
 bool carries_output(const nlohmann::ordered_json& chunk) {
   auto choices = chunk.find("choices");
@@ -84,14 +105,19 @@ std::string SseEnergyStream::feed(std::string_view bytes) {
 }
 
 std::string SseEnergyStream::take_event(std::string_view event) {
-  const std::string data = data_of(event);
+  std::string data = data_of(event);
   if (data == "[DONE]") return finish_with_energy() + std::string(event);
   std::string out = release_held();
+  // Most events are one token's text: a scan of their text decides, and only a chunk that may carry
+  // the usage is parsed (a JSON parse per token is CPU the relay spends on every event).
+  if (data.find("\"usage\"") == std::string::npos) {
+    if (scan_carries_output(data) && on_output_) on_output_();
+    if (data.starts_with('{')) last_data_ = std::move(data);
+    return out + std::string(event);
+  }
   const nlohmann::ordered_json chunk = nlohmann::ordered_json::parse(data, nullptr, false);
   if (chunk.is_discarded() || !chunk.is_object()) return out + std::string(event);
-  for (const char* key : {"id", "object", "model", "created"}) {
-    if (auto value = chunk.find(key); value != chunk.end()) last_chunk_[key] = *value;
-  }
+  last_data_ = std::move(data);
   if (carries_output(chunk) && on_output_) on_output_();
   const ReportedUsage usage = reported_usage(chunk);
   if (usage.prompt_tokens || usage.completion_tokens) {
@@ -122,7 +148,13 @@ std::string SseEnergyStream::finish_with_energy() {
     held_.reset();
     held_raw_.clear();
   } else {
-    chunk = last_chunk_.is_object() ? last_chunk_ : nlohmann::ordered_json::object();
+    // The added chunk names the stream as its chunks did: id, object, model, created of the last one.
+    const nlohmann::ordered_json last = nlohmann::ordered_json::parse(last_data_, nullptr, false);
+    chunk = nlohmann::ordered_json::object();
+    for (const char* key : {"id", "object", "model", "created"}) {
+      if (!last.is_object()) break;
+      if (auto value = last.find(key); value != last.end()) chunk[key] = *value;
+    }
     chunk["choices"] = nlohmann::ordered_json::array();
   }
   add_energy_fields(chunk["usage"], answer);

@@ -40,7 +40,7 @@ class SseEnergyStream {
   std::optional<nlohmann::ordered_json> held_; // the server's usage chunk, held for the energy fields
   std::string held_raw_;
   std::string held_separator_;
-  nlohmann::ordered_json last_chunk_;          // id, object, model, created of the latest chunk
+  std::string last_data_;                      // the latest JSON event: id, object, model, created
   ReportedUsage usage_;
   bool finished_ = false;
   bool passthrough_ = false;                   // an oversized event: the rest passes unparsed
@@ -48,5 +48,9 @@ class SseEnergyStream {
 
 /// Returns whether an SSE chunk carries generated output (text, content, reasoning or a tool call).
 bool carries_output(const nlohmann::ordered_json& chunk);
+/// The same, read from the chunk's text without parsing it: a key followed by a non-empty string (or
+/// tool-call array). Text that quotes such a key can count a chunk too many; the server's usage
+/// rescales the count at the end, so only the timing of tokens could move.
+bool scan_carries_output(std::string_view data);
 
 }  // namespace ecocompute::proxy

@@ -125,5 +125,14 @@ TEST(SseEnergyStream, AnOversizedEventSwitchesToPassThrough) {
   EXPECT_EQ(r.finishes, 1);
 }
 
+TEST(SseEnergyStream, TheTextScanAgreesWithTheParsedChunk) {
+  for (const char* data : {R"({"choices":[{"text":"a"}]})", R"({"choices":[{"text":""}]})", R"({"choices": [{"delta": {"content": "x"}}]})",
+                           R"({"choices":[{"delta":{"content":""}}]})", R"({"choices":[{"delta":{"role":"assistant"}}]})",
+                           R"({"choices":[{"delta":{"tool_calls":[{"id":"t"}]}}]})", R"({"choices":[{"delta":{"tool_calls":[]}}]})",
+                           R"({"choices":[{"delta":{"reasoning_content":"hm"}}]})", R"({"choices":[]})"}) {
+    EXPECT_EQ(scan_carries_output(data), carries_output(nlohmann::ordered_json::parse(data))) << data;
+  }
+}
+
 }  // namespace
 }  // namespace ecocompute::proxy
