@@ -175,13 +175,16 @@ void ProxyServer::Impl::handle_completion(const httplib::Request& request, httpl
     response.set_chunked_content_provider(
         type,
         [exchange](std::size_t, httplib::DataSink& sink) {
-          const auto bytes = exchange->upstream->next_body_bytes();
-          const std::string out = bytes ? exchange->sse->feed(*bytes) : exchange->sse->end();
-          if (!out.empty() && !sink.write(out.data(), out.size())) {
-            exchange->upstream->cancel();  // the client left: stop the server's work too
-            return false;
-          }
-          if (!bytes) sink.done();
+          // The whole stream in one call: each event goes to the client from the thread that read it.
+          SseEnergyStream& sse = *exchange->sse;
+          const bool relayed = exchange->upstream->relay_body([&sse, &sink](std::string_view bytes) {
+            const std::string out = sse.feed(bytes);
+            return out.empty() || sink.write(out.data(), out.size());
+          });
+          if (!relayed) return false;  // the client left; the server's request is cancelled with it
+          const std::string rest = sse.end();
+          if (!rest.empty() && !sink.write(rest.data(), rest.size())) return false;
+          sink.done();
           return true;
         },
         [exchange](bool) { exchange->upstream->cancel(); });

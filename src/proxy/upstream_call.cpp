@@ -40,8 +40,20 @@ void UpstreamCall::cancel() {
 bool UpstreamCall::push_body(const char* data, std::size_t length) {
   std::unique_lock lock(mutex_);
   // A slow client: hold at most max_buffered_bytes_, then stop reading the server until it catches up.
-  changed_.wait(lock, [&] { return cancelled_ || buffered_bytes_ < max_buffered_bytes_; });
+  changed_.wait(lock, [&] { return cancelled_ || writer_ != nullptr || buffered_bytes_ < max_buffered_bytes_; });
   if (cancelled_) return false;
+  if (writer_ != nullptr) {
+    // relay_body holds the client's connection and waits for the end: write to it from here. No one
+    // else writes meanwhile, and relay_body does not return before this call has ended.
+    const auto* write = writer_;
+    lock.unlock();
+    if ((*write)(std::string_view(data, length))) return true;
+    lock.lock();
+    write_refused_ = true;
+    cancelled_ = true;
+    changed_.notify_all();
+    return false;
+  }
   body_.emplace_back(data, length);
   buffered_bytes_ += length;
   changed_.notify_all();
@@ -94,6 +106,28 @@ std::optional<std::string> UpstreamCall::next_body_bytes() {
   buffered_bytes_ -= bytes.size();
   changed_.notify_all();
   return bytes;
+}
+
+bool UpstreamCall::relay_body(const std::function<bool(std::string_view)>& write) {
+  std::unique_lock lock(mutex_);
+  while (!body_.empty()) {
+    std::string bytes = std::move(body_.front());
+    body_.pop_front();
+    buffered_bytes_ -= bytes.size();
+    lock.unlock();
+    if (!write(bytes)) {
+      cancel();
+      return false;
+    }
+    lock.lock();
+  }
+  if (!done_ && !cancelled_) {
+    writer_ = &write;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return done_ || cancelled_; });
+    writer_ = nullptr;
+  }
+  return !write_refused_;
 }
 
 std::string UpstreamCall::failure() const {

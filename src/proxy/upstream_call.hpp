@@ -7,10 +7,12 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -56,6 +58,10 @@ class UpstreamCall {
   std::optional<UpstreamHead> wait_head();
   /// Waits for the next body bytes; nothing at the end of the body (or when cancelled).
   std::optional<std::string> next_body_bytes();
+  /// Hands every body byte to `write` as it arrives, on the call's own thread (no queue, no second
+  /// wake-up per event), until the body ends; the caller blocks meanwhile. Returns false when `write`
+  /// refused (the client left: the call is cancelled).
+  bool relay_body(const std::function<bool(std::string_view)>& write);
   /// Why the call failed ("Connection refused", "read timeout"), empty when it did not.
   [[nodiscard]] std::string failure() const;
   /// Tells the call its client is gone: it stops reading and ends.
@@ -73,6 +79,8 @@ class UpstreamCall {
   std::size_t buffered_bytes_ = 0;
   bool done_ = false;
   bool cancelled_ = false;
+  bool write_refused_ = false;
+  const std::function<bool(std::string_view)>* writer_ = nullptr;  // set while relay_body runs
   std::string failure_;
   std::thread thread_;
 };

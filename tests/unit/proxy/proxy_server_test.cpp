@@ -187,6 +187,34 @@ TEST_F(ProxyServerTest, AStreamArrivesUnchangedApartFromTheEnergyFields) {
   EXPECT_EQ(edited, nlohmann::json::parse(original.events[original.events.size() - 2].substr(6)));
 }
 
+TEST_F(ProxyServerTest, AClientLeavingMidStreamEndsTheRequest) {
+  FakeOpenAiServer upstream([](const nlohmann::json&) {
+    FakeReply reply = testing::good_stream(200, 9);
+    reply.delay_between = std::chrono::milliseconds(5);
+    return reply;
+  });
+  start("http://127.0.0.1:" + std::to_string(upstream.port()));
+  httplib::Request request;
+  request.method = "POST";
+  request.path = "/v1/completions";
+  request.body = kStreamBody;
+  request.set_header("Content-Type", "application/json");
+  std::size_t received = 0;
+  request.content_receiver = [&](const char*, std::size_t length, std::uint64_t, std::uint64_t) {
+    received += length;
+    return received < 600;  // a few events, then the client hangs up
+  };
+  httplib::Client c = client();
+  auto result = c.send(request);
+  EXPECT_FALSE(result);  // cancelled by the client itself
+  const LedgerTotals totals = settled_totals(1);
+  EXPECT_EQ(totals.in_flight, 0u);
+  EXPECT_EQ(totals.settled_requests, 1u);
+  auto metrics = client().Get("/metrics");  // and the proxy still answers
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->status, 200);
+}
+
 TEST_F(ProxyServerTest, AnUnstreamedAnswerCarriesItsEnergyInUsageAndHeader) {
   FakeOpenAiServer upstream(reply_for);
   start("http://127.0.0.1:" + std::to_string(upstream.port()));
