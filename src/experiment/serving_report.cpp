@@ -304,6 +304,10 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
     if (window.energy_j && window.duration_s > 0) x.avg_power_watts = *window.energy_j / window.duration_s;
     if (measured(context, baseline)) x.fp16_energy_per_token_mj = present(baseline->window_mj_per_token);
     if (paired != nullptr && paired->delta_pct.n > 0) x.vs_fp16_energy_pct = paired->delta_pct.mean;
+    if (level != nullptr) {
+      x.energy_per_total_token_mj = present(level->whole_mj_per_total_token);
+      x.energy_per_request_j = present(level->joules_per_request);
+    }
   }
   std::string note =
       is_measured ? "energy_per_token_mj: mean over valid trials of the steady-state window's gross energy per output "
@@ -313,8 +317,10 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
                     "measured.";
   if (level != nullptr) {
     if (is_measured) {
-      note += fmt::format(" Whole run (ramp-up and ramp-down included): {} mJ/token, {} J/request.",
-                          mean_ci(level->whole_mj_per_token, 2), mean_ci(level->joules_per_request, 3));
+      note += fmt::format(" Whole run (ramp-up and ramp-down included): {} mJ/token, {} mJ per total (prompt + "
+                          "output) token (energy_per_total_token_mj), {} J/request (energy_per_request_j).",
+                          mean_ci(level->whole_mj_per_token, 2), mean_ci(level->whole_mj_per_total_token, 2),
+                          mean_ci(level->joules_per_request, 3));
     }
     note += fmt::format(" TTFT p50/p90/p99 {} ms, inter-token p50/p90/p99 {} ms over {} ok requests ({} failed).",
                         percentiles_ms(level->ttft_s), percentiles_ms(level->itl_s), level->requests_ok,
@@ -421,6 +427,7 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                                  {"whole_run_tokens", l.whole_tokens},
                                  {"window_mj_per_token", energy(l.window_mj_per_token)},
                                  {"whole_run_mj_per_token", energy(l.whole_mj_per_token)},
+                                 {"whole_run_mj_per_total_token", energy(l.whole_mj_per_total_token)},
                                  {"joules_per_request", energy(l.joules_per_request)},
                                  {"window_avg_power_w", energy(l.window_avg_power_w)},
                                  {"window_tokens_per_s", summary_json(l.window_tokens_per_s)},
@@ -501,9 +508,9 @@ std::string serving_summary_markdown(const SweepResult& sweep, const ServingAnal
     for (const protocol::LevelStop& stop : sweep.stops) out << "- " << stop.status << "\n";
     out << "\n";
   }
-  out << "| endpoint | C | trials ok | mJ/token (window) | mJ/token (whole run) | J/request | W | tokens/s | "
-         "TTFT p50/p90/p99 ms | ITL p50/p90/p99 ms | ΔE vs baseline % |\n";
-  out << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  out << "| endpoint | C | trials ok | mJ/token (window) | mJ/token (whole run) | mJ/total token (whole run) | "
+         "J/request | W | tokens/s | TTFT p50/p90/p99 ms | ITL p50/p90/p99 ms | ΔE vs baseline % |\n";
+  out << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const ServingLevelSummary& l : analysis.levels) {
     const bool is_measured = measured(context, &l);
     std::string delta = l.endpoint == 0 ? "baseline" : "–";
@@ -512,9 +519,10 @@ std::string serving_summary_markdown(const SweepResult& sweep, const ServingAnal
                                                 *p->delta_pct.ci_high)
                                   : fmt::format("{:+.1f} (n=1)", p->delta_pct.mean);
     }
-    out << fmt::format("| {} | {} | {}/{} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.label, l.concurrency,
+    out << fmt::format("| {} | {} | {}/{} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.label, l.concurrency,
                        l.n_ok, l.n_trials, is_measured ? mean_ci(l.window_mj_per_token, 2) : "–",
                        is_measured ? mean_ci(l.whole_mj_per_token, 2) : "–",
+                       is_measured ? mean_ci(l.whole_mj_per_total_token, 2) : "–",
                        is_measured ? mean_ci(l.joules_per_request, 3) : "–",
                        is_measured ? mean_ci(l.window_avg_power_w, 1) : "–", mean_ci(l.window_tokens_per_s, 1),
                        percentiles_ms(l.ttft_s), percentiles_ms(l.itl_s), delta);

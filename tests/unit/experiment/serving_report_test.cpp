@@ -133,6 +133,23 @@ TEST(ServingReport, ServerReportIsSchemaValidAndMatchesTheGoldenFile) {
   EXPECT_NEAR(*r.results.vs_fp16_energy_pct, (20.0 + 23.0) / 2.0, 1e-9);
   ASSERT_TRUE(r.results.energy_per_token_mj.has_value());
   EXPECT_NEAR(*r.results.energy_per_token_mj, (60.0 + 67.65) / 2.0, 1e-9);
+  // The whole run per total (prompt + output) token and per request, from each trial's own figures.
+  double per_total_token = 0.0, per_request = 0.0;
+  int trials = 0;
+  for (const LevelRun& run : sweep.runs) {
+    if (run.endpoint != 1 || run.concurrency != 4) continue;
+    double prompt = 0.0;
+    for (const auto& record : run.records) prompt += static_cast<double>(record.prompt_tokens);
+    per_total_token += run.whole.energy()->value / (run.whole.tokens + prompt) * 1000.0;
+    per_request += run.whole.energy()->value / static_cast<double>(run.records.size());
+    ++trials;
+  }
+  ASSERT_EQ(trials, 2);
+  ASSERT_TRUE(r.results.energy_per_total_token_mj.has_value());
+  ASSERT_TRUE(r.results.energy_per_request_j.has_value());
+  EXPECT_NEAR(*r.results.energy_per_total_token_mj, per_total_token / trials, 1e-9);
+  EXPECT_NEAR(*r.results.energy_per_request_j, per_request / trials, 1e-9);
+  EXPECT_LT(*r.results.energy_per_total_token_mj, *r.results.energy_per_token_mj);
   ecocompute::testing::expect_golden("energy/energy-Q8_0-c4-server.json", json.dump(2) + "\n");
 
   // Read back and written again: the same bytes.
@@ -172,6 +189,8 @@ TEST(ServingReport, WithoutAnEnergySourceEveryEnergyFigureIsNull) {
   EXPECT_EQ(r.results.basis, report::ResultBasis::unavailable);
   EXPECT_FALSE(r.results.energy_per_token_mj.has_value());
   EXPECT_FALSE(r.results.vs_fp16_energy_pct.has_value());
+  EXPECT_FALSE(r.results.energy_per_total_token_mj.has_value());
+  EXPECT_FALSE(r.results.energy_per_request_j.has_value());
   EXPECT_TRUE(r.results.throughput_tokens_per_s.has_value());
   EXPECT_EQ(serving_plot_script(sweep, analysis, "x.svg"), "");
   const OrderedJson summary = serving_summary_json(sweep, analysis, context);
