@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <set>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "data/architecture_list.hpp"
+#include "data/atlas_answers.hpp"
 #include "data/curve_set.hpp"
 #include "data/estimator.hpp"
 #include "data/gpu_spec.hpp"
@@ -115,6 +117,7 @@ Api::Api(const data::Evidence& evidence, ReplicationStore& store, StaticFiles fi
   }
   add("GET", "/v1/architectures", route_of(&Api::architectures));
   add("GET", "/v1/curves", route_of(&Api::curves));
+  add("GET", "/v1/atlas", route_of(&Api::atlas), expensive);  // 49 estimates by default
   // Uploads change these: a cache must ask again each time.
   const RouteOptions changing{.cache_control = "no-cache"};
   add("GET", "/v1/measurements", route_of(&Api::measurements), changing);
@@ -194,6 +197,27 @@ Result<HttpResponse> Api::curves(const HttpRequest& request) const {
     list.push_back(std::move(entry));
   }
   return ok_json(Json{{"curve_source", data::to_string(evidence_.curve_source)}, {"curves", std::move(list)}});
+}
+
+Result<HttpResponse> Api::atlas(const HttpRequest& request) const {
+  if (options_.atlas_sizes.empty()) return error_response(404, "this server has no atlas sizes");
+  const std::set<std::string> known{"gpu", "engine", "precision", "batches"};
+  for (const auto& [name, value] : request.query) {
+    if (!known.contains(name)) {
+      return error_response(400, "unknown parameter '" + shortened_input(name) + "' (known: gpu, engine, precision, batches)");
+    }
+  }
+  data::AtlasQuery query;
+  query.sizes = options_.atlas_sizes;
+  if (const auto gpu = request.param("gpu")) query.gpu = *gpu;
+  if (const auto engine = request.param("engine")) query.engine = *engine;
+  if (const auto precision = request.param("precision")) query.precision = *precision;
+  if (const auto batches = request.param("batches")) {
+    auto parsed = data::parse_atlas_batches(*batches, "batches");
+    if (!parsed) return error_response(as_bad_request(parsed.error()));
+    query.batches = std::move(*parsed);
+  }
+  return json_response(200, report::atlas_json(data::atlas_grid(evidence_, query)).dump());
 }
 
 Result<HttpResponse> Api::measurements(const HttpRequest& request) const {

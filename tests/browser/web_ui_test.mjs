@@ -66,7 +66,7 @@ await page.goto(`${base}/`);
 await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
 
 await check('every tab opens its panel', async () => {
-  for (const tab of ['curves', 'models', 'estimate', 'optimize', 'run', 'gallery']) {
+  for (const tab of ['curves', 'atlas', 'models', 'estimate', 'optimize', 'run', 'gallery']) {
     await page.click(`#tab-${tab}`);
     assert.equal(await page.getAttribute(`#tab-${tab}`, 'aria-selected'), 'true');
     assert.equal(await page.isVisible(`#panel-${tab}`), true, tab);
@@ -78,8 +78,8 @@ await check('tabs are keyboard accessible (arrow keys)', async () => {
   await page.click('#tab-curves');
   await page.focus('#tab-curves');
   await page.keyboard.press('ArrowRight');
-  assert.equal(await page.getAttribute('#tab-models', 'aria-selected'), 'true');
-  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-models');
+  assert.equal(await page.getAttribute('#tab-atlas', 'aria-selected'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-atlas');
   await page.keyboard.press('End');
   assert.equal(await page.getAttribute('#tab-gallery', 'aria-selected'), 'true');
 });
@@ -90,6 +90,28 @@ await check('the curves tab draws a curve and the models table has rows', async 
   assert.match(await page.textContent('#curve-summary'), /ada · transformers\+bitsandbytes · NF4: A = 54\.23, S = 131\.09/);
   await page.click('#tab-models');
   assert.ok(await page.locator('#models-table tbody tr').count() > 10);
+});
+
+await check('the batch atlas tab draws one format by size and batch, measured cells plain and the others hatched', async () => {
+  await page.click('#tab-atlas');
+  await page.waitForFunction(() => document.querySelectorAll('#atlas-table tbody tr').length > 0);
+  const heads = await page.$$eval('#atlas-table thead th', (h) => h.map((x) => x.textContent));
+  assert.deepEqual(heads.slice(1), ['batch 1', 'batch 2', 'batch 4', 'batch 8', 'batch 16', 'batch 32', 'batch 64']);
+  assert.equal(await page.locator('#atlas-table tbody tr').count(), 7);
+  const grid = await (await fetch(`${base}/v1/atlas?gpu=H200&engine=llama.cpp&precision=Q4_K_M`)).json();
+  const measured = await page.locator('#atlas-table td.measured').count();
+  const hatched = await page.locator('#atlas-table td.not-measured').count();
+  assert.equal(measured, grid.measured);
+  assert.equal(measured + hatched, 49);
+  assert.ok(measured >= 14, `the 1.24 B and 8 B rows are measured at every batch (${measured} cells)`);
+  assert.ok(hatched > 0, 'cells that are not measured are hatched');
+  // Every measured cell's text is the API's figure: nothing on the page is more precise than the data.
+  const first = grid.cells.find((c) => c.basis === 'measured');
+  const text = await page.locator('#atlas-table td.measured').first().textContent();
+  assert.ok(text.startsWith((first.delta_pct > 0 ? '+' : '') + first.delta_pct.toFixed(1)), text);
+  await page.selectOption('#atlas-format', 'Q6_K');
+  await page.waitForFunction(() => /Q6_K vs F16/.test(document.querySelector('#atlas-status').textContent));
+  await page.screenshot({ path: join(artefacts, 'atlas-Q6_K.png'), fullPage: true });
 });
 
 await check('the curves tab offers the Hopper llama.cpp curves fitted to our shipped H200 sessions', async () => {

@@ -26,6 +26,7 @@
 
 #include "support/cli_run.hpp"
 #include "support/data_paths.hpp"
+#include "support/free_port.hpp"
 #include "support/prometheus_text.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -69,18 +70,7 @@ class Child {
   pid_t pid_ = -1;
 };
 
-// A free TCP port on 127.0.0.1 (bound, read, released: the server binds it next).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  const bool bound = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
-  if (fd >= 0) ::close(fd);
-  return bound ? ntohs(address.sin_port) : -1;
-}
+using ecocompute::testing::free_port;
 
 class ProxyCliTest : public ecocompute::testing::ScratchDirTest {
  protected:

@@ -2,7 +2,7 @@
 'use strict';
 
 const state = { curves: [], rows: [], reportText: null, overlay: null, grade: null, charts: {} };
-const TABS = ['curves', 'models', 'estimate', 'optimize', 'run', 'gallery'];
+const TABS = ['curves', 'atlas', 'models', 'estimate', 'optimize', 'run', 'gallery'];
 const $ = (id) => document.getElementById(id);
 const fmt = (v, digits = 1) => (typeof v === 'number' && isFinite(v) ? v.toFixed(digits) : '–');
 const signed = (v, digits = 1) => (typeof v === 'number' && isFinite(v) ? (v > 0 ? '+' : '') + v.toFixed(digits) : '–');
@@ -54,6 +54,7 @@ function selectTab(name, focus = false) {
   history.replaceState(null, '', url);
   document.body.dataset.tab = name;
   if (name === 'gallery') loadGallery();
+  if (name === 'atlas') loadAtlas();
   if (name === 'run') drawRunChart();
   if (name === 'curves') drawCurveChart();
 }

@@ -4,21 +4,16 @@
 
 #include <iostream>
 
+#include "cli/atlas_sizes.hpp"
 #include "cli/command.hpp"
 #include "cli/commands/evidence_flags.hpp"
 #include "cli/exit_code.hpp"
-#include "data/estimator.hpp"
-#include "modelgen/synthetic_model.hpp"
+#include "data/atlas_answers.hpp"
 #include "report/atlas_grid.hpp"
 #include "util/file_io.hpp"
-#include "util/text_list.hpp"
 
 namespace ecocompute::cli {
 namespace {
-
-// The atlas's sizes: the seven shapes the H200 campaign measures (0.5–14.8 B), by their real names.
-constexpr std::array<std::string_view, 7> kAtlasShapes{"qwen2-0.5b", "llama3-1b", "qwen2-1.5b", "llama3-3b",
-                                                        "qwen2-7b",   "llama3-8b", "qwen2.5-14b"};
 
 struct AtlasFlags {
   std::string gpu = "H200";
@@ -30,59 +25,21 @@ struct AtlasFlags {
   std::string svg;
 };
 
-report::AtlasCell answer_cell(const data::Evidence& evidence, const AtlasFlags& flags, double params_b, int batch) {
-  report::AtlasCell cell{params_b, batch, std::nullopt, std::nullopt, std::nullopt, "unavailable", 0};
-  data::EstimateRequest request;
-  request.gpu = flags.gpu;
-  request.engine = flags.engine;
-  request.precision = flags.precision;
-  request.params_b = params_b;
-  request.batch = batch;
-  auto answer = data::estimate(request, evidence);
-  if (!answer || !answer->delta_pct) return cell;  // nothing to answer from: a grey cell
-  cell.delta_pct = answer->delta_pct;
-  cell.ci_low_pct = answer->ci_low_pct;
-  cell.ci_high_pct = answer->ci_high_pct;
-  cell.basis = std::string(data::to_string(answer->basis));
-  if (answer->basis == data::Basis::measured) cell.sessions = static_cast<int>(answer->delta_basis.sessions.size());
-  return cell;
-}
-
-Result<report::AtlasGrid> build_grid(const data::Evidence& evidence, const AtlasFlags& flags) {
-  report::AtlasGrid grid;
-  grid.gpu = flags.gpu;
-  grid.engine = flags.engine;
-  grid.precision = flags.precision;
-  grid.scope = "each cell the decision layer's answer (estimate) with its 95 % interval; the H200 cells are "
-               "synthetic weights, gross GPU energy, short context";
-  for (const std::string& item : split_commas(flags.batches)) {
-    int batch = 0;
-    if (std::sscanf(item.c_str(), "%d", &batch) != 1 || batch < 1 || batch > 512 || std::to_string(batch) != item) {
-      return unexpected(ErrorCode::invalid_argument, fmt::format("--batches: '{}' is not a batch from 1 to 512", item));
-    }
-    grid.batches.push_back(batch);
-  }
-  for (std::string_view id : kAtlasShapes) {
-    auto shape = modelgen::find_shape(id);
-    if (!shape) return shape.error();
-    grid.sizes_b.push_back(static_cast<double>(modelgen::parameter_count(*shape)) / 1e9);
-    grid.size_labels.push_back(shape->display_name);
-  }
-  for (double size : grid.sizes_b) {
-    for (int batch : grid.batches) grid.cells.push_back(answer_cell(evidence, flags, size, batch));
-  }
-  return grid;
-}
-
 int run_atlas(const AtlasFlags& flags) {
   auto evidence = flags.evidence.load();
   if (!evidence) return report_error(evidence.error());
-  auto grid = build_grid(*evidence, flags);
-  if (!grid) return report_error(grid.error());
+  data::AtlasQuery query{flags.gpu, flags.engine, flags.precision, {}, {}};
+  auto batches = data::parse_atlas_batches(flags.batches, "--batches");
+  if (!batches) return report_error(batches.error());
+  query.batches = std::move(*batches);
+  auto sizes = campaign_atlas_sizes();
+  if (!sizes) return report_error(sizes.error());
+  query.sizes = std::move(*sizes);
+  const report::AtlasGrid grid = data::atlas_grid(*evidence, query);
   if (!flags.svg.empty()) {
-    if (auto written = write_file_atomic(flags.svg, report::atlas_svg(*grid)); !written) return report_error(written.error());
+    if (auto written = write_file_atomic(flags.svg, report::atlas_svg(grid)); !written) return report_error(written.error());
   }
-  std::cout << (flags.json ? report::atlas_json(*grid).dump(2) + "\n" : report::atlas_text(*grid));
+  std::cout << (flags.json ? report::atlas_json(grid).dump(2) + "\n" : report::atlas_text(grid));
   return exit_ok;
 }
 
