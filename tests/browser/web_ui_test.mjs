@@ -109,6 +109,14 @@ await check('the batch atlas tab draws one format by size and batch, measured ce
   const first = grid.cells.find((c) => c.basis === 'measured');
   const text = await page.locator('#atlas-table td.measured').first().textContent();
   assert.ok(text.startsWith((first.delta_pct > 0 ? '+' : '') + first.delta_pct.toFixed(1)), text);
+  // Cells are coloured by their figure: a cost red, a saving green (the CSP allows no style attributes).
+  const colours = await page.$$eval('#atlas-table td[data-delta]', (tds) => tds.map((td) => [Number(td.dataset.delta), getComputedStyle(td).backgroundColor]));
+  assert.ok(colours.length > 0);
+  for (const [delta, colour] of colours) {
+    const [r, g] = colour.match(/\d+/g).map(Number);
+    if (delta > 5) assert.ok(r > g, `${delta} % drawn ${colour}`);
+    if (delta < -5) assert.ok(g > r, `${delta} % drawn ${colour}`);
+  }
   await page.selectOption('#atlas-format', 'Q6_K');
   await page.waitForFunction(() => /Q6_K vs F16/.test(document.querySelector('#atlas-status').textContent));
   await page.screenshot({ path: join(artefacts, 'atlas-Q6_K.png'), fullPage: true });

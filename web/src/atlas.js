@@ -29,14 +29,16 @@ function renderAtlas(grid) {
     grid.batches.forEach((batch, col) => {
       const cell = grid.cells[row * grid.batches.length + col];
       const measured = cell.basis === 'measured';
-      const style = typeof cell.delta_pct === 'number' ? ` style="background-color:${atlasColour(cell.delta_pct)}"` : '';
+      const delta = typeof cell.delta_pct === 'number' ? ` data-delta="${cell.delta_pct}"` : '';
       const title = `${label} ${fmt(size, 2)} B, batch ${batch}: ${cell.basis}` + (measured ? ` (${cell.sessions} session${cell.sessions === 1 ? '' : 's'})` : '');
-      cells.push(`<td class="num atlas-cell ${measured ? 'measured' : 'not-measured'}" data-basis="${cell.basis}"${style} title="${title}">${atlasCellText(cell)}</td>`);
+      cells.push(`<td class="num atlas-cell ${measured ? 'measured' : 'not-measured'}" data-basis="${cell.basis}"${delta} title="${title}">${atlasCellText(cell)}</td>`);
     });
     body.push(`<tr>${cells.join('')}</tr>`);
   });
   table.querySelector('tbody').innerHTML = body.join('');
-  $('atlas-status').textContent = `${grid.precision} vs F16 on ${grid.gpu} with ${grid.engine}: ${grid.measured} of ${grid.cells.length} cells measured; the hatched ones are not (their basis is in each cell's title). ${grid.scope}.`;
+  // Colours through the CSS object model: the page's Content-Security-Policy refuses style attributes.
+  for (const td of table.querySelectorAll('td[data-delta]')) td.style.backgroundColor = atlasColour(Number(td.dataset.delta));
+  $('atlas-status').textContent = `${grid.precision} vs F16 on ${grid.gpu} with ${grid.engine}: ${grid.measured} of ${grid.cells.length} cells measured; the hatched ones are not (their basis is in each cell's title). ${grid.scope.charAt(0).toUpperCase()}${grid.scope.slice(1)}.`;
 }
 
 async function loadAtlas() {
