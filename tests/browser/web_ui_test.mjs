@@ -225,6 +225,8 @@ await check('an energy.json written by ecocompute measure is read and honestly n
   // H200 session of 2026-11-29, Q4_0 vs F16: paired mean −51.906 %; no published curve covers hopper Q4_0.
   await page.waitForFunction(() => /51\.91/.test(document.getElementById('run-summary')?.textContent || ''), null, { timeout: 15000 });
   assert.equal((await page.textContent('#run-grade')).trim(), 'not gradeable');
+  // The page does not offer it as if it had been graded.
+  assert.equal((await page.textContent('#submit-report')).trim(), 'Submit anyway (stored as not gradeable)');
   await page.screenshot({ path: join(artefacts, 'run-measured-report.png'), fullPage: true });
   // Put the published-style report back for the submission check below.
   await page.evaluate(({ text, name }) => {
@@ -244,6 +246,17 @@ await check('submitting stores it and the gallery lists it with its grade', asyn
   await row.waitFor({ timeout: 15000 });
   assert.match(await row.textContent(), /Qwen\/Qwen2\.5-3B.*RTX 4090.*NF4.*inside/);
   await page.screenshot({ path: join(artefacts, 'gallery.png'), fullPage: true });
+});
+
+await check('a write key typed on the run tab goes with the upload as a bearer token', async () => {
+  await page.click('#tab-run');
+  assert.equal((await page.textContent('#submit-report')).trim(), 'Submit to the replications store');
+  await page.fill('#write-key', 'ek_test_key_123');
+  const sent = page.waitForRequest((r) => r.url().endsWith('/v1/replications') && r.method() === 'POST');
+  await page.click('#submit-report');
+  assert.equal((await sent).headers().authorization, 'Bearer ek_test_key_123');
+  await page.waitForFunction(() => /stored as replication #\d+/i.test(document.getElementById('submit-result').textContent), null, { timeout: 15000 });
+  await page.fill('#write-key', '');
 });
 
 await check('a share link opens the run tab with the overlay', async () => {
