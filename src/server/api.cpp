@@ -328,7 +328,7 @@ Result<HttpResponse> Api::healthz(const HttpRequest&) const {
   if (!total) return Error{ErrorCode::unavailable, "replications store unreachable", total.error()};
   return ok_json(Json{{"status", "ok"},
                       {"version", build_info::version},
-                      {"commit", build_info::git_commit},
+                      {"commit", build_info::git_commit()},
                       {"replications", *total},
                       {"curves", evidence_.curves.curves.size()},
                       {"rows", evidence_.rows.size()},
