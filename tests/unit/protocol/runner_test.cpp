@@ -417,15 +417,20 @@ TEST(Runner, PromptLengthsAreLevelsPairedWithTheirOwnBaseline) {
   EXPECT_EQ(p64->pairs.size(), 2u);
 }
 
-// F16 and Q8_0 at batch 1 and 4; a batch-4 step is scripted: F16 12 ms at 500 W, Q8_0 10 ms at 450 W.
-Result<RunResult> run_batches(FakeRun& fake, std::vector<int> batches) {
+// F16 and Q8_0 at `batches`, two trials; a batch-4 step is scripted in `fake`: F16 12 ms at 500 W,
+// Q8_0 10 ms at 450 W.
+Design batch_design(FakeRun& fake, std::vector<int> batches) {
   fake.scripts["F16"].batched_decode[4] = {Seconds{0.012}, Watts{500.0}};
   fake.scripts["Q8_0"].batched_decode[4] = {Seconds{0.010}, Watts{450.0}};
   Design design = testing::test_design();
   design.candidates = {"Q8_0"};
   design.batches = std::move(batches);
   design.trials = 2;
-  return fake.run(design);
+  return design;
+}
+
+Result<RunResult> run_batches(FakeRun& fake, std::vector<int> batches) {
+  return fake.run(batch_design(fake, std::move(batches)));
 }
 
 TEST(Runner, BatchesAreLevelsWhoseWindowsCountEverySequencesTokens) {
@@ -480,12 +485,7 @@ TEST(Runner, EachBatchLevelSizesItsOwnWindowsFromItsFastestCondition) {
 
 TEST(Runner, WarmUpOnChangeWarmsWholeIterationsOnlyWhereThePrecisionChanges) {
   FakeRun fake;
-  fake.scripts["F16"].batched_decode[4] = {Seconds{0.012}, Watts{500.0}};
-  fake.scripts["Q8_0"].batched_decode[4] = {Seconds{0.010}, Watts{450.0}};
-  Design design = testing::test_design();
-  design.candidates = {"Q8_0"};
-  design.batches = {1, 4};
-  design.trials = 2;
+  Design design = batch_design(fake, {1, 4});
   design.trial_warmup_iterations = 1;
   design.trial_warmup = TrialWarmup::on_change;
   design.level_warmup_tokens = 16;
@@ -515,12 +515,7 @@ TEST(Runner, WarmUpOnChangeWarmsWholeIterationsOnlyWhereThePrecisionChanges) {
 
 TEST(Runner, PrefillWindowsAtTheFirstBatchOnlyLeaveTheOtherLevelsWithoutOne) {
   FakeRun fake;
-  fake.scripts["F16"].batched_decode[4] = {Seconds{0.012}, Watts{500.0}};
-  fake.scripts["Q8_0"].batched_decode[4] = {Seconds{0.010}, Watts{450.0}};
-  Design design = testing::test_design();
-  design.candidates = {"Q8_0"};
-  design.batches = {1, 4};
-  design.trials = 2;
+  Design design = batch_design(fake, {1, 4});
   design.prefill_at_every_batch = false;
   Result<RunResult> result = fake.run(design);
   ASSERT_TRUE(result.has_value()) << result.error().describe();
