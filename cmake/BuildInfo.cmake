@@ -1,4 +1,5 @@
-# Generates build_info.hpp: our version and git commit, the build type and the libllama pin.
+# Generates build_info.hpp (our version, the build type, the libllama pin: stable between commits) and
+# build_commit.cpp (the git commit, which changes with each one and is compiled once, into util).
 execute_process(COMMAND git -C "${CMAKE_SOURCE_DIR}" rev-parse --short=12 HEAD
                 OUTPUT_VARIABLE ECOCOMPUTE_GIT_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE
                 ERROR_QUIET RESULT_VARIABLE git_rc)
@@ -19,3 +20,5 @@ foreach(flag ECOCOMPUTE_LLAMA_CUDA ECOCOMPUTE_CUDA)
 endforeach()
 configure_file("${CMAKE_SOURCE_DIR}/cmake/build_info.hpp.in"
                "${CMAKE_BINARY_DIR}/generated/ecocompute/build_info.hpp" @ONLY)
+configure_file("${CMAKE_SOURCE_DIR}/cmake/build_commit.cpp.in"
+               "${CMAKE_BINARY_DIR}/generated/ecocompute/build_commit.cpp" @ONLY)

@@ -49,7 +49,8 @@
 #   drop:<arch>  removes synthetic <arch>'s F16 file (disk room before another size; its cached
 #              quantizations go with evict:<types>)
 #   fixture    the trained fixture (data/fixture/) on the GPU with its quality probe: F16 vs
-#              $FIXTURE_FORMATS (Q8_0,Q4_K_M,Q4_0), k = 3, corrected edges, 3-s decode windows; fixture.tar.gz
+#              $FIXTURE_FORMATS (Q8_0,Q4_K_M,Q4_0), k = $FIXTURE_K (3), corrected edges, decode windows of
+#              $FIXTURE_WINDOW s (3); fixture.tar.gz
 #   pair       needs two GPUs (A, B as nvidia-smi lists them): one sweep plan ($PAIR_JOBS synthetic
 #              $PAIR_ARCH jobs, F16 vs Q8_0,Q4_0, k = 2) run on A alone, on B alone, then on both; each
 #              run inside `meter --gpus A,B`, after an idle window on both: the attribution check (the
@@ -278,7 +279,8 @@ for step in "$@"; do
       pack "batch-$arch" "/tmp/eco/batch-$arch" ;;
     fixture)
       measure_into /tmp/eco/fixture "${MEASURE_TIMEOUT:-480}" -m "$root/data/fixture/fixture-kjv-f16.gguf" \
-        -p "${FIXTURE_FORMATS:-Q8_0,Q4_K_M,Q4_0}" -k 3 --edges corrected --min-window 3 --min-prefill-window 2 --idle-window 10
+        -p "${FIXTURE_FORMATS:-Q8_0,Q4_K_M,Q4_0}" -k "${FIXTURE_K:-3}" --edges corrected --min-window "${FIXTURE_WINDOW:-3}" \
+        --min-prefill-window 2 --idle-window 10
       pack fixture /tmp/eco/fixture ;;
     pair)
       a=$(gpu_uuid 1); b=$(gpu_uuid 2); dir=/tmp/eco/pair

@@ -22,7 +22,7 @@ int run(int argc, char** argv) {
                 "ecocompute"};
   root.require_subcommand(1);
   root.set_version_flag("--version", fmt::format("ecocompute {} (commit {}, llama.cpp {})",
-                                                 build_info::version, build_info::git_commit,
+                                                 build_info::version, build_info::git_commit(),
                                                  build_info::llama_commit));
   std::string log_level = "info";
   root.add_option("--log-level", log_level, "Lowest log level written to stderr")

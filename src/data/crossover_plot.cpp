@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -20,6 +22,35 @@ std::string quote(const std::string& text) {  // a gnuplot single-quoted string
     else out += c;
   }
   return out + "'";
+}
+
+// Breaks `text` at spaces into lines of at most `width` characters, so a long title wraps instead of
+// running off the canvas.
+std::string wrapped(const std::string& text, std::size_t width) {
+  std::string out, line;
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += (out.empty() ? "" : "\n") + line;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + (out.empty() ? "" : "\n") + line;
+}
+
+// A gnuplot double-quoted string; a line break becomes the escape gnuplot draws as one.
+std::string double_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
 }
 
 }  // namespace
@@ -38,9 +69,14 @@ std::string crossover_plot_script(const std::vector<Curve>& curves, const PlotOp
     const CurveKey& k = curves.front().key;
     title = fmt::format("{} {} {}: energy per token vs FP16", k.gpu_arch, k.engine, k.precision);
   }
-  s << "set title " << quote(title.empty() ? "Energy per token vs FP16" : title) << " noenhanced\n";
+  // An 11-pt sans character is about 7 px wide; 8 leaves room for wide ones.
+  const auto title_width = static_cast<std::size_t>(std::max(20, options.width_px / 8));
+  const std::string shown = wrapped(title.empty() ? "Energy per token vs FP16" : title, title_width);
+  s << "set title " << double_quoted(shown) << " noenhanced\n";
   s << "set xlabel 'model size (billions of parameters)'\nset ylabel 'ΔE vs FP16 (%)'\n";
-  s << "set logscale x\nset grid\nset key outside right top noenhanced\nset xzeroaxis lt -1\n";
+  // The legend goes below the plot, one entry per line, so however long a curve's session label is it
+  // never takes width from the plot; the band and point styles are named once, not once per curve.
+  s << "set logscale x\nset grid\nset key below left Left reverse maxcols 1 noenhanced\nset xzeroaxis lt -1\n";
   double lo = 1e300, hi = 0;
   for (const Curve& c : curves) {
     lo = std::min(lo, c.fit.range_min_b);
@@ -49,6 +85,10 @@ std::string crossover_plot_script(const std::vector<Curve>& curves, const PlotOp
   const double x_min = lo / 1.5, x_max = hi * 1.5;
   s << fmt::format("set xrange [{:g}:{:g}]\n", x_min, x_max);
   std::vector<std::string> plots;
+  std::set<std::string> named;
+  const auto legend_once = [&named](const std::string& entry) {
+    return named.insert(entry).second ? "title " + quote(entry) : std::string("notitle");
+  };
   for (std::size_t i = 0; i < curves.size(); ++i) {
     const Curve& c = curves[i];
     const int colour = static_cast<int>(i) + 1;
@@ -70,19 +110,18 @@ std::string crossover_plot_script(const std::vector<Curve>& curves, const PlotOp
     }
     s << "$filled" << i << " << EOD\n" << filled << "EOD\n";
     s << "$hollow" << i << " << EOD\n" << hollow << "EOD\n";
-    if (band) {
-      plots.push_back(fmt::format("$curve{} using 1:3:4 with filledcurves fs transparent solid 0.18 noborder lc {} "
-                                  "title {}",
-                                  i, colour, quote("95 % confidence band")));
-    }
     plots.push_back(fmt::format("$curve{} using 1:2 with lines lw 2 lc {} title {}", i, colour, quote(name)));
+    if (band) {
+      plots.push_back(fmt::format("$curve{} using 1:3:4 with filledcurves fs transparent solid 0.18 noborder lc {} {}",
+                                  i, colour, legend_once("95 % confidence band of the curve")));
+    }
     if (!filled.empty()) {
-      plots.push_back(fmt::format("$filled{} using 1:2 with points pt 7 ps 1.3 lc {} title {}", i, colour,
-                                  quote("measured, n ≥ 2")));
+      plots.push_back(fmt::format("$filled{} using 1:2 with points pt 7 ps 1.3 lc {} {}", i, colour,
+                                  legend_once("measured, n ≥ 2 (filled)")));
     }
     if (!hollow.empty()) {
-      plots.push_back(fmt::format("$hollow{} using 1:2 with points pt 6 ps 1.3 lc {} title {}", i, colour,
-                                  quote("measured, n = 1")));
+      plots.push_back(fmt::format("$hollow{} using 1:2 with points pt 6 ps 1.3 lc {} {}", i, colour,
+                                  legend_once("measured, n = 1 (hollow)")));
     }
   }
   s << "plot ";

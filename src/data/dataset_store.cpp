@@ -1,4 +1,5 @@
-// DatasetStore: the repository over SqlDatabase. Every SQL statement of the store is in this file,
+// DatasetStore: the repository over SqlDatabase. Every SQL statement of the store is in this file (the
+// published quality table's in dataset_store_quality.cpp),
 // written in the subset that SQLite and PostgreSQL share (CAST($n AS TEXT) IS NULL for optional
 // filters, ON CONFLICT DO NOTHING for re-imports), with parameters only — never spliced values.
 #include "data/dataset_store.hpp"
@@ -36,6 +37,19 @@ constexpr const char* kSchema[] = {
     "CREATE TABLE IF NOT EXISTS derived (key TEXT PRIMARY KEY, version TEXT NOT NULL, content TEXT NOT NULL)",
     // Questions read the rows of one engine and format (and architecture).
     "CREATE INDEX IF NOT EXISTS measurements_by_key ON measurements (engine, precision, gpu_arch)",
+    // Published quality evidence (llama.cpp's perplexity tables): each figure with its printed uncertainty.
+    "CREATE TABLE IF NOT EXISTS published_quality ("
+    " source_file TEXT NOT NULL, source_commit TEXT NOT NULL, table_title TEXT NOT NULL,"
+    " table_revision TEXT NOT NULL, source_line BIGINT NOT NULL, model TEXT NOT NULL,"
+    " params_b DOUBLE PRECISION NOT NULL, arch_family TEXT NOT NULL, precision TEXT NOT NULL,"
+    " precision_known BIGINT NOT NULL, source_precision TEXT NOT NULL, baseline TEXT NOT NULL, imatrix TEXT NOT NULL,"
+    " corpus TEXT NOT NULL, backend TEXT NOT NULL, file_size_gib DOUBLE PRECISION,"
+    " ppl DOUBLE PRECISION, ppl_unc DOUBLE PRECISION, delta_ppl DOUBLE PRECISION, delta_ppl_unc DOUBLE PRECISION,"
+    " delta_ppl_pct DOUBLE PRECISION, delta_ppl_pct_unc DOUBLE PRECISION, kld DOUBLE PRECISION,"
+    " kld_unc DOUBLE PRECISION, mean_dp_pct DOUBLE PRECISION, mean_dp_pct_unc DOUBLE PRECISION,"
+    " rms_dp_pct DOUBLE PRECISION, rms_dp_pct_unc DOUBLE PRECISION, same_top_p_pct DOUBLE PRECISION,"
+    " same_top_p_pct_unc DOUBLE PRECISION,"
+    " PRIMARY KEY (source_file, source_commit, table_title, model, precision, imatrix))",
 };
 
 // Stores made before rows carried their batch size: every row they hold was measured at batch 1.
@@ -314,6 +328,15 @@ Result<DatasetStore> open_published_store() {
   if (!ours) return ours.error();
   for (const ImportBatch& session_report : *ours) {
     if (auto summary = store->import(session_report); !summary) return summary.error();
+  }
+  // Published quality is read from the fetched llama.cpp source where it is present, so the answer cites
+  // the file and commit it was read at; without the source there is simply no published quality row.
+  std::error_code ec;
+  const std::filesystem::path llama_source = default_llama_cpp_source();
+  if (std::filesystem::exists(llama_source / kPerplexityReadme, ec)) {
+    auto quality = read_llama_cpp_quality(llama_source);
+    if (!quality) return quality.error();
+    if (auto summary = store->import_quality(*quality); !summary) return summary.error();
   }
   return store;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "data/data_row.hpp"
+#include "data/published_quality.hpp"
 #include "data/sql_database.hpp"
 #include "util/result.hpp"
 
@@ -73,6 +74,15 @@ class DatasetStore {
   /// Stores (or replaces) a derived document.
   Result<void> put_derived(const std::string& key, const std::string& version, const std::string& content);
 
+  /// Writes published quality rows in one transaction: on any error nothing is written. A row already
+  /// stored (same file, commit, table, model, type and importance matrix) is skipped, so importing the
+  /// same source again adds nothing.
+  Result<ImportSummary> import_quality(const QualityBatch& batch);
+  /// Returns the published quality rows, all or those of one precision (case-insensitive), in the order
+  /// of their source files and lines.
+  [[nodiscard]] Result<std::vector<PublishedQualityRow>> quality_rows(
+      const std::optional<std::string>& precision = std::nullopt) const;
+
  private:
   explicit DatasetStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) {}
   std::unique_ptr<SqlDatabase> db_;
@@ -81,8 +91,9 @@ class DatasetStore {
 /// Returns the default store path: $ECOCOMPUTE_STORE if set, else data_dir()/ecocompute.sqlite.
 std::filesystem::path default_store_path();
 
-/// Returns an in-memory store holding the published reference data shipped in data_dir()/published and
-/// our own sessions listed in data_dir()/sessions/shipped.txt.
+/// Returns an in-memory store holding the published reference data shipped in data_dir()/published, our
+/// own sessions listed in data_dir()/sessions/shipped.txt and, where the llama.cpp source is fetched
+/// (default_llama_cpp_source()), the quality tables of its perplexity README.
 Result<DatasetStore> open_published_store();
 
 /// Opens the store at `path` if that file exists, or the PostgreSQL store `path` names as a URL;

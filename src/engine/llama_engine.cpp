@@ -8,9 +8,9 @@
 #include <chrono>
 #include <climits>
 #include <fmt/format.h>
-#include <thread>
 
 #include "engine/llama_backend.hpp"
+#include "engine/thread_count.hpp"
 #include "util/units.hpp"
 
 namespace ecocompute::engine {
@@ -181,8 +181,7 @@ Result<std::unique_ptr<LlamaEngine>> LlamaEngine::open(const LoadOptions& option
   const int layers = llama_model_n_layer(engine->model_) + 1;  // repeating layers + the output layer
   engine->n_gpu_layers_ = engine->gpus_.empty() ? 0 : options.n_gpu_layers < 0 ? layers : std::min(options.n_gpu_layers, layers);
 
-  const unsigned hardware = std::max(1U, std::thread::hardware_concurrency());
-  engine->n_threads_ = options.n_threads > 0 ? options.n_threads : static_cast<int>(hardware);
+  engine->n_threads_ = options.n_threads > 0 ? options.n_threads : default_thread_count();
   llama_context_params cparams = llama_context_default_params();
   // One KV stream per sequence (llama.cpp's default, not unified): each holds n_ctx positions, so
   // the total is n_ctx × n_sequences; a decode step of B sequences needs B batch slots.

@@ -56,4 +56,10 @@ struct MeteredRun {
 /// Returns the run as a table for people, one row per window, then the source and the exit status.
 [[nodiscard]] std::string format_metered_run(const MeteredRun& run);
 
+/// Returns the windows as CSV, one row each: CodeCarbon's column names for duration (s), gpu_power and
+/// cpu_power (W), gpu_energy, cpu_energy and energy_consumed (kWh), then ours (edge uncertainty in kWh,
+/// tokens, J/token, tokens per kWh, the source and device, and the window's status). A GPU window fills
+/// the gpu_ columns, a RAPL window the cpu_ ones; a window without energy leaves them empty.
+[[nodiscard]] std::string format_metered_csv(const MeteredRun& run);
+
 }  // namespace ecocompute::experiment

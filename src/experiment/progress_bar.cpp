@@ -27,7 +27,9 @@ std::string ProgressBar::render(const protocol::Progress& p) const {
   std::string text = fmt::format("[{}{}] {}/{} {}", std::string(filled, '#'), std::string(width_ - filled, '-'),
                                  p.trial, p.n_trials, protocol::to_string(p.phase));
   if (!p.message.empty()) text += ": " + p.message;
-  if (p.eta && p.phase != protocol::Progress::Phase::done) text += " ETA " + format_eta(p.eta->value);
+  if (p.eta && p.phase != protocol::Progress::Phase::done) {
+    text += (p.eta_is_lower_bound ? " ETA ≥" : " ETA ") + format_eta(p.eta->value);
+  }
   return text;
 }
 

@@ -29,7 +29,7 @@ struct ReportContext {
   std::vector<quality::QualityResult> quality;
   /// This tool's identity, from the build by default (tests pin them to get stable golden files).
   std::string ecocompute_version = build_info::version;
-  std::string ecocompute_commit = build_info::git_commit;
+  std::string ecocompute_commit = build_info::git_commit();
   std::string compiler = build_info::compiler;
 };
 

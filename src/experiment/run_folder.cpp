@@ -47,7 +47,8 @@ Result<void> carry_foreign_files(const fs::path& out, const fs::path& staging, c
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(out, ec)) {
     const std::string name = entry.path().filename().string();
-    if (is_run_file(name) || entry.is_directory(ec)) continue;
+    // A file of the new run's own (a sweep.json, say) is never replaced by the previous run's.
+    if (is_run_file(name) || entry.is_directory(ec) || fs::exists(staging / name, ec)) continue;
     fs::create_hard_link(entry.path(), staging / name, ec);
     if (ec) fs::copy_file(entry.path(), staging / name, fs::copy_options::overwrite_existing, ec);
     if (ec) return unexpected(ErrorCode::io, fmt::format("cannot carry {} into the new run folder: {}", entry.path().string(), ec.message()));

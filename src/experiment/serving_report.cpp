@@ -1,11 +1,8 @@
 // Serving reports: which figures of a sweep enter which field of a Server energy.json and the summary.
 #include "experiment/serving_report.hpp"
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -14,9 +11,7 @@
 
 #include "report/environment_fingerprint.hpp"
 #include "experiment/report_builder.hpp"
-#include "util/file_io.hpp"
 #include "util/json.hpp"
-#include "util/log.hpp"
 
 namespace ecocompute::experiment {
 namespace {
@@ -309,6 +304,10 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
     if (window.energy_j && window.duration_s > 0) x.avg_power_watts = *window.energy_j / window.duration_s;
     if (measured(context, baseline)) x.fp16_energy_per_token_mj = present(baseline->window_mj_per_token);
     if (paired != nullptr && paired->delta_pct.n > 0) x.vs_fp16_energy_pct = paired->delta_pct.mean;
+    if (level != nullptr) {
+      x.energy_per_total_token_mj = present(level->whole_mj_per_total_token);
+      x.energy_per_request_j = present(level->joules_per_request);
+    }
   }
   std::string note =
       is_measured ? "energy_per_token_mj: mean over valid trials of the steady-state window's gross energy per output "
@@ -318,8 +317,10 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
                     "measured.";
   if (level != nullptr) {
     if (is_measured) {
-      note += fmt::format(" Whole run (ramp-up and ramp-down included): {} mJ/token, {} J/request.",
-                          mean_ci(level->whole_mj_per_token, 2), mean_ci(level->joules_per_request, 3));
+      note += fmt::format(" Whole run (ramp-up and ramp-down included): {} mJ/token, {} mJ per total (prompt + "
+                          "output) token (energy_per_total_token_mj), {} J/request (energy_per_request_j).",
+                          mean_ci(level->whole_mj_per_token, 2), mean_ci(level->whole_mj_per_total_token, 2),
+                          mean_ci(level->joules_per_request, 3));
     }
     note += fmt::format(" TTFT p50/p90/p99 {} ms, inter-token p50/p90/p99 {} ms over {} ok requests ({} failed).",
                         percentiles_ms(level->ttft_s), percentiles_ms(level->itl_s), level->requests_ok,
@@ -426,6 +427,7 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                                  {"whole_run_tokens", l.whole_tokens},
                                  {"window_mj_per_token", energy(l.window_mj_per_token)},
                                  {"whole_run_mj_per_token", energy(l.whole_mj_per_token)},
+                                 {"whole_run_mj_per_total_token", energy(l.whole_mj_per_total_token)},
                                  {"joules_per_request", energy(l.joules_per_request)},
                                  {"window_avg_power_w", energy(l.window_avg_power_w)},
                                  {"window_tokens_per_s", summary_json(l.window_tokens_per_s)},
@@ -506,9 +508,9 @@ std::string serving_summary_markdown(const SweepResult& sweep, const ServingAnal
     for (const protocol::LevelStop& stop : sweep.stops) out << "- " << stop.status << "\n";
     out << "\n";
   }
-  out << "| endpoint | C | trials ok | mJ/token (window) | mJ/token (whole run) | J/request | W | tokens/s | "
-         "TTFT p50/p90/p99 ms | ITL p50/p90/p99 ms | ΔE vs baseline % |\n";
-  out << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  out << "| endpoint | C | trials ok | mJ/token (window) | mJ/token (whole run) | mJ/total token (whole run) | "
+         "J/request | W | tokens/s | TTFT p50/p90/p99 ms | ITL p50/p90/p99 ms | ΔE vs baseline % |\n";
+  out << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const ServingLevelSummary& l : analysis.levels) {
     const bool is_measured = measured(context, &l);
     std::string delta = l.endpoint == 0 ? "baseline" : "–";
@@ -517,9 +519,10 @@ std::string serving_summary_markdown(const SweepResult& sweep, const ServingAnal
                                                 *p->delta_pct.ci_high)
                                   : fmt::format("{:+.1f} (n=1)", p->delta_pct.mean);
     }
-    out << fmt::format("| {} | {} | {}/{} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.label, l.concurrency,
+    out << fmt::format("| {} | {} | {}/{} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", l.label, l.concurrency,
                        l.n_ok, l.n_trials, is_measured ? mean_ci(l.window_mj_per_token, 2) : "–",
                        is_measured ? mean_ci(l.whole_mj_per_token, 2) : "–",
+                       is_measured ? mean_ci(l.whole_mj_per_total_token, 2) : "–",
                        is_measured ? mean_ci(l.joules_per_request, 3) : "–",
                        is_measured ? mean_ci(l.window_avg_power_w, 1) : "–", mean_ci(l.window_tokens_per_s, 1),
                        percentiles_ms(l.ttft_s), percentiles_ms(l.itl_s), delta);
@@ -588,58 +591,6 @@ std::string serving_plot_script(const SweepResult& sweep, const ServingAnalysis&
   for (std::size_t i = 0; i < plots.size(); ++i) s << (i ? ", \\\n     " : "") << plots[i];
   s << "\nunset output\n";
   return s.str();
-}
-
-Result<std::vector<std::filesystem::path>> write_serving_reports(const std::filesystem::path& out_dir,
-                                                                 const SweepResult& sweep,
-                                                                 const ServingAnalysis& analysis,
-                                                                 const ServingContext& context) {
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) return unexpected(ErrorCode::io, "cannot create " + out_dir.string() + ": " + ec.message());
-  std::vector<std::filesystem::path> written;
-  std::set<std::pair<std::size_t, int>> done;
-  for (const LevelRun& run : sweep.runs) {
-    if (!done.insert({run.endpoint, run.concurrency}).second) continue;
-    const auto path = out_dir / serving_report_file_name(run.label, run.concurrency);
-    const report::EnergyReport r = build_serving_report(sweep, analysis, run.endpoint, run.concurrency, context);
-    if (auto wrote = report::write_energy_report(path, r); !wrote) return wrote.error();
-    written.push_back(path);
-  }
-  const auto json_path = out_dir / "sweep.json";
-  if (auto wrote = write_file_atomic(json_path, serving_summary_json(sweep, analysis, context).dump(2) + "\n"); !wrote) return wrote.error();
-  written.push_back(json_path);
-  const auto md_path = out_dir / "sweep.md";
-  if (auto wrote = write_file_atomic(md_path, serving_summary_markdown(sweep, analysis, context)); !wrote) return wrote.error();
-  written.push_back(md_path);
-
-  const auto svg = out_dir / "jtoken-vs-concurrency.svg";
-  const std::string script = serving_plot_script(sweep, analysis, svg);
-  if (script.empty()) {
-    log::info("no plot: no energy was measured");
-    return written;
-  }
-  // The kept script names the SVG beside it, so the folder can be drawn again wherever it is copied.
-  const auto gp = out_dir / "jtoken-vs-concurrency.gp";
-  if (auto wrote = write_file_atomic(gp, serving_plot_script(sweep, analysis, svg.filename())); !wrote) {
-    return wrote.error();
-  }
-  written.push_back(gp);
-  FILE* pipe = popen("gnuplot 1>&2", "w");
-  bool plotted = false;
-  if (pipe != nullptr) {
-    const bool sent = std::fwrite(script.data(), 1, script.size(), pipe) == script.size();
-    const int status = pclose(pipe);
-    plotted = sent && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-              std::filesystem::exists(svg, ec);
-  }
-  if (plotted) {
-    written.push_back(svg);
-  } else {
-    log::warn("gnuplot could not draw {} (install the Debian package gnuplot, then run `gnuplot {}` in {})",
-              svg.string(), gp.filename().string(), out_dir.string());
-  }
-  return written;
 }
 
 }  // namespace ecocompute::experiment

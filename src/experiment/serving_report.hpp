@@ -60,11 +60,4 @@ struct ServingContext {
                                               const protocol::ServingAnalysis& analysis,
                                               const std::filesystem::path& svg);
 
-/// Writes everything into `out_dir`: the energy reports (validated), sweep.json, sweep.md, and
-/// jtoken-vs-concurrency.gp plus its .svg when gnuplot runs (a warning otherwise). Returns the files
-/// written.
-[[nodiscard]] Result<std::vector<std::filesystem::path>> write_serving_reports(
-    const std::filesystem::path& out_dir, const protocol::SweepResult& sweep,
-    const protocol::ServingAnalysis& analysis, const ServingContext& context);
-
 }  // namespace ecocompute::experiment

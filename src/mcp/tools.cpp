@@ -250,7 +250,9 @@ Result<Json> plan_measurement(const Json& arguments) {
     }
     trials = static_cast<int>(t.get<long long>());
   }
-  std::string stem = std::filesystem::path(*model).stem().string();
+  // Only a .gguf extension is dropped: "Qwen2.5-7B" names a model, and its ".5-7B" is no extension.
+  const std::filesystem::path model_path(*model);
+  std::string stem = (model_path.extension() == ".gguf" ? model_path.stem() : model_path.filename()).string();
   if (stem.empty()) stem = "model";
   auto out = text("out", "results/" + stem);
   if (!out) return out.error();
@@ -266,7 +268,10 @@ Result<Json> plan_measurement(const Json& arguments) {
               {"argv", argv},
               {"reports", *out},
               {"notes",
-               {"Run it on the GPU and engine you want the answer for: energy per token depends on both.",
+               {"--model must be the F16 (or BF16/F32) GGUF file of the model: measure quantizes it to each "
+                "precision itself and compares them with it; convert a Hugging Face checkpoint with llama.cpp's "
+                "convert_hf_to_gguf.py --outtype f16 first.",
+                "Run it on the GPU and engine you want the answer for: energy per token depends on both.",
                 fmt::format("Each precision runs {} trials interleaved with the {} baseline; the report gives the "
                             "paired ΔE with its 95 % CI.", trials, *baseline),
                 fmt::format("Then grade a report against the curve with `ecocompute check {}/<report>.json`, or "

@@ -128,6 +128,7 @@ class Execution {
   [[nodiscard]] bool is_cancelled() const { return cancel_ != nullptr && cancel_->load(); }
   bool wait(Seconds duration);
   void report(Progress::Phase phase, const Condition* condition, std::string message);
+  [[nodiscard]] Seconds planned_time_left(Progress::Phase phase) const;
   Result<void> load();
   void warm_up();
   void measure_idle();
@@ -180,8 +181,25 @@ void Execution::report(Progress::Phase phase, const Condition* condition, std::s
   if (trials_done_ > 0 && phase != Progress::Phase::done) {
     const Seconds per_trial = (clock_.now() - trials_started_) / static_cast<double>(trials_done_);
     progress.eta = per_trial * static_cast<double>(run_.trials.size() - trials_done_);
+  } else if (phase != Progress::Phase::done) {
+    progress.eta = planned_time_left(phase);
+    progress.eta_is_lower_bound = true;
   }
   progress_(progress);
+}
+
+// Before any trial has run there is no pace to extrapolate, so the plan gives a floor: the idle window
+// when it is still to come, and every trial's windows at their shortest.
+Seconds Execution::planned_time_left(Progress::Phase phase) const {
+  Seconds left{0.0};
+  if (phase == Progress::Phase::loading || phase == Progress::Phase::warmup || phase == Progress::Phase::idle) {
+    left = left + design_.idle_window;
+  }
+  for (const TrialResult& trial : run_.trials) {
+    left = left + design_.min_window;
+    if (design_.prefill_windows_at(run_.conditions[trial.condition].batch)) left = left + design_.min_prefill_window;
+  }
+  return left;
 }
 
 Result<void> Execution::load() {

@@ -37,6 +37,7 @@ struct Progress {
   std::size_t n_trials = 0;          ///< trials scheduled
   const Condition* condition = nullptr;  ///< the condition being worked on, if any; valid during the call
   std::optional<Seconds> eta;        ///< remaining time, from the trials finished so far
+  bool eta_is_lower_bound = false;   ///< before the first trial: eta is the plan's floor (shortest windows)
   std::string message;               ///< one line, e.g. "trial 3/9 Q8_0 (block 1)"
 };
 

@@ -101,8 +101,13 @@ ServingTrialFigures trial_figures(const LevelRun& run) {
   const auto whole_energy = run.whole.energy();
   f.whole_mj_per_token = ratio(whole_energy, run.whole.tokens, 1000.0);
   std::int64_t ok = 0;
-  for (const auto& r : run.records) ok += r.ok ? 1 : 0;
+  double prompt_tokens = 0.0;
+  for (const auto& r : run.records) {
+    ok += r.ok ? 1 : 0;
+    if (r.ok) prompt_tokens += static_cast<double>(r.prompt_tokens);
+  }
   f.joules_per_request = ratio(whole_energy, static_cast<double>(ok), 1.0);
+  f.whole_mj_per_total_token = ratio(whole_energy, run.whole.tokens + prompt_tokens, 1000.0);
   if (run.whole.usable() && run.whole.duration().value > 0.0) {
     f.whole_tokens_per_s = run.whole.tokens / run.whole.duration().value;
   }
@@ -269,7 +274,7 @@ ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_en
       ServingLevelSummary s;
       s.endpoint = e;
       s.concurrency = c;
-      std::vector<std::optional<double>> window, whole, per_request, power, rate;
+      std::vector<std::optional<double>> window, whole, per_request, per_total_token, power, rate;
       std::vector<double> ttft, itl;
       std::vector<std::pair<int, ServingTrialFigures>> by_block;
       std::map<std::string, std::int64_t> reasons;
@@ -298,6 +303,7 @@ ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_en
         window.push_back(f.window_mj_per_token);
         whole.push_back(f.whole_mj_per_token);
         per_request.push_back(f.joules_per_request);
+        per_total_token.push_back(f.whole_mj_per_total_token);
         power.push_back(f.window_avg_power_w);
         rate.push_back(f.window_tokens_per_s);
         window_tokens += r.steady.tokens;
@@ -317,6 +323,7 @@ ServingAnalysis analyze_serving(std::span<const LevelRun> runs, std::size_t n_en
       s.window_mj_per_token = summarize_present(window, confidence);
       s.whole_mj_per_token = summarize_present(whole, confidence);
       s.joules_per_request = summarize_present(per_request, confidence);
+      s.whole_mj_per_total_token = summarize_present(per_total_token, confidence);
       s.window_avg_power_w = summarize_present(power, confidence);
       s.window_tokens_per_s = summarize_present(rate, confidence);
       s.ttft_s = percentiles(std::move(ttft));

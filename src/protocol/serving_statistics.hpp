@@ -20,6 +20,8 @@ struct ServingTrialFigures {
   std::optional<double> window_mj_per_token;   ///< steady-state window energy / window tokens
   std::optional<double> whole_mj_per_token;    ///< whole-run energy / every ok request's tokens
   std::optional<double> joules_per_request;    ///< whole-run energy / ok requests
+  /// Whole-run energy / every ok request's prompt and output tokens (prefill and decode together).
+  std::optional<double> whole_mj_per_total_token;
   std::optional<double> window_avg_power_w;
   std::optional<double> window_tokens_per_s;   ///< window tokens / window duration
   std::optional<double> whole_tokens_per_s;
@@ -58,6 +60,7 @@ struct ServingLevelSummary {
   Summary window_mj_per_token;
   Summary whole_mj_per_token;
   Summary joules_per_request;
+  Summary whole_mj_per_total_token;
   Summary window_avg_power_w;
   Summary window_tokens_per_s;
   Percentiles ttft_s;

@@ -140,6 +140,11 @@ const std::vector<FieldSpec>& field_table() {
       {col("measurement_source", "", T::text, "source"), [](R r) { return text(r.measurement_source); }},
       {col("basis", "", T::text), [](R r) { return Value{std::string(to_string(r.results.basis))}; }},
       {col("energy_per_token_mj", "mJ/token", T::real, "mJ/token", true, 2), [](R r) { return real(r.results.energy_per_token_mj); }},
+      // The units other energy tools print (optimum-benchmark, CodeCarbon): 1 kWh = 3.6e9 mJ.
+      {col("tokens_per_kwh", "tokens/kWh", T::real, "tok/kWh", true, 0),
+       [](R r) { return of(r.results.energy_per_token_mj, [](double mj) { return mj > 0 ? Value{3.6e9 / mj} : Value{}; }); }},
+      {col("wh_per_1k_tokens", "Wh/1000 tokens", T::real, "Wh/1k tok", false, 4),
+       [](R r) { return of(r.results.energy_per_token_mj, [](double mj) { return Value{mj / 3600.0}; }); }},
       {col("energy_per_token_mj_sd", "mJ/token", T::real, "mJ/token sd", false, 2),
        [](R r) { return of(r.statistics, [](const Statistics& s) { return real(s.energy_per_token_mj.sd); }); }},
       {col("net_energy_per_token_mj", "mJ/token", T::real, "net mJ/token", false, 2), [](R r) { return real(r.results.net_energy_per_token_mj); }},

@@ -170,6 +170,10 @@ struct Results {
   std::optional<std::string> energy_basis;      ///< 1.2: "gross"
   std::optional<PhaseSummary> prefill;
   std::optional<PhaseSummary> decode;
+  /// Server reports whose energy was measured (1.2, optional): the whole run's energy per prompt and
+  /// output token together, and per request (means over valid trials); absent elsewhere.
+  std::optional<double> energy_per_total_token_mj;
+  std::optional<double> energy_per_request_j;
   std::optional<std::string> note;
 };
 

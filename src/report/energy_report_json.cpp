@@ -144,6 +144,8 @@ Results read_results(const JsonReader& r) {
   x.energy_basis = r.text("energy_basis");
   if (auto p = r.object("prefill")) x.prefill = read_phase(*p);
   if (auto d = r.object("decode")) x.decode = read_phase(*d);
+  x.energy_per_total_token_mj = r.number("energy_per_total_token_mj");
+  x.energy_per_request_j = r.number("energy_per_request_j");
   x.note = r.text("note");
   return x;
 }
@@ -420,6 +422,8 @@ OrderedJson results_json(const Results& x, bool v12) {
     w.put("prefill", nullptr);
   }
   if (x.decode) w.put("decode", phase_json(*x.decode));
+  w.optional("energy_per_total_token_mj", x.energy_per_total_token_mj);
+  w.optional("energy_per_request_j", x.energy_per_request_j);
   w.optional("note", x.note);
   return w.take();
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <set>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -105,6 +106,7 @@ Api::Api(const decide::Evidence& evidence, ReplicationStore& store, StaticFiles 
   }
   add("GET", "/v1/architectures", route_of(&Api::architectures));
   add("GET", "/v1/curves", route_of(&Api::curves));
+  add("GET", "/v1/atlas", route_of(&Api::atlas), expensive);  // 49 estimates by default
   // Uploads change these: a cache must ask again each time.
   const RouteOptions changing{.cache_control = "no-cache"};
   add("GET", "/v1/measurements", route_of(&Api::measurements), changing);
@@ -168,6 +170,27 @@ Result<HttpResponse> Api::curves(const HttpRequest& request) const {
   const auto arch = request.param("arch");
   const auto precision = request.param("precision");
   return ok_json(Json{{"curve_source", "model"}, {"curves", decide::curves_json(evidence_, arch, precision)}});
+}
+
+Result<HttpResponse> Api::atlas(const HttpRequest& request) const {
+  if (options_.atlas_sizes.empty()) return error_response(404, "this server has no atlas sizes");
+  const std::set<std::string> known{"gpu", "engine", "precision", "batches"};
+  for (const auto& [name, value] : request.query) {
+    if (!known.contains(name)) {
+      return error_response(400, "unknown parameter '" + shortened_input(name) + "' (known: gpu, engine, precision, batches)");
+    }
+  }
+  decide::AtlasQuery query;
+  query.sizes = options_.atlas_sizes;
+  if (const auto gpu = request.param("gpu")) query.gpu = *gpu;
+  if (const auto engine = request.param("engine")) query.engine = *engine;
+  if (const auto precision = request.param("precision")) query.precision = *precision;
+  if (const auto batches = request.param("batches")) {
+    auto parsed = decide::parse_atlas_batches(*batches, "batches");
+    if (!parsed) return error_response(as_bad_request(parsed.error()));
+    query.batches = std::move(*parsed);
+  }
+  return json_response(200, report::atlas_json(decide::atlas_grid(evidence_, query)).dump());
 }
 
 Result<HttpResponse> Api::measurements(const HttpRequest& request) const {
@@ -280,7 +303,7 @@ Result<HttpResponse> Api::healthz(const HttpRequest&) const {
   if (!total) return Error{ErrorCode::unavailable, "replications store unreachable", total.error()};
   return ok_json(Json{{"status", "ok"},
                       {"version", build_info::version},
-                      {"commit", build_info::git_commit},
+                      {"commit", build_info::git_commit()},
                       {"replications", *total},
                       {"places", places},
                       {"rows", evidence_.rows.size()},

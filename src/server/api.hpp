@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "decide/evidence.hpp"
 #include "data/published_reference.hpp"
+#include "decide/atlas_answers.hpp"
+#include "decide/evidence.hpp"
 #include "server/rate_limiter.hpp"
 #include "server/replication_store.hpp"
 #include "server/replication_upload.hpp"
@@ -36,6 +37,9 @@ struct ApiOptions {
   std::shared_ptr<WriteKeyFile> write_keys;
   /// Processor time one optimize request may use; past it the request is refused with how far it got.
   std::chrono::milliseconds request_cpu_budget{2000};
+  /// The rows of GET /v1/atlas: the campaign's model sizes (the command line knows them; empty: the
+  /// route answers 404).
+  std::vector<decide::AtlasSize> atlas_sizes;
 };
 
 class Api {
@@ -61,6 +65,7 @@ class Api {
   Result<HttpResponse> optimize(const HttpRequest& request) const;
   Result<HttpResponse> architectures(const HttpRequest& request) const;
   Result<HttpResponse> curves(const HttpRequest& request) const;
+  Result<HttpResponse> atlas(const HttpRequest& request) const;
   Result<HttpResponse> measurements(const HttpRequest& request) const;
   Result<HttpResponse> check(const HttpRequest& request) const;
   Result<HttpResponse> post_replication(const HttpRequest& request) const;

@@ -20,7 +20,7 @@ namespace ecocompute::server {
 
 std::string default_replications_db() {
   if (const char* env = std::getenv("ECOCOMPUTE_REPLICATIONS_DB"); env != nullptr && *env != '\0') return env;
-  return (data_dir() / "replications.sqlite").string();
+  return (user_data_dir() / "replications.sqlite").string();
 }
 
 namespace {

@@ -23,7 +23,7 @@ struct ServeOptions {
 };
 
 /// Returns the default replications database: $ECOCOMPUTE_REPLICATIONS_DB if set, else
-/// data_dir()/replications.sqlite.
+/// user_data_dir()/replications.sqlite (never the source tree).
 std::string default_replications_db();
 
 /// Checks the --allow-origin values (api.write_origins), opens the store, binds, serves until SIGTERM/SIGINT (blocked in the calling thread and received by

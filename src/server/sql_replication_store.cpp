@@ -1,6 +1,7 @@
 // The replication store over data::SqlDatabase: one implementation for SQLite and PostgreSQL, with
 // the statements of replication_sql.hpp. One connection behind a mutex, every write in one
 // transaction, the schema migrated when opened.
+#include <filesystem>
 #include <mutex>
 
 #include "data/sql_database.hpp"
@@ -128,6 +129,15 @@ Result<std::unique_ptr<ReplicationStore>> open_replication_store(const std::stri
     return unexpected(ErrorCode::invalid_argument, "the replications database location is empty");
   }
   if (data::is_postgres_url(location)) return open_postgres_replication_store(location);
+  // The default file lives in the user's data folder, which a fresh account does not have yet.
+  const std::filesystem::path parent = std::filesystem::path(location).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::exists(parent, ec)) {
+    std::filesystem::create_directories(parent, ec);
+    if (ec) {
+      return unexpected(ErrorCode::io, "replications database " + location + ": cannot create its folder: " + ec.message());
+    }
+  }
   return open_sqlite_replication_store(location);
 }
 

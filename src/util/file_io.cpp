@@ -108,4 +108,13 @@ fs::path data_dir() {
   return build_info::default_data_dir;
 }
 
+fs::path user_data_dir() {
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg != nullptr && *xdg != '\0') return fs::path(xdg) / "ecocompute";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return fs::path(home) / ".local" / "share" / "ecocompute";
+  }
+  std::error_code ec;
+  return fs::temp_directory_path(ec) / "ecocompute";
+}
+
 }  // namespace ecocompute

@@ -25,4 +25,9 @@ Result<std::string> sha256_file(const std::filesystem::path& path);
 /// Returns the folder of shipped data: $ECOCOMPUTE_DATA_DIR if set, else the build tree's data/.
 std::filesystem::path data_dir();
 
+/// Returns the folder for what the tool writes for a user (the stores `serve` keeps): $XDG_DATA_HOME/ecocompute,
+/// else ~/.local/share/ecocompute, else a folder under the system's temporary folder. Never the source tree
+/// or the shipped data folder, which may be read-only (an installed package) or under version control.
+std::filesystem::path user_data_dir();
+
 }  // namespace ecocompute

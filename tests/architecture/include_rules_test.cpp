@@ -15,7 +15,7 @@ const fs::path kSource = ECOCOMPUTE_SOURCE_DIR;
 TEST(IncludeRules, TableNamesEveryModuleOfDesign) {
   const IncludeTable table = read_include_table(kSource / "docs/architecture.md");
   for (const char* module : {"util", "meter", "engine", "report", "modelgen", "protocol", "quality", "experiment",
-                             "data", "server", "mcp", "sweep", "cli"}) {
+                             "data", "server", "mcp", "sweep", "proxy", "cli"}) {
     EXPECT_TRUE(table.contains(module)) << module;
   }
   EXPECT_TRUE(table.at("util").empty());

@@ -68,7 +68,7 @@ await page.goto(`${base}/`);
 await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
 
 await check('every tab opens its panel', async () => {
-  for (const tab of ['curves', 'models', 'estimate', 'optimize', 'run', 'gallery']) {
+  for (const tab of ['curves', 'atlas', 'models', 'estimate', 'optimize', 'run', 'gallery']) {
     await page.click(`#tab-${tab}`);
     assert.equal(await page.getAttribute(`#tab-${tab}`, 'aria-selected'), 'true');
     assert.equal(await page.isVisible(`#panel-${tab}`), true, tab);
@@ -80,8 +80,8 @@ await check('tabs are keyboard accessible (arrow keys)', async () => {
   await page.click('#tab-curves');
   await page.focus('#tab-curves');
   await page.keyboard.press('ArrowRight');
-  assert.equal(await page.getAttribute('#tab-models', 'aria-selected'), 'true');
-  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-models');
+  assert.equal(await page.getAttribute('#tab-atlas', 'aria-selected'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-atlas');
   await page.keyboard.press('End');
   assert.equal(await page.getAttribute('#tab-gallery', 'aria-selected'), 'true');
 });
@@ -92,6 +92,36 @@ await check('the curves tab draws a curve and the models table has rows', async 
   assert.match(await page.textContent('#curve-summary'), /ada · transformers\+bitsandbytes · NF4: the decision model's ΔE at batch 1 on RTX 4090.*measured 0\.5–7\.0 B/);
   await page.click('#tab-models');
   assert.ok(await page.locator('#models-table tbody tr').count() > 10);
+});
+
+await check('the batch atlas tab draws one format by size and batch, measured cells plain and the others hatched', async () => {
+  await page.click('#tab-atlas');
+  await page.waitForFunction(() => document.querySelectorAll('#atlas-table tbody tr').length > 0);
+  const heads = await page.$$eval('#atlas-table thead th', (h) => h.map((x) => x.textContent));
+  assert.deepEqual(heads.slice(1), ['batch 1', 'batch 2', 'batch 4', 'batch 8', 'batch 16', 'batch 32', 'batch 64']);
+  assert.equal(await page.locator('#atlas-table tbody tr').count(), 7);
+  const grid = await (await fetch(`${base}/v1/atlas?gpu=H200&engine=llama.cpp&precision=Q4_K_M`)).json();
+  const measured = await page.locator('#atlas-table td.measured').count();
+  const hatched = await page.locator('#atlas-table td.not-measured').count();
+  assert.equal(measured, grid.measured);
+  assert.equal(measured + hatched, 49);
+  assert.ok(measured >= 14, `the 1.24 B and 8 B rows are measured at every batch (${measured} cells)`);
+  assert.ok(hatched > 0, 'cells that are not measured are hatched');
+  // Every measured cell's text is the API's figure: nothing on the page is more precise than the data.
+  const first = grid.cells.find((c) => c.basis === 'measured');
+  const text = await page.locator('#atlas-table td.measured').first().textContent();
+  assert.ok(text.startsWith((first.delta_pct > 0 ? '+' : '') + first.delta_pct.toFixed(1)), text);
+  // Cells are coloured by their figure: a cost red, a saving green (the CSP allows no style attributes).
+  const colours = await page.$$eval('#atlas-table td[data-delta]', (tds) => tds.map((td) => [Number(td.dataset.delta), getComputedStyle(td).backgroundColor]));
+  assert.ok(colours.length > 0);
+  for (const [delta, colour] of colours) {
+    const [r, g] = colour.match(/\d+/g).map(Number);
+    if (delta > 5) assert.ok(r > g, `${delta} % drawn ${colour}`);
+    if (delta < -5) assert.ok(g > r, `${delta} % drawn ${colour}`);
+  }
+  await page.selectOption('#atlas-format', 'Q6_K');
+  await page.waitForFunction(() => /Q6_K vs F16/.test(document.querySelector('#atlas-status').textContent));
+  await page.screenshot({ path: join(artefacts, 'atlas-Q6_K.png'), fullPage: true });
 });
 
 await check('the curves tab offers the Hopper llama.cpp formats of our shipped H200 sessions', async () => {
@@ -199,6 +229,18 @@ await check('an energy.json written by ecocompute measure is read and graded wit
   await page.waitForFunction(() => /51\.91/.test(document.getElementById('run-summary')?.textContent || ''), null, { timeout: 15000 });
   assert.equal((await page.textContent('#run-grade')).trim(), 'inside');
   assert.match(await page.textContent('#run-result'), /the report's own session left out/);
+  assert.equal((await page.textContent('#submit-report')).trim(), 'Submit to the replications store');
+  // The same report marked as illustrative values is shown, not graded, and offered as such.
+  const unmeasured = JSON.parse(text);
+  unmeasured.results.note = 'ILLUSTRATIVE synthetic values';
+  await page.evaluate(({ text, name }) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], name, { type: 'application/json' }));
+    document.getElementById('drop-zone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, { text: JSON.stringify(unmeasured), name: basename(measuredPath) });
+  await page.waitForFunction(() => /not gradeable/.test(document.getElementById('run-grade')?.textContent || ''), null, { timeout: 15000 });
+  // The page does not offer it as if it had been graded.
+  assert.equal((await page.textContent('#submit-report')).trim(), 'Submit anyway (stored as not gradeable)');
   await page.screenshot({ path: join(artefacts, 'run-measured-report.png'), fullPage: true });
   // Put the published-style report back for the submission check below.
   await page.evaluate(({ text, name }) => {
@@ -218,6 +260,17 @@ await check('submitting stores it and the gallery lists it with its grade', asyn
   await row.waitFor({ timeout: 15000 });
   assert.match(await row.textContent(), /Qwen\/Qwen2\.5-3B.*RTX 4090.*NF4.*inside/);
   await page.screenshot({ path: join(artefacts, 'gallery.png'), fullPage: true });
+});
+
+await check('a write key typed on the run tab goes with the upload as a bearer token', async () => {
+  await page.click('#tab-run');
+  assert.equal((await page.textContent('#submit-report')).trim(), 'Submit to the replications store');
+  await page.fill('#write-key', 'ek_test_key_123');
+  const sent = page.waitForRequest((r) => r.url().endsWith('/v1/replications') && r.method() === 'POST');
+  await page.click('#submit-report');
+  assert.equal((await sent).headers().authorization, 'Bearer ek_test_key_123');
+  await page.waitForFunction(() => /stored as replication #\d+/i.test(document.getElementById('submit-result').textContent), null, { timeout: 15000 });
+  await page.fill('#write-key', '');
 });
 
 await check('a share link opens the run tab with the overlay', async () => {

@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -211,6 +213,31 @@ TEST_F(CommandCliTest, MeterWithTheFakeNvmlGetsTheWindowsEnergyRight) {
     EXPECT_NEAR(w["avg_power_w"].get<double>(), energy / duration, 1e-9 * energy / duration);
     EXPECT_NEAR(w["j_per_token"].get<double>(), energy / 2000.0, 1e-12 + 1e-9 * energy / 2000.0);
   }
+}
+
+TEST_F(CommandCliTest, MeterCsvHasCodeCarbonsColumnsInItsUnits) {
+  const Outcome run = ecocompute(std::string("meter --csv --gpu ") + kFakeUuid + " -- " + worker("marked --windows 2 --tokens 2000"), true);
+  ASSERT_EQ(run.status, 0) << run.err << run.out;
+  std::istringstream lines(run.out);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header.rfind("window,duration,gpu_power,cpu_power,gpu_energy,cpu_energy,energy_consumed,", 0), 0u) << header;
+  int rows = 0;
+  for (std::string line; std::getline(lines, line); ++rows) {
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+    ASSERT_GE(f.size(), 11u) << line;
+    const double seconds = std::stod(f[1]), watts = std::stod(f[2]), kwh = std::stod(f[4]);
+    EXPECT_TRUE(f[3].empty() && f[5].empty()) << "a GPU window fills no cpu_ column: " << line;
+    EXPECT_EQ(f[4], f[6]) << line;  // energy_consumed is the GPU's here
+    EXPECT_NEAR(kwh * 3.6e6, watts * seconds, 0.02 * watts * seconds + 0.05) << line;  // kWh, not J
+    EXPECT_NEAR(watts, kFakeWatts, 0.05 * kFakeWatts) << line;
+    EXPECT_EQ(f[8], "2000");
+    EXPECT_NEAR(std::stod(f[10]), 2000.0 / kwh, 0.01 * 2000.0 / kwh) << line;  // tokens per kWh
+  }
+  EXPECT_EQ(rows, 2);
+  EXPECT_NE(ecocompute("meter --csv --json -- " + worker("plain")).status, 0);
 }
 
 TEST_F(CommandCliTest, MeterRefusesBadMarkersAndReportsUnclosedWindows) {

@@ -26,6 +26,7 @@
 
 #include "report/energy_schema.hpp"
 #include "support/fake_openai_server.hpp"
+#include "support/free_port.hpp"
 #include "support/scratch_dir.hpp"
 #include "support/data_paths.hpp"
 
@@ -38,22 +39,7 @@ fs::path llama_server_binary() {
   return fs::path(ECOCOMPUTE_SOURCE_DIR) / "third_party/llama-server/bin/llama-server";
 }
 
-// A free TCP port on 127.0.0.1 (bound, read, released: the server binds it next).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof address;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    if (fd >= 0) ::close(fd);
-    return -1;
-  }
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
+using ecocompute::testing::free_port;
 
 // llama-server as a child process; the destructor stops it (TERM, then KILL) and reaps it.
 class ServerProcess {

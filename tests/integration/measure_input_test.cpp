@@ -219,4 +219,25 @@ TEST_F(MeasureInputTest, ValidateSaysARunSummaryIsOne) {
       << slurp(dir_ / "stdout");
 }
 
+TEST_F(MeasureInputTest, ValidateSaysAServingSweepSummaryIsOneAndChecksIt) {
+  const auto run = [&](const std::string& file) {
+    const std::string command = "'" + std::string(ECOCOMPUTE_BINARY) + "' validate '" + file + "' > '" +
+                                (dir_ / "stdout").string() + "' 2>&1";
+    return WEXITSTATUS(std::system(command.c_str()));
+  };
+  const std::string shipped =
+      std::string(ECOCOMPUTE_SOURCE_DIR) + "/data/sessions/h200-2026-12-02-serve-llama3-8b-c8-k10/sweep/sweep.json";
+  EXPECT_EQ(run(shipped), 0) << slurp(dir_ / "stdout");
+  EXPECT_NE(slurp(dir_ / "stdout").find("a serving sweep summary (ecocompute-serving-sweep/1, run 20261202T030847Z)"),
+            std::string::npos)
+      << slurp(dir_ / "stdout");
+  // One without its levels is refused, and the message names what is missing.
+  auto broken = nlohmann::json::parse(slurp(shipped));
+  broken.erase("levels");
+  const auto path = dir_ / "sweep.json";
+  std::ofstream(path) << broken.dump();
+  EXPECT_EQ(run(path.string()), 2);
+  EXPECT_NE(slurp(dir_ / "stdout").find("missing levels"), std::string::npos) << slurp(dir_ / "stdout");
+}
+
 }  // namespace

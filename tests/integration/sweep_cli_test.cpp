@@ -54,6 +54,20 @@ class SweepCliTest : public ecocompute::testing::ScratchDirTest {
     return pid;
   }
 
+  // Starts `ecocompute serve` on a free port with `args` and waits (bounded) for the port it writes;
+  // the port is empty when the server did not come up.
+  std::pair<pid_t, std::string> start_serve(const std::string& args) const {
+    const fs::path port_file = dir_ / "port";
+    const pid_t server = start("serve --port 0 --port-file '" + port_file.string() + "' " + args);
+    std::string port;
+    for (int i = 0; i < 600 && port.empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      port = slurp(port_file);
+      while (!port.empty() && (port.back() == '\n' || port.back() == ' ')) port.pop_back();
+    }
+    return {server, port};
+  }
+
   static int wait_exit(pid_t pid) {
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -282,14 +296,7 @@ TEST_F(SweepCliTest, TaskRunsOneJobByIndexOnce) {
 // Runs job 0 with `--post` to an `ecocompute serve` whose replication store is `db`, and checks what the
 // journal recorded of each upload.
 void SweepCliTest::expect_task_posts_to_serve(const std::string& db) {
-  const fs::path port_file = dir_ / "port";
-  const pid_t server = start("serve --port 0 --port-file '" + port_file.string() + "' --db '" + db + "'");
-  std::string port;
-  for (int i = 0; i < 600 && port.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    port = slurp(port_file);
-    while (!port.empty() && (port.back() == '\n' || port.back() == ' ')) port.pop_back();
-  }
+  const auto [server, port] = start_serve("--db '" + db + "'");
   ASSERT_FALSE(port.empty()) << slurp(dir_ / "bg.stderr");
   const fs::path plan = write_plan();
   const Outcome task = ecocompute("sweep task '" + plan.string() + "' --out '" + sweep_dir().string() + "'" +
@@ -337,15 +344,8 @@ TEST_F(SweepCliTest, TaskSendsTheWriteKeyFromItsFile) {
   key = key.substr(0, key.find_first_of(" \n"));
   const fs::path key_file = dir_ / "key";
   std::ofstream(key_file) << key << "\n";
-  const fs::path port_file = dir_ / "port";
-  const pid_t server = start("serve --port 0 --port-file '" + port_file.string() + "' --db '" +
-                             (dir_ / "replications.sqlite").string() + "' --write-keys '" + keys.string() + "'");
-  std::string port;
-  for (int i = 0; i < 600 && port.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    port = slurp(port_file);
-    while (!port.empty() && (port.back() == '\n' || port.back() == ' ')) port.pop_back();
-  }
+  const auto [server, port] = start_serve("--db '" + (dir_ / "replications.sqlite").string() + "' --write-keys '" +
+                                          keys.string() + "'");
   ASSERT_FALSE(port.empty()) << slurp(dir_ / "bg.stderr");
   const fs::path plan = write_plan();
   const std::string task = "sweep task '" + plan.string() + "' --out '" + sweep_dir().string() + "'" + cache_flag() +

@@ -2,7 +2,7 @@
 'use strict';
 
 const state = { curves: [], rows: [], reportText: null, overlay: null, grade: null, charts: {} };
-const TABS = ['curves', 'models', 'estimate', 'optimize', 'run', 'gallery'];
+const TABS = ['curves', 'atlas', 'models', 'estimate', 'optimize', 'run', 'gallery'];
 const $ = (id) => document.getElementById(id);
 const fmt = (v, digits = 1) => (typeof v === 'number' && isFinite(v) ? v.toFixed(digits) : '–');
 const signed = (v, digits = 1) => (typeof v === 'number' && isFinite(v) ? (v > 0 ? '+' : '') + v.toFixed(digits) : '–');
@@ -54,6 +54,7 @@ function selectTab(name, focus = false) {
   history.replaceState(null, '', url);
   document.body.dataset.tab = name;
   if (name === 'gallery') loadGallery();
+  if (name === 'atlas') loadAtlas();
   if (name === 'run') drawRunChart();
   if (name === 'curves') drawCurveChart();
 }
@@ -412,6 +413,9 @@ async function readReportFile(file) {
     state.reportText = text;
     showOverlay(graded.overlay, graded, file.name);
     submit.hidden = false;
+    // A report the server cannot grade is still stored if submitted; the button says so.
+    submit.textContent = graded.grade === 'not_gradeable'
+      ? 'Submit anyway (stored as not gradeable)' : 'Submit to the replications store';
   } catch (err) {
     clearReport();
     const p = document.createElement('p'); p.className = 'error'; p.id = 'run-error'; p.textContent = `${file.name}: ${err.message}`; $('run-result').appendChild(p);
@@ -421,7 +425,11 @@ async function submitReport() {
   const out = $('submit-result');
   out.textContent = 'Submitting…';
   try {
-    const r = await api('/v1/replications', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: state.reportText });
+    // A server started with --write-keys asks for a bearer key; the key stays in this tab only.
+    const key = $('write-key').value.trim();
+    const headers = { 'Content-Type': 'application/json' };
+    if (key) { headers.Authorization = `Bearer ${key}`; sessionStorage.setItem('ecocompute-write-key', key); }
+    const r = await api('/v1/replications', { method: 'POST', headers, body: state.reportText });
     out.textContent = `${r.created ? 'Stored' : 'Already stored'} as replication #${r.id}; the server graded it ${r.grade.replace('_', ' ')}: ${r.grade_reason}`;
     out.dataset.id = String(r.id);
   } catch (err) {
@@ -442,6 +450,7 @@ function setUpDropZone() {
   });
   input.addEventListener('change', () => { if (input.files.length > 0) readReportFile(input.files[0]); });
   $('submit-report').addEventListener('click', submitReport);
+  $('write-key').value = sessionStorage.getItem('ecocompute-write-key') || '';
 }
 
 // ---------- replications gallery ----------

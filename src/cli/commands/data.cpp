@@ -1,5 +1,6 @@
-// `ecocompute data import|list|show|curves`: the dataset store (sessions keyed by environment
-// fingerprint, ΔE recomputed from energies, inconsistent rows flagged) and the curves fitted to it.
+// `ecocompute data import|list|show|curves|import-quality|quality`: the dataset store (sessions keyed by
+// environment fingerprint, ΔE recomputed from energies, inconsistent rows flagged), the curves fitted to
+// it, and the published quality evidence read from the fetched llama.cpp source.
 #include <iostream>
 
 #include "cli/command.hpp"
@@ -8,6 +9,8 @@
 #include "data/curve_set.hpp"
 #include "data/dataset_import.hpp"
 #include "data/dataset_store.hpp"
+#include "data/published_quality.hpp"
+#include "data/quality_text.hpp"
 #include "decide/evidence.hpp"
 #include "util/file_io.hpp"
 #include "util/log.hpp"
@@ -20,6 +23,8 @@ struct DataOptions {
   std::string store = data::default_store_path().string();
   std::vector<std::string> sources;
   std::string session;
+  std::string quality_source = data::default_llama_cpp_source().string();
+  std::string quality_precision;
   bool json = false, per_session = false, pool = false, unweighted = false, reproduce = false;
 };
 
@@ -45,6 +50,34 @@ int run_import(const DataOptions& o) {
   // read it instead of refitting.
   auto fitted = decide::load_evidence(std::make_shared<data::DatasetStore>(std::move(*store)), decide::RowLoading::by_key);
   if (!fitted) log::warn("imported, but the decision model could not be fitted now ({}); the next question fits it", fitted.error().message());
+  return exit_ok;
+}
+
+// Reads the perplexity tables of a llama.cpp source and writes them in one transaction.
+int run_import_quality(const DataOptions& o) {
+  auto batch = data::read_llama_cpp_quality(o.quality_source);
+  if (!batch) return report_error(batch.error());
+  auto store = data::DatasetStore::open(o.store);
+  if (!store) return report_error(store.error());
+  auto summary = store->import_quality(*batch);
+  if (!summary) return report_error(summary.error());
+  std::cout << (o.json ? Json(*summary).dump(2) + "\n" : data::to_text(*summary));
+  return exit_ok;
+}
+
+// Lists the published quality rows of the store (or, without one, of the shipped evidence).
+int run_quality(const DataOptions& o) {
+  bool published = false;
+  auto store = data::open_store_or_published(o.store, &published);
+  if (!store) return report_error(store.error());
+  if (published) log::info("no store at {}; showing the shipped evidence", o.store);
+  std::optional<std::string> precision;
+  if (!o.quality_precision.empty()) {
+    precision = data::project_precision_name(o.quality_precision).value_or(o.quality_precision);
+  }
+  auto rows = store->quality_rows(precision);
+  if (!rows) return report_error(rows.error());
+  std::cout << (o.json ? Json(*rows).dump(2) + "\n" : data::published_quality_table(*rows));
   return exit_ok;
 }
 
@@ -123,8 +156,16 @@ Command make_data_command(CLI::App& root) {
   curves->add_flag("--pool-sessions", o->pool, "Pool all sessions of a key (never done by default)");
   curves->add_flag("--unweighted", o->unweighted, "Fit unweighted (the published method)");
   curves->add_flag("--reproduce-published", o->reproduce, "Refit the site's fit input with the published method");
-  return {app, [o, import, show, curves]() -> int {
+  CLI::App* import_quality = app->add_subcommand(
+      "import-quality", "Import the published quality tables (PPL, ΔPPL, KLD, Δp) of llama.cpp's perplexity README");
+  import_quality->add_option("source", o->quality_source, "llama.cpp source tree or its tools/perplexity/README.md")
+      ->capture_default_str();
+  CLI::App* quality = app->add_subcommand("quality", "List the published quality rows with their sources");
+  quality->add_option("--precision,-p", o->quality_precision, "Only this weight format (any case: q4_k_m)");
+  return {app, [o, import, show, curves, import_quality, quality]() -> int {
             if (import->parsed()) return run_import(*o);
+            if (import_quality->parsed()) return run_import_quality(*o);
+            if (quality->parsed()) return run_quality(*o);
             if (show->parsed()) return run_read(*o, ReadCommand::show);
             if (curves->parsed()) return run_read(*o, ReadCommand::curves);
             return run_read(*o, ReadCommand::list);

@@ -20,7 +20,7 @@ struct InfoArgs {
 
 OrderedJson info_json(const meter::EnergySources& sources, const engine::LlamaBuildInfo& llama) {
   OrderedJson out;
-  out["ecocompute"] = {{"version", build_info::version}, {"commit", build_info::git_commit},
+  out["ecocompute"] = {{"version", build_info::version}, {"commit", build_info::git_commit()},
                        {"build_type", build_info::build_type}, {"compiler", build_info::compiler},
                        {"selftest_cuda", build_info::selftest_cuda}};
   out["engine"] = {{"name", llama.engine}, {"version", llama.version}, {"commit", llama.commit},
@@ -31,7 +31,7 @@ OrderedJson info_json(const meter::EnergySources& sources, const engine::LlamaBu
 }
 
 std::string info_text(const meter::EnergySources& s, const engine::LlamaBuildInfo& llama) {
-  std::string out = fmt::format("ecocompute {} (commit {}, {} build, {})\n", build_info::version, build_info::git_commit,
+  std::string out = fmt::format("ecocompute {} (commit {}, {} build, {})\n", build_info::version, build_info::git_commit(),
                                 build_info::build_type, build_info::compiler);
   if (s.gpu) {
     const meter::GpuInfo& g = *s.gpu;

@@ -381,7 +381,7 @@ Command make_measure_command(CLI::App& root) {
   app->add_option("--n-gpu-layers", o.n_gpu_layers, "Layers on the GPU (-1: all)")->capture_default_str();
   app->add_option("--ctx", o.n_ctx, "Context size (0: derived from the prompt, tokens and quality windows)")
       ->capture_default_str();
-  app->add_option("-t,--threads", o.n_threads, "CPU threads (0: all)")->capture_default_str()->check(CLI::Range(0, 1024));
+  app->add_option("-t,--threads", o.n_threads, "CPU threads (0: every core but one, and no more than the load average leaves free)")->capture_default_str()->check(CLI::Range(0, 1024));
   app->add_option("--cache-dir", o.cache_dir, "Quantization cache folder (default: $XDG_CACHE_HOME/ecocompute)");
   app->add_option("-o,--out", o.out_dir, "Folder for energy-<precision>.json and run.json")->capture_default_str();
   app->add_flag("--no-quality", flags->no_quality, "Skip the quality probe");

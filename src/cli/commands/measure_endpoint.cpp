@@ -19,7 +19,9 @@
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
 #include "engine/endpoint_client.hpp"
+#include "experiment/run_writer.hpp"
 #include "experiment/serving_report.hpp"
+#include "experiment/serving_writer.hpp"
 #include "meter/gpu_info.hpp"
 #include "meter/open_meter.hpp"
 #include "meter/rapl_meter.hpp"
@@ -258,6 +260,9 @@ int run_measure_endpoint(const EndpointFlags& flags) {
       }
     }
   }
+
+  // The folder's checks (writable, no sub-folders) before the sweep, so it is never lost at its end.
+  if (auto ready = experiment::prepare_out_dir(flags.out); !ready) return report_error(ready.error());
 
   // A server spread over several GPUs (tensor or pipeline parallel) draws from all of them.
   meter::MeterOptions meter_options;

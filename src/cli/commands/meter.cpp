@@ -16,6 +16,7 @@ struct MeterArgs {
   std::string gpu;
   std::string gpus;
   bool json = false;
+  bool csv = false;
   bool cpu = false;
   bool allow_shared = false;
 };
@@ -34,6 +35,8 @@ Command make_meter_command(CLI::App& root) {
   app->add_flag("--cpu", args->cpu, "The program works on the CPU: read RAPL, not a GPU");
   app->add_flag("--allow-shared", args->allow_shared, "Measure even when other processes use the GPU");
   app->add_flag("--json", args->json, "Print JSON instead of a table");
+  app->add_flag("--csv", args->csv, "Print CSV (CodeCarbon's column names and units: s, W, kWh) instead of a table")
+      ->excludes("--json");
   return {app, [args] {
             meter::MeterOptions options;
             meter::name_gpus(options, args->gpu, split_commas(args->gpus));
@@ -43,6 +46,8 @@ Command make_meter_command(CLI::App& root) {
             if (!run) return report_error(run.error());
             if (args->json) {
               std::cout << experiment::to_json(*run).dump(2) << "\n";
+            } else if (args->csv) {
+              std::cout << experiment::format_metered_csv(*run);
             } else {
               std::cout << experiment::format_metered_run(*run);
             }

@@ -1,4 +1,5 @@
 // `ecocompute serve`: the REST API, the web UI and the replications store over HTTP, until SIGTERM.
+#include "cli/atlas_sizes.hpp"
 #include "cli/command.hpp"
 #include "cli/commands/evidence_flags.hpp"
 #include "cli/exit_code.hpp"
@@ -41,6 +42,9 @@ Command make_serve_command(CLI::App& root) {
   o->evidence.add_to(app);
   return {app, [o] {
             o->serve.web_root = o->web_dir;
+            auto sizes = campaign_atlas_sizes();
+            if (!sizes) return report_error(sizes.error());
+            o->serve.api.atlas_sizes = std::move(*sizes);
             o->serve.port_file = o->port_file;
             o->serve.write_keys = o->write_keys;
             auto evidence = o->evidence.load(decide::RowLoading::all);

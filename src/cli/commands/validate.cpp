@@ -1,4 +1,5 @@
-// `ecocompute validate FILE...`: checks energy.json reports (1.0, 1.1 or 1.2) against the shipped schema.
+// `ecocompute validate FILE...`: checks energy.json reports (1.0, 1.1 or 1.2) against the shipped schema, and
+// says what the tool's own summaries (run.json, a serving sweep's sweep.json) are, checking that they read.
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -21,15 +22,36 @@ struct SummaryCheck {
   std::string message;
 };
 
-// Returns the check of a run summary (schema_version ecocompute-run/…), or nothing for any other file.
+// The check of a serving sweep's summary (sweep.json of measure-endpoint): the fields its readers use.
+SummaryCheck serving_sweep_check(const Json& document, const std::string& version) {
+  std::vector<std::string> missing;
+  for (const char* key : {"run_id", "endpoints", "levels", "paired_vs_baseline"}) {
+    if (!document.contains(key)) missing.emplace_back(key);
+  }
+  const bool typed = missing.empty() && document["run_id"].is_string() && document["endpoints"].is_array() &&
+                     document["levels"].is_array();
+  if (!typed) {
+    std::string list;
+    for (const auto& key : missing) list += (list.empty() ? "" : ", ") + key;
+    return SummaryCheck{false, "a serving sweep summary (" + version + "), not an energy.json; it does not read: " +
+                                   (list.empty() ? std::string("run_id, endpoints or levels has the wrong type")
+                                                 : "missing " + list)};
+  }
+  return SummaryCheck{true, "a serving sweep summary (" + version + ", run " + document["run_id"].get<std::string>() +
+                                "), not an energy.json: it reads without error; its reports are the "
+                                "energy-<label>-c<C>.json files beside it"};
+}
+
+// Returns the check of one of the tool's own summaries (a run's run.json, a serving sweep's sweep.json),
+// or nothing for any other file (which is then checked as an energy.json).
 std::optional<SummaryCheck> run_summary_check(const std::string& file) {
   auto document = read_json_file(file);
   if (!document || !document->is_object()) return std::nullopt;
   const auto version = document->find("schema_version");
-  if (version == document->end() || !version->is_string() ||
-      !version->get<std::string>().starts_with("ecocompute-run/")) {
-    return std::nullopt;
-  }
+  if (version == document->end() || !version->is_string()) return std::nullopt;
+  const std::string kind = version->get<std::string>();
+  if (kind.starts_with("ecocompute-serving-sweep/")) return serving_sweep_check(*document, kind);
+  if (!kind.starts_with("ecocompute-run/")) return std::nullopt;
   auto summary = report::run_report_from_json(*document, file);
   if (!summary) return SummaryCheck{false, "a run summary (run.json), not an energy.json; it does not read: " +
                                                summary.error().message()};
@@ -68,7 +90,7 @@ Command make_validate_command(CLI::App& root) {
             }
             bool all_valid = true;
             for (const std::string& file : *files) {
-              // run.json is a run's summary, not a report: say so, and check that it reads as one.
+              // run.json and sweep.json are summaries, not reports: say so, and check that they read as such.
               if (auto summary = run_summary_check(file)) {
                 all_valid = all_valid && summary->valid;
                 std::printf("%s: %s\n", file.c_str(), summary->message.c_str());

@@ -9,6 +9,7 @@
 
 #include "data/gpu_spec.hpp"
 #include "support/published_evidence.hpp"
+#include "support/session_evidence.hpp"
 #include "util/precision.hpp"
 
 namespace ecocompute::decide {
@@ -51,20 +52,22 @@ TEST(Prediction, AnswersAreContinuousInSizeWhereTheyUsedToSnap) {
 }
 
 TEST(Prediction, AMeasuredPlaceGivesAnIntervalForANewCard) {
-  // Three H200 cards measured Q4_K_M at 8 B: −38.56, −41.33 and −38.27 %. The answer is an interval
-  // for a fourth card, which holds all three, not the sessions' own ±0.1–0.6-point CIs.
+  // Four H200 cards measured Q4_K_M at 8 B: −38.56, −41.33, −38.27 and −39.97 % (the batch atlas of
+  // 2026-12-03, two runs on one card). The answer is an interval for a fifth card, which holds all four,
+  // not the sessions' own ±0.05–0.6-point CIs.
   const Figure d = delta(ask(kLlama3_8B, "H200", "Q4_K_M"));
   EXPECT_EQ(d.basis.basis, Basis::measured);
-  EXPECT_EQ(d.basis.sessions.size(), 3u);
-  for (double card : {-38.56, -41.33, -38.27}) {
+  EXPECT_EQ(d.basis.sessions.size(), 4u);
+  for (double card : {-38.56, -41.33, -38.27, -39.97}) {
     EXPECT_LT(d.low, card);
     EXPECT_GT(d.high, card);
   }
-  // One session measured Q4_0 there: its interval is not narrower for it (it was ±0.48 before, when
-  // three sessions gave ±3.06): another card differs by what cards differ by.
-  const Figure one = delta(ask(kLlama3_8B, "H200", "Q4_0"));
-  EXPECT_GT(one.high - one.low, 2.0);
-  EXPECT_GT(one.card_sd, 0.0);
+  // Two cards measured Q4_0 there: the interval carries a between-card spread, at least the stated
+  // floor τ = ln(1.005) on each side, not the sessions' own CIs alone.
+  const Figure q4_0 = delta(ask(kLlama3_8B, "H200", "Q4_0"));
+  EXPECT_EQ(q4_0.basis.sessions.size(), 2u);
+  EXPECT_GT(q4_0.card_sd, 0.0);
+  EXPECT_GT(q4_0.high - q4_0.low, 2 * 1.96 * std::log(1.005) * (100 + q4_0.value));
 }
 
 TEST(Prediction, AnF16ThatCannotFitIsSaid) {
@@ -119,11 +122,25 @@ TEST(Prediction, TheBatchAtlasCellsAreMeasuredAndTheirCardsHeld) {
 }
 
 TEST(Prediction, AFormatNeverMeasuredInARegimeIsModelledFromTheOthers) {
-  const Figure q6 = delta(ask(kLlama3_8B, "H200", "Q6_K", 8));
-  EXPECT_EQ(q6.basis.basis, Basis::modelled);
+  // The H200 sessions before the batch atlas of 2026-12-03 measured Q6_K at batch 1 only, and Q8_0 and
+  // Q4_K_M in the vector kernel's regime (batch 2–8): Q6_K at batch 8 takes its regime effect from them.
+  const Evidence before = ::ecocompute::testing::session_evidence(
+      {"h200-2026-11-29-llama3-8b-synthetic", "h200-2026-11-30-llama3-1b-campaign", "h200-2026-11-30-llama3-3b-campaign",
+       "h200-2026-12-01-llama3-8b-campaign", "h200-2026-12-01-llama3-8b-batch", "h200-2026-12-01-llama3-1b-batch",
+       "h200-2026-12-02-llama3-8b-batch-8", "h200-2026-12-02-llama3-8b-q8-batch-1-4"});
+  auto answer = [&](const char* precision) {
+    auto p = predict(before, ask(kLlama3_8B, "H200", precision, 8));
+    EXPECT_TRUE(p && p->delta) << (p ? "no ΔE" : p.error().describe());
+    return p && p->delta ? *p->delta : Figure{};
+  };
+  const Figure q6 = answer("Q6_K");
+  EXPECT_EQ(q6.basis.basis, Basis::modelled) << q6.basis.label;
   EXPECT_TRUE(contains(q6.basis.label, "Q4_K_M, Q8_0")) << q6.basis.label;
   EXPECT_FALSE(q6.basis.model.empty());
-  EXPECT_GT(q6.high - q6.low, delta(ask(kLlama3_8B, "H200", "Q4_K_M", 8)).high - delta(ask(kLlama3_8B, "H200", "Q4_K_M", 8)).low);
+  const Figure q4 = answer("Q4_K_M");
+  EXPECT_GT(q6.high - q6.low, q4.high - q4.low);
+  // Since the atlas measured it there, the shipped evidence answers it as measured.
+  EXPECT_EQ(delta(ask(kLlama3_8B, "H200", "Q6_K", 8)).basis.basis, Basis::measured);
 }
 
 TEST(Prediction, AContextBeyondTheBaselineIsModelledAndContinuous) {

@@ -18,6 +18,11 @@ TEST(ProgressBar, RendersFractionPhaseAndEta) {
   p.eta = Seconds{185.0};
   // 3 × 10 / 9 = 3 filled cells.
   EXPECT_EQ(bar.render(p), "[###-------] 3/9 trial: trial 4/9 Q8_0 (block 1) ETA 3m05s");
+  p.trial = 0;
+  p.phase = protocol::Progress::Phase::loading;
+  p.message = "loading F16";
+  p.eta_is_lower_bound = true;
+  EXPECT_EQ(bar.render(p), "[----------] 0/9 loading: loading F16 ETA ≥3m05s");
   p.phase = protocol::Progress::Phase::done;
   p.trial = 9;
   p.message.clear();

@@ -1,8 +1,16 @@
 // Serving reports from a hand-made sweep: the Server energy.json (golden, schema-valid), the summary
-// and its break-even, and the plot script.
+// and its break-even, the plot script, and a re-run into the same folder (whole sets only).
 #include "experiment/serving_report.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
+
 #include <gtest/gtest.h>
+
+#include "experiment/serving_writer.hpp"
+#include "util/json.hpp"
 
 #include "report/energy_schema.hpp"
 #include "support/golden.hpp"
@@ -125,6 +133,23 @@ TEST(ServingReport, ServerReportIsSchemaValidAndMatchesTheGoldenFile) {
   EXPECT_NEAR(*r.results.vs_fp16_energy_pct, (20.0 + 23.0) / 2.0, 1e-9);
   ASSERT_TRUE(r.results.energy_per_token_mj.has_value());
   EXPECT_NEAR(*r.results.energy_per_token_mj, (60.0 + 67.65) / 2.0, 1e-9);
+  // The whole run per total (prompt + output) token and per request, from each trial's own figures.
+  double per_total_token = 0.0, per_request = 0.0;
+  int trials = 0;
+  for (const LevelRun& run : sweep.runs) {
+    if (run.endpoint != 1 || run.concurrency != 4) continue;
+    double prompt = 0.0;
+    for (const auto& record : run.records) prompt += static_cast<double>(record.prompt_tokens);
+    per_total_token += run.whole.energy()->value / (run.whole.tokens + prompt) * 1000.0;
+    per_request += run.whole.energy()->value / static_cast<double>(run.records.size());
+    ++trials;
+  }
+  ASSERT_EQ(trials, 2);
+  ASSERT_TRUE(r.results.energy_per_total_token_mj.has_value());
+  ASSERT_TRUE(r.results.energy_per_request_j.has_value());
+  EXPECT_NEAR(*r.results.energy_per_total_token_mj, per_total_token / trials, 1e-9);
+  EXPECT_NEAR(*r.results.energy_per_request_j, per_request / trials, 1e-9);
+  EXPECT_LT(*r.results.energy_per_total_token_mj, *r.results.energy_per_token_mj);
   ecocompute::testing::expect_golden("energy/energy-Q8_0-c4-server.json", json.dump(2) + "\n");
 
   // Read back and written again: the same bytes.
@@ -164,6 +189,8 @@ TEST(ServingReport, WithoutAnEnergySourceEveryEnergyFigureIsNull) {
   EXPECT_EQ(r.results.basis, report::ResultBasis::unavailable);
   EXPECT_FALSE(r.results.energy_per_token_mj.has_value());
   EXPECT_FALSE(r.results.vs_fp16_energy_pct.has_value());
+  EXPECT_FALSE(r.results.energy_per_total_token_mj.has_value());
+  EXPECT_FALSE(r.results.energy_per_request_j.has_value());
   EXPECT_TRUE(r.results.throughput_tokens_per_s.has_value());
   EXPECT_EQ(serving_plot_script(sweep, analysis, "x.svg"), "");
   const OrderedJson summary = serving_summary_json(sweep, analysis, context);
@@ -235,6 +262,69 @@ TEST_F(ServingReportFiles, WritesEveryReportAndTheSummaries) {
   // The kept script draws the SVG beside itself, wherever the folder goes.
   const std::string script = ecocompute::testing::slurp(dir_ / "jtoken-vs-concurrency.gp");
   EXPECT_NE(script.find("set output \"jtoken-vs-concurrency.svg\"\n"), std::string::npos) << script;
+}
+
+// A re-run into the same --out: `stop_after` > 0 ends the process right after that many steps on disk,
+// as kill -9 would.
+void write_sweep(const std::filesystem::path& out, const std::string& run_id, int stop_after, int* steps) {
+  const SweepResult sweep = sample_sweep(true);
+  ServingContext context = serving_context(true);
+  context.report.run_id = run_id;
+  int count = 0;
+  auto written = write_serving_reports(out, sweep, protocol::analyze_serving(sweep.runs, 2), context,
+                                       [&](std::string_view) {
+                                         if (++count == stop_after) ::_exit(0);
+                                       });
+  ASSERT_TRUE(written.has_value()) << written.error().describe();
+  if (steps != nullptr) *steps = count;
+}
+
+// The run id every file of `out` carries, or what is wrong: a mix of two sweeps, or a file missing.
+std::string whole_sweep_in(const std::filesystem::path& out) {
+  std::set<std::string> ids;
+  for (const char* name : {"energy-F16-c1.json", "energy-Q8_0-c1.json", "energy-F16-c4.json", "energy-Q8_0-c4.json"}) {
+    auto report = read_json_file(out / name);
+    if (!report) return std::string(name) + " is missing";
+    ids.insert((*report)["provenance"]["run_id"].get<std::string>());
+  }
+  auto summary = read_json_file(out / "sweep.json");
+  if (!summary) return "sweep.json is missing";
+  ids.insert((*summary)["run_id"].get<std::string>());
+  if (ids.size() != 1) return "files of " + std::to_string(ids.size()) + " sweeps";
+  return *ids.begin();
+}
+
+TEST_F(ServingReportFiles, AReRunPutsItsWholeSetInPlaceAndKeepsThePreviousBeside) {
+  const auto out = dir_ / "serving";
+  write_sweep(out, "sweep-old", 0, nullptr);
+  ASSERT_EQ(whole_sweep_in(out), "sweep-old");
+  write_sweep(out, "sweep-new", 0, nullptr);
+  EXPECT_EQ(whole_sweep_in(out), "sweep-new");
+  EXPECT_EQ(whole_sweep_in(dir_ / "serving.previous-1"), "sweep-old");
+}
+
+TEST_F(ServingReportFiles, AKillAfterAnyStepLeavesTheOldSweepOrTheNew) {
+  const auto out = dir_ / "serving";
+  int steps = 0;
+  write_sweep(dir_ / "probe", "sweep-probe", 0, &steps);
+  ASSERT_GE(steps, 5);  // four reports and the exchange at least
+  std::set<std::string> seen;
+  for (int n = 1; n <= steps; ++n) {
+    std::filesystem::remove_all(out);
+    write_sweep(out, "sweep-old", 0, nullptr);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      write_sweep(out, "sweep-new", n, nullptr);
+      ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    const std::string state = whole_sweep_in(out);
+    EXPECT_TRUE(state == "sweep-old" || state == "sweep-new") << "stopped after step " << n << ": " << state;
+    seen.insert(state);
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"sweep-old", "sweep-new"}));
 }
 
 }  // namespace

@@ -126,5 +126,17 @@ TEST(PlanMeasurement, QuotesPathsAndChecksArguments) {
   EXPECT_FALSE(plan_measurement({{"model", "m.gguf"}, {"precisions", {"Q9_Z"}}}));
 }
 
+TEST(PlanMeasurement, AModelNameWithDotsKeepsThemAndTheNotesSayTheModelIsAnF16Gguf) {
+  auto named = plan_measurement({{"model", "Qwen2.5-7B"}});
+  ASSERT_TRUE(named) << named.error().describe();
+  EXPECT_EQ((*named)["reports"], "results/Qwen2.5-7B");
+  auto file = plan_measurement({{"model", "models/Qwen2.5-7B-f16.gguf"}});
+  ASSERT_TRUE(file);
+  EXPECT_EQ((*file)["reports"], "results/Qwen2.5-7B-f16");
+  bool says_f16 = false;
+  for (const Json& note : (*file)["notes"]) says_f16 = says_f16 || note.get<std::string>().find("F16") != std::string::npos;
+  EXPECT_TRUE(says_f16) << (*file)["notes"].dump();
+}
+
 }  // namespace
 }  // namespace ecocompute::mcp

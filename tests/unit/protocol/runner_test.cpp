@@ -383,6 +383,20 @@ TEST(Runner, ProgressReportsEveryTrialWithAnEta) {
   EXPECT_EQ(finished, (std::vector<std::size_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
   EXPECT_EQ(reports.back().phase, Progress::Phase::done);
   EXPECT_EQ(reports.front().phase, Progress::Phase::loading);
+  // From the first report on there is an ETA: before any trial has run, the plan's floor (the idle
+  // window and nine trials' windows at their shortest), marked as a floor.
+  const Design design = testing::test_design();
+  const Progress& first = reports.front();
+  ASSERT_TRUE(first.eta.has_value());
+  EXPECT_TRUE(first.eta_is_lower_bound);
+  double floor = design.idle_window.value;
+  for (int i = 0; i < 9; ++i) floor += design.min_window.value + (design.prefill_windows_at(1) ? design.min_prefill_window.value : 0.0);
+  EXPECT_NEAR(first.eta->value, floor, 1e-9);
+  for (const Progress& p : reports) {
+    if (p.trial > 0 && p.phase != Progress::Phase::done) {
+      EXPECT_FALSE(p.eta_is_lower_bound) << p.message;
+    }
+  }
 }
 
 TEST(Runner, PromptLengthsAreLevelsPairedWithTheirOwnBaseline) {
@@ -403,15 +417,20 @@ TEST(Runner, PromptLengthsAreLevelsPairedWithTheirOwnBaseline) {
   EXPECT_EQ(p64->pairs.size(), 2u);
 }
 
-// F16 and Q8_0 at batch 1 and 4; a batch-4 step is scripted: F16 12 ms at 500 W, Q8_0 10 ms at 450 W.
-Result<RunResult> run_batches(FakeRun& fake, std::vector<int> batches) {
+// F16 and Q8_0 at `batches`, two trials; a batch-4 step is scripted in `fake`: F16 12 ms at 500 W,
+// Q8_0 10 ms at 450 W.
+Design batch_design(FakeRun& fake, std::vector<int> batches) {
   fake.scripts["F16"].batched_decode[4] = {Seconds{0.012}, Watts{500.0}};
   fake.scripts["Q8_0"].batched_decode[4] = {Seconds{0.010}, Watts{450.0}};
   Design design = testing::test_design();
   design.candidates = {"Q8_0"};
   design.batches = std::move(batches);
   design.trials = 2;
-  return fake.run(design);
+  return design;
+}
+
+Result<RunResult> run_batches(FakeRun& fake, std::vector<int> batches) {
+  return fake.run(batch_design(fake, std::move(batches)));
 }
 
 TEST(Runner, BatchesAreLevelsWhoseWindowsCountEverySequencesTokens) {
@@ -466,12 +485,7 @@ TEST(Runner, EachBatchLevelSizesItsOwnWindowsFromItsFastestCondition) {
 
 TEST(Runner, WarmUpOnChangeWarmsWholeIterationsOnlyWhereThePrecisionChanges) {
   FakeRun fake;
-  fake.scripts["F16"].batched_decode[4] = {Seconds{0.012}, Watts{500.0}};
-  fake.scripts["Q8_0"].batched_decode[4] = {Seconds{0.010}, Watts{450.0}};
-  Design design = testing::test_design();
-  design.candidates = {"Q8_0"};
-  design.batches = {1, 4};
-  design.trials = 2;
+  Design design = batch_design(fake, {1, 4});
   design.trial_warmup_iterations = 1;
   design.trial_warmup = TrialWarmup::on_change;
   design.level_warmup_tokens = 16;
@@ -501,12 +515,7 @@ TEST(Runner, WarmUpOnChangeWarmsWholeIterationsOnlyWhereThePrecisionChanges) {
 
 TEST(Runner, PrefillWindowsAtTheFirstBatchOnlyLeaveTheOtherLevelsWithoutOne) {
   FakeRun fake;
-  fake.scripts["F16"].batched_decode[4] = {Seconds{0.012}, Watts{500.0}};
-  fake.scripts["Q8_0"].batched_decode[4] = {Seconds{0.010}, Watts{450.0}};
-  Design design = testing::test_design();
-  design.candidates = {"Q8_0"};
-  design.batches = {1, 4};
-  design.trials = 2;
+  Design design = batch_design(fake, {1, 4});
   design.prefill_at_every_batch = false;
   Result<RunResult> result = fake.run(design);
   ASSERT_TRUE(result.has_value()) << result.error().describe();

@@ -104,6 +104,11 @@ TEST(ServingLevel, KeepsCInFlightAndMetersASteadyWindowInsideTheWholeRun) {
   ASSERT_TRUE(f.window_mj_per_token && f.whole_mj_per_token && f.joules_per_request);
   EXPECT_DOUBLE_EQ(*f.window_mj_per_token, run.steady.energy()->value / run.steady.tokens * 1000.0);
   EXPECT_DOUBLE_EQ(*f.joules_per_request, run.whole.energy()->value / 16.0);
+  double prompt_tokens = 0.0;
+  for (const auto& record : run.records) prompt_tokens += static_cast<double>(record.prompt_tokens);
+  EXPECT_GT(prompt_tokens, 0.0);
+  ASSERT_TRUE(f.whole_mj_per_total_token.has_value());
+  EXPECT_DOUBLE_EQ(*f.whole_mj_per_total_token, run.whole.energy()->value / (run.whole.tokens + prompt_tokens) * 1000.0);
 }
 
 TEST(ServingLevel, TooFewRequestsToReachCStreamsLeavesNoWindow) {

@@ -8,6 +8,9 @@
 #include <set>
 
 #include "server_test_support.hpp"
+#include "support/session_evidence.hpp"
+#include "decide/estimate.hpp"
+#include "decide/prediction.hpp"
 #include "util/defaults.hpp"
 
 namespace ecocompute::server {
@@ -219,7 +222,7 @@ TEST_F(ApiTest, OpenApiDescribesEveryRoute) {
     const std::string path = route.substr(space + 1);
     EXPECT_TRUE(doc["paths"].contains(path) && doc["paths"][path].contains(method)) << route;
   }
-  EXPECT_EQ(api_->routes().size(), 13u);  // GET+POST estimate, optimize and check, 5 more /v1 routes, healthz, openapi
+  EXPECT_EQ(api_->routes().size(), 14u);  // GET+POST estimate, optimize and check, 6 more /v1 routes, healthz, openapi
 }
 
 TEST_F(ApiTest, OpenApiStatesTheDefaultsTheHandlersUse) {
@@ -296,6 +299,72 @@ TEST_F(ApiTest, StaticFilesAreServedByExactPathOnly) {
                            "//etc/passwd", "/assets/../index.html/..", "/secret.txt", "/etc/passwd"}) {
     EXPECT_EQ(api_->handle(get(path)).status, 404) << path;
   }
+}
+
+}  // namespace
+}  // namespace ecocompute::server
+
+namespace ecocompute::server {
+namespace {
+
+// GET /v1/atlas over the 2026-12-03 atlas session (1.24 B at every batch 1–64, one card).
+class AtlasRouteTest : public testing::ApiFixture {
+ protected:
+  void SetUp() override {
+    ApiFixture::SetUp();
+    if (HasFatalFailure()) return;
+    evidence_ = ecocompute::testing::session_evidence({"h200-2026-12-03-llama3-1b-atlas"});
+    auto files = StaticFiles::load(dir_ / "web");
+    ASSERT_TRUE(files);
+    ApiOptions options;
+    options.rate_limit_per_minute = 0;
+    options.atlas_sizes = {{1.2358144, "Llama-3.2-1B"}, {7.0, "a size nobody measured"}};
+    atlas_api_ = std::make_unique<Api>(evidence_, *store_, std::move(files).value(), options);
+  }
+  HttpResponse ask(std::map<std::string, std::string> query) { return atlas_api_->handle(get("/v1/atlas", std::move(query))); }
+  decide::Evidence evidence_;
+  std::unique_ptr<Api> atlas_api_;
+};
+
+TEST_F(AtlasRouteTest, EveryCellIsTheDecisionModelsAnswerWithItsBasis) {
+  const HttpResponse response = ask({{"precision", "Q4_K_M"}});
+  ASSERT_EQ(response.status, 200) << response.body;
+  const Json grid = Json::parse(response.body);
+  ASSERT_EQ(grid["batches"].size(), 7u);
+  ASSERT_EQ(grid["cells"].size(), 14u);
+  EXPECT_EQ(grid["measured"], 7) << "the 1.24 B row is measured at every batch, the 7 B row at none";
+  for (std::size_t i = 0; i < 7; ++i) {
+    const Json& cell = grid["cells"][i];
+    EXPECT_EQ(cell["basis"], "measured") << cell.dump();
+    decide::EstimateRequest request;
+    request.gpu = "H200";
+    request.engine = "llama.cpp";
+    request.precision = "Q4_K_M";
+    request.params_b = 1.2358144;
+    request.batch = cell["batch"].get<int>();
+    auto question = decide::resolve_estimate_request(request);
+    ASSERT_TRUE(question) << question.error().describe();
+    auto answer = decide::predict(evidence_, *question);
+    ASSERT_TRUE(answer && answer->delta) << cell.dump();
+    EXPECT_DOUBLE_EQ(cell["delta_pct"].get<double>(), answer->delta->value);
+    EXPECT_DOUBLE_EQ(cell["ci"][0].get<double>(), answer->delta->low);
+    EXPECT_DOUBLE_EQ(cell["ci"][1].get<double>(), answer->delta->high);
+  }
+  for (std::size_t i = 7; i < 14; ++i) EXPECT_NE(grid["cells"][i]["basis"], "measured") << grid["cells"][i].dump();
+}
+
+TEST_F(AtlasRouteTest, BadQueriesAreRefusedWithTheReason) {
+  EXPECT_EQ(ask({{"batches", "0"}}).status, 400);
+  EXPECT_EQ(ask({{"batches", "4,4"}}).status, 400);
+  EXPECT_EQ(ask({{"batches", std::string(5000, '9')}}).status, 400);
+  const HttpResponse misspelt = ask({{"precison", "Q8_0"}});
+  EXPECT_EQ(misspelt.status, 400);
+  EXPECT_NE(misspelt.body.find("precison"), std::string::npos) << misspelt.body;
+  const HttpResponse two = ask({{"batches", "16,1"}});
+  ASSERT_EQ(two.status, 200) << two.body;
+  EXPECT_EQ(Json::parse(two.body)["batches"], Json::array({1, 16}));
+  // A server started without the campaign's sizes has no atlas.
+  EXPECT_EQ(api_->handle(get("/v1/atlas")).status, 404);
 }
 
 }  // namespace

@@ -1,0 +1,271 @@
+// The transfer rule. A quantization's relative perplexity change depends on the model: the published
+// tables show another model of the same family and size losing up to twice as much (LLaMA 3 8B vs
+// LLaMA 2 7B) and a ten times larger one up to 1.5 times less (LLaMA 2 70B vs 7B). So a figure carries
+// over inside a family, near the sizes it was published for, with an interval of ×/÷ those factors;
+// outside that the answer is "unknown for this model".
+#include "data/quality_cost.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "util/precision.hpp"
+
+namespace ecocompute::data {
+namespace {
+
+std::string squashed_name(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string canonical_quality_precision(std::string_view precision) {
+  if (auto name = project_precision_name(precision)) return *name;
+  std::string out(precision);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Below 4 bits a model's sensitivity differs much more between models (Q2_K: ×5.2 between LLaMA 2 7B and
+// LLaMA 3 8B), so those types get the wider factor.
+bool is_low_bit(std::string_view precision) {
+  auto info = parse_precision(precision);
+  if (!info) return true;  // a type outside the table: the wider factor, to be safe
+  return info->precision_class == "3-bit" || info->precision_class == "2-bit";
+}
+
+std::string number_text(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", v);
+  return buffer;
+}
+
+// The row a model's figure is read from: no importance matrix first (what `quantize` makes), then one
+// that does not say, then the first with one.
+const PublishedQualityRow* preferred_row(const std::vector<const PublishedQualityRow*>& rows) {
+  for (std::string_view wanted : {"none", "not stated"}) {
+    for (const PublishedQualityRow* r : rows) {
+      if (r->imatrix == wanted) return r;
+    }
+  }
+  return rows.empty() ? nullptr : rows.front();
+}
+
+FormatQualityCost from_row(const PublishedQualityRow& row, QualityBasis basis, const std::string& precision) {
+  FormatQualityCost cost;
+  cost.basis = basis;
+  cost.basis_text = std::string(basis == QualityBasis::published ? "published for " : "transferred from ") + row.model;
+  cost.precision = precision;
+  cost.source = row.provenance() + "; " + row.corpus + ", backend " + row.backend + ", imatrix " + row.imatrix;
+  cost.delta_ppl_pct = row.delta_ppl_pct->value;
+  auto value = [](const std::optional<QualityFigure>& f) { return f ? std::optional<double>(f->value) : std::nullopt; };
+  cost.kld = value(row.kld);
+  cost.mean_dp_pct = value(row.mean_dp_pct);
+  cost.rms_dp_pct = value(row.rms_dp_pct);
+  cost.same_top_p_pct = value(row.same_top_p_pct);
+  cost.imatrix = row.imatrix;
+  return cost;
+}
+
+FormatQualityCost unknown_cost(const std::string& precision, std::string reason) {
+  FormatQualityCost cost;
+  cost.basis_text = "none";
+  cost.precision = precision;
+  cost.reason = "unknown for this model: " + std::move(reason);
+  return cost;
+}
+
+// Our probe's figure when the question is the fixture itself (its size and family): the mean of the runs,
+// the interval their range.
+std::optional<FormatQualityCost> fixture_cost(const QualityEvidence& evidence, double size_b, std::string_view family,
+                                        const std::string& precision) {
+  std::vector<const FixtureQuality*> runs;
+  for (const FixtureQuality& f : evidence.fixture) {
+    const bool same_size = std::abs(f.params_b - size_b) <= 0.15 * std::max(f.params_b, size_b);
+    if (same_size && f.arch_family == family && canonical_quality_precision(f.precision) == precision) runs.push_back(&f);
+  }
+  if (runs.empty()) return std::nullopt;
+  FormatQualityCost cost;
+  cost.basis = QualityBasis::measured_on_fixture;
+  cost.basis_text = "measured on the fixture";
+  cost.precision = precision;
+  double sum = 0, low = runs.front()->delta_ppl_pct, high = low;
+  for (const FixtureQuality* f : runs) {
+    sum += f->delta_ppl_pct;
+    low = std::min(low, f->delta_ppl_pct);
+    high = std::max(high, f->delta_ppl_pct);
+  }
+  cost.delta_ppl_pct = sum / static_cast<double>(runs.size());
+  cost.delta_ppl_pct_low = low;
+  cost.delta_ppl_pct_high = high;
+  cost.kld = runs.front()->kld;
+  cost.source = "our quality probe on " + runs.front()->model + ": " + runs.front()->source +
+                (runs.size() > 1 ? " and " + std::to_string(runs.size() - 1) + " more runs" : "");
+  cost.uncertainty = "the range of " + std::to_string(runs.size()) + " measured run(s)";
+  return cost;
+}
+
+}  // namespace
+
+namespace {
+
+// The published figure with its own interval: ± z printed standard errors.
+FormatQualityCost published_cost(const PublishedQualityRow& row, const std::string& precision, const QualityTransferRule& rule) {
+  FormatQualityCost cost = from_row(row, QualityBasis::published, precision);
+  const double v = *cost.delta_ppl_pct;
+  const double u = row.delta_ppl_pct->uncertainty.value_or(0.0);
+  cost.delta_ppl_pct_low = v - rule.published_z * u;
+  cost.delta_ppl_pct_high = v + rule.published_z * u;
+  cost.uncertainty = row.delta_ppl_pct->uncertainty
+                         ? "± " + number_text(rule.published_z) + " published standard errors"
+                         : "none printed: the figure as published";
+  return cost;
+}
+
+// Another model's figure: the same central value, the interval ×/÷ F with F = model factor × size factor
+// ^ (decades between the sizes).
+FormatQualityCost transferred_cost(const PublishedQualityRow& row, double size_b, const std::string& precision,
+                             const QualityTransferRule& rule) {
+  FormatQualityCost cost = from_row(row, QualityBasis::transferred, precision);
+  const double decades = std::abs(std::log10(size_b / row.params_b));
+  const double model_factor = is_low_bit(precision) ? rule.low_bit_model_factor : rule.model_factor;
+  const double factor = model_factor * std::pow(rule.size_factor_per_decade, decades);
+  const double v = *cost.delta_ppl_pct;
+  cost.delta_ppl_pct_low = std::min(v / factor, v * factor);
+  cost.delta_ppl_pct_high = std::max(v / factor, v * factor);
+  cost.uncertainty = "×/÷ " + number_text(factor) + " (another " + row.arch_family + " model: ×" +
+                     number_text(model_factor) + ", " + number_text(decades) + " decades of size: ×" +
+                     number_text(rule.size_factor_per_decade) + " per decade)";
+  return cost;
+}
+
+// Among the family's rows of this type, the model nearest in size (log scale); first in source order on a tie.
+std::vector<const PublishedQualityRow*> nearest_model_rows(const std::vector<const PublishedQualityRow*>& rows,
+                                                           double size_b) {
+  const PublishedQualityRow* nearest = nullptr;
+  for (const PublishedQualityRow* r : rows) {
+    if (nearest == nullptr ||
+        std::abs(std::log(size_b / r->params_b)) < std::abs(std::log(size_b / nearest->params_b))) {
+      nearest = r;
+    }
+  }
+  std::vector<const PublishedQualityRow*> out;
+  for (const PublishedQualityRow* r : rows) {
+    if (nearest != nullptr && r->model == nearest->model) out.push_back(r);
+  }
+  return out;
+}
+
+std::string sizes_text(double low, double high) { return number_text(low) + "–" + number_text(high) + " B"; }
+
+}  // namespace
+
+FormatQualityCost quality_cost_for(const QualityEvidence& evidence, double size_b, std::string_view arch,
+                             std::string_view precision, std::string_view model, const QualityTransferRule& rule) {
+  const std::string type = canonical_quality_precision(precision);
+  const std::string family = squashed_name(arch);
+  if (!(size_b > 0) || !std::isfinite(size_b)) return unknown_cost(type, "no model size");
+  if (auto fixture = fixture_cost(evidence, size_b, family, type)) return *fixture;
+  std::vector<const PublishedQualityRow*> family_rows, rows;
+  for (const PublishedQualityRow& r : evidence.published) {
+    if (r.arch_family != family || r.baseline != "F16") continue;
+    family_rows.push_back(&r);
+    if (r.precision == type && r.delta_ppl_pct) rows.push_back(&r);
+  }
+  if (family_rows.empty()) {
+    return unknown_cost(type, "no published quality figure for the " + std::string(arch) +
+                                  " architecture, and figures do not transfer between architectures");
+  }
+  if (rows.empty()) return unknown_cost(type, "no published quality figure for " + type);
+  const std::string wanted = squashed_name(model);
+  std::vector<const PublishedQualityRow*> same_model;
+  for (const PublishedQualityRow* r : rows) {
+    // The name decides, the size confirms it (a "Llama-3-8B" asked about at 70 B is a mistake, not that model).
+    const bool same_size = std::abs(std::log(size_b / r->params_b)) <= std::log(1.15);
+    if (!wanted.empty() && same_size && wanted.find(squashed_name(r->model)) != std::string::npos) same_model.push_back(r);
+  }
+  if (!same_model.empty()) return published_cost(*preferred_row(same_model), type, rule);
+  double low = family_rows.front()->params_b, high = low;
+  for (const PublishedQualityRow* r : family_rows) {
+    low = std::min(low, r->params_b);
+    high = std::max(high, r->params_b);
+  }
+  low /= rule.size_margin;
+  high *= rule.size_margin;
+  if (size_b < low || size_b > high) {
+    return unknown_cost(type, number_text(size_b) + " B is outside " + sizes_text(low, high) +
+                                  ", the sizes the published " + family_rows.front()->arch_family +
+                                  " figures span (×" + number_text(rule.size_margin) + " either side)");
+  }
+  return transferred_cost(*preferred_row(nearest_model_rows(rows, size_b)), size_b, type, rule);
+}
+
+Result<QualityEvidence> quality_evidence(const DatasetStore& store) {
+  QualityEvidence evidence;
+  auto published = store.quality_rows();
+  if (!published) return published.error();
+  evidence.published = std::move(*published);
+  auto rows = store.rows(RowQuery{});
+  if (!rows) return rows.error();
+  for (const DataRow& r : *rows) {
+    auto delta = r.delta_perplexity_pct();
+    if (r.weights != "trained-fixture" || !delta) continue;
+    evidence.fixture.push_back(FixtureQuality{r.model, r.params_b, "llama", r.precision, *delta, r.kld,
+                                              "session " + r.session_id + ", row " + r.row_key});
+  }
+  return evidence;
+}
+
+std::string_view to_string(QualityBasis basis) noexcept {
+  switch (basis) {
+    case QualityBasis::published: return "published";
+    case QualityBasis::transferred: return "transferred";
+    case QualityBasis::measured_on_fixture: return "measured_on_fixture";
+    case QualityBasis::none: return "none";
+  }
+  return "none";
+}
+
+std::string_view to_string(QualityCheck check) noexcept {
+  switch (check) {
+    case QualityCheck::within: return "within";
+    case QualityCheck::exceeds: return "exceeds";
+    case QualityCheck::uncertain: return "uncertain";
+    case QualityCheck::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+QualityCheck check_delta_ppl_pct(const FormatQualityCost& cost, double max_delta_ppl_pct) {
+  if (!cost.delta_ppl_pct) return QualityCheck::unknown;
+  const double low = cost.delta_ppl_pct_low.value_or(*cost.delta_ppl_pct);
+  const double high = cost.delta_ppl_pct_high.value_or(*cost.delta_ppl_pct);
+  if (high <= max_delta_ppl_pct) return QualityCheck::within;
+  if (low > max_delta_ppl_pct) return QualityCheck::exceeds;
+  return QualityCheck::uncertain;
+}
+
+void to_json(Json& j, const FormatQualityCost& c) {
+  j = Json{{"basis", to_string(c.basis)}, {"basis_text", c.basis_text}, {"precision", c.precision}};
+  auto put = [&j](const char* name, const std::optional<double>& v) {
+    if (v) j[name] = *v;
+  };
+  put("delta_ppl_pct", c.delta_ppl_pct);
+  put("delta_ppl_pct_low", c.delta_ppl_pct_low);
+  put("delta_ppl_pct_high", c.delta_ppl_pct_high);
+  put("kld", c.kld);
+  put("mean_dp_pct", c.mean_dp_pct);
+  put("rms_dp_pct", c.rms_dp_pct);
+  put("same_top_p_pct", c.same_top_p_pct);
+  const std::pair<const char*, const std::string*> texts[] = {
+      {"source", &c.source}, {"uncertainty", &c.uncertainty}, {"imatrix", &c.imatrix}, {"reason", &c.reason}};
+  for (const auto& [name, text] : texts) {
+    if (!text->empty()) j[name] = *text;
+  }
+}
+
+}  // namespace ecocompute::data

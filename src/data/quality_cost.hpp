@@ -1,0 +1,103 @@
+// The quality cost of a weight format for a model: from the published figure for that model, transferred
+// from the nearest published model of the same architecture family (with an interval that widens with the
+// distance), measured by our own probe on the trained fixture, or unknown — never one passed off as
+// another. The rule and the evidence it rests on: docs/quality.md.
+//
+//   auto evidence = quality_evidence(store);                        // published rows + fixture probes
+//   FormatQualityCost q = quality_cost_for(*evidence, 8.03, "llama", "Q4_0");
+//   if (check_delta_ppl_pct(q, 1.0) == QualityCheck::exceeds) …   // --max-delta-ppl-pct 1
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "data/dataset_store.hpp"
+#include "data/published_quality.hpp"
+#include "util/json.hpp"
+#include "util/result.hpp"
+
+namespace ecocompute::data {
+
+/// Where a quality figure comes from. Kept apart from the energy basis: a format's energy may be measured
+/// while its quality is transferred.
+enum class QualityBasis {
+  published,            ///< the source's own figure for this model
+  transferred,          ///< another model's published figure, carried over by the transfer rule
+  measured_on_fixture,  ///< our quality probe on the trained fixture model (data/fixture/)
+  none,                 ///< unknown for this model
+};
+std::string_view to_string(QualityBasis basis) noexcept;
+
+/// A ΔPPL % our probe measured on the fixture: one measured dataset row of weights "trained-fixture".
+struct FixtureQuality {
+  std::string model;
+  double params_b = 0;
+  std::string arch_family = "llama";  ///< the fixture is a llama-architecture model (data/fixture/RECIPE.md)
+  std::string precision;
+  double delta_ppl_pct = 0;
+  std::optional<double> kld;
+  std::string source;  ///< "session <id>, row <key>"
+};
+
+/// What quality_cost_for reads.
+struct QualityEvidence {
+  std::vector<PublishedQualityRow> published;
+  std::vector<FixtureQuality> fixture;
+};
+
+/// The evidence a store holds: its published quality rows and the fixture rows with both perplexities.
+Result<QualityEvidence> quality_evidence(const DatasetStore& store);
+
+/// The transfer rule's constants, each the largest ratio the published tables show (docs/quality.md;
+/// tests/unit/data/quality_cost_test.cpp recomputes them from the fetched README).
+struct QualityTransferRule {
+  /// Another model of the family at about the same size, 4 bits and more: LLaMA 3 8B vs LLaMA 2 7B
+  /// differ by up to ×1.98 (Q4_K_M).
+  double model_factor = 2.0;
+  /// The same below 4 bits: Q2_K differs by ×5.23.
+  double low_bit_model_factor = 5.3;
+  /// Per decade of size: LLaMA 2 7B vs 70B differ by up to ×1.50 (Q6_K).
+  double size_factor_per_decade = 1.5;
+  /// Transfer only within the sizes the family's published models span, widened this much either side.
+  double size_margin = 2.0;
+  /// A published interval is the figure ± this many printed standard errors (95 %).
+  double published_z = 1.96;
+};
+
+/// A format's quality cost for one model, with its basis, its source and an interval for ΔPPL %.
+struct FormatQualityCost {
+  QualityBasis basis = QualityBasis::none;
+  std::string basis_text;  ///< "published for LLaMA 3 8B", "transferred from LLaMA 3 8B", "measured on the fixture", "none"
+  std::string precision;
+  std::string source;      ///< where the figure was read or measured; "" for none
+  std::optional<double> delta_ppl_pct;  ///< central figure, % (positive = worse)
+  std::optional<double> delta_ppl_pct_low;
+  std::optional<double> delta_ppl_pct_high;
+  std::string uncertainty;  ///< how the interval was made
+  /// The evidence model's other figures, as published or measured: they describe that model.
+  std::optional<double> kld, mean_dp_pct, rms_dp_pct, same_top_p_pct;
+  std::string imatrix;      ///< the published row's importance matrix ("none", "WT 10m", "not stated")
+  std::string reason;       ///< for none: "unknown for this model: …"
+};
+void to_json(Json& j, const FormatQualityCost& cost);
+
+/// The quality cost of `precision` (any spelling) for a model of `size_b` billion parameters whose GGUF
+/// architecture is `arch` ("llama", "qwen2" …). `model`, when given, names the model ("Meta-Llama-3-8B"):
+/// only a model the source names gets basis published; any other gets the transferred figure.
+FormatQualityCost quality_cost_for(const QualityEvidence& evidence, double size_b, std::string_view arch,
+                             std::string_view precision, std::string_view model = {},
+                             const QualityTransferRule& rule = {});
+
+/// How a cost meets a ΔPPL % ceiling (`optimize --max-delta-ppl-pct`).
+enum class QualityCheck {
+  within,     ///< the interval's upper end is at or under the ceiling
+  exceeds,    ///< the interval's lower end is over it
+  uncertain,  ///< the interval straddles it
+  unknown,    ///< no figure
+};
+QualityCheck check_delta_ppl_pct(const FormatQualityCost& cost, double max_delta_ppl_pct);
+std::string_view to_string(QualityCheck check) noexcept;
+
+}  // namespace ecocompute::data

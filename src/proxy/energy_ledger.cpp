@@ -1,0 +1,167 @@
+#include "proxy/energy_ledger.hpp"
+
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace ecocompute::proxy {
+
+namespace {
+constexpr double kForever = std::numeric_limits<double>::infinity();
+}
+
+EnergyLedger::EnergyLedger(PrefillWeightRule rule, SettledCallback on_settled)
+    : rule_(rule), on_settled_(std::move(on_settled)) {}
+
+void EnergyLedger::start(double now_s) {
+  std::lock_guard lock(mutex_);
+  if (!open_begin_s_) open_begin_s_ = now_s;
+}
+
+std::uint64_t EnergyLedger::begin_request(std::string model, double now_s, double prompt_tokens_estimate, bool streamed) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t id = next_id_++;
+  TrackedRequest request;
+  request.model = std::move(model);
+  request.activity.id = id;
+  request.activity.start_s = now_s;
+  request.activity.streamed = streamed;
+  request.activity.prompt_tokens = prompt_tokens_estimate;
+  requests_.emplace(id, std::move(request));
+  ++totals_.in_flight;
+  return id;
+}
+
+void EnergyLedger::record_output(std::uint64_t id, double now_s) {
+  std::lock_guard lock(mutex_);
+  auto found = requests_.find(id);
+  if (found == requests_.end() || found->second.activity.end_s) return;
+  auto& times = found->second.activity.output_times_s;
+  // Times come from one steady clock, but from several threads: keep them sorted for the search.
+  times.push_back(times.empty() ? now_s : std::max(now_s, times.back()));
+  ++found->second.output_chunks;
+}
+
+std::vector<const RequestActivity*> EnergyLedger::in_flight_during(double begin_s, double end_s) const {
+  std::vector<const RequestActivity*> out;
+  for (const auto& [id, request] : requests_) {
+    if (overlaps(request.activity, begin_s, end_s)) out.push_back(&request.activity);
+  }
+  return out;
+}
+
+double EnergyLedger::share_of(std::uint64_t id, const ClosedInterval& interval, double now_s) const {
+  const auto requests = in_flight_during(interval.begin_s, interval.end_s);
+  const auto split = split_interval(interval.joules, interval.begin_s, interval.end_s, requests, now_s, rule_);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i]->id == id) return split.shares[i];
+  }
+  return 0.0;
+}
+
+ProvisionalEnergy EnergyLedger::finish_request(std::uint64_t id, double now_s, const ReportedUsage& usage) {
+  std::lock_guard lock(mutex_);
+  auto found = requests_.find(id);
+  if (found == requests_.end() || found->second.activity.end_s) return {};
+  TrackedRequest& request = found->second;
+  RequestActivity& activity = request.activity;
+  activity.end_s = std::max(now_s, activity.start_s);
+  if (usage.prompt_tokens) activity.prompt_tokens = *usage.prompt_tokens;
+  const double completion = usage.completion_tokens.value_or(static_cast<double>(request.output_chunks));
+  activity.completion_tokens = completion;
+  if (activity.streamed && request.output_chunks > 0) {
+    activity.output_scale = completion / static_cast<double>(request.output_chunks);
+  } else if (activity.streamed) {
+    activity.streamed = false;  // no chunk seen: its tokens spread over its lifetime like an unstreamed answer's
+  }
+  --totals_.in_flight;
+
+  ProvisionalEnergy energy;
+  energy.counter_read = power_known_;
+  energy.prompt_tokens = activity.prompt_tokens;
+  energy.completion_tokens = activity.completion_tokens;
+  energy.joules = request.settled_j;
+  for (const ClosedInterval& interval : unsettled_) {
+    if (overlaps(activity, interval.begin_s, interval.end_s)) energy.joules += share_of(id, interval, now_s);
+  }
+  if (open_begin_s_ && power_known_ && now_s > *open_begin_s_) {
+    const ClosedInterval open{*open_begin_s_, now_s, last_power_w_ * (now_s - *open_begin_s_)};
+    energy.open_interval_estimate_j = share_of(id, open, now_s);
+    energy.joules += energy.open_interval_estimate_j;
+  }
+  settle_ready();
+  return energy;
+}
+
+void EnergyLedger::close_interval(double end_s, double joules) {
+  std::lock_guard lock(mutex_);
+  if (!open_begin_s_) {
+    open_begin_s_ = end_s;
+    return;
+  }
+  const double begin_s = *open_begin_s_;
+  if (end_s <= begin_s) end_s = begin_s;
+  unsettled_.push_back({begin_s, end_s, joules});
+  totals_.counter_j += joules;
+  totals_.unsettled_j += joules;
+  if (end_s > begin_s) {
+    last_power_w_ = joules / (end_s - begin_s);
+    power_known_ = true;
+  }
+  open_begin_s_ = end_s;
+  settle_ready();
+}
+
+void EnergyLedger::skip_interval(double end_s) {
+  std::lock_guard lock(mutex_);
+  ++totals_.skipped_intervals;
+  // Requests in flight across the gap keep what they had; the gap is booked nowhere and counted.
+  open_begin_s_ = end_s;
+  settle_ready();
+}
+
+void EnergyLedger::settle_ready() {
+  while (!unsettled_.empty()) {
+    const ClosedInterval interval = unsettled_.front();
+    const auto requests = in_flight_during(interval.begin_s, interval.end_s);
+    for (const RequestActivity* request : requests) {
+      if (!request->end_s) return;  // its token counts are not final yet
+    }
+    totals_.unsettled_j -= interval.joules;
+    const auto split = split_interval(interval.joules, interval.begin_s, interval.end_s, requests, interval.end_s, rule_);
+    totals_.idle_j += split.idle_j;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      TrackedRequest& request = requests_.at(requests[i]->id);
+      request.settled_j += split.shares[i];
+      totals_.attributed_j[request.model] += split.shares[i];
+    }
+    unsettled_.pop_front();
+  }
+  if (unsettled_.empty()) totals_.unsettled_j = 0.0;  // no rounding residue once nothing waits
+  retire_finished();
+}
+
+void EnergyLedger::retire_finished() {
+  const double open_begin = open_begin_s_.value_or(kForever);
+  for (auto it = requests_.begin(); it != requests_.end();) {
+    const RequestActivity& activity = it->second.activity;
+    const bool done = activity.end_s && !overlaps(activity, open_begin, kForever) &&
+                      (unsettled_.empty() || !overlaps(activity, unsettled_.front().begin_s, kForever));
+    if (!done) {
+      ++it;
+      continue;
+    }
+    ++totals_.settled_requests;
+    if (on_settled_) {
+      on_settled_({it->second.model, it->second.settled_j, activity.prompt_tokens, activity.completion_tokens});
+    }
+    it = requests_.erase(it);
+  }
+}
+
+LedgerTotals EnergyLedger::totals() const {
+  std::lock_guard lock(mutex_);
+  return totals_;
+}
+
+}  // namespace ecocompute::proxy

@@ -1,0 +1,105 @@
+#include "proxy/interval_split.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace ecocompute::proxy {
+
+double RequestActivity::prefill_end_s(double now_s) const {
+  if (!output_times_s.empty()) return output_times_s.front();
+  return end_or(now_s);
+}
+
+double PrefillWeightRule::weight(std::size_t decoding) const {
+  return coefficient * std::pow(static_cast<double>(std::max<std::size_t>(decoding, 1)), exponent);
+}
+
+namespace {
+
+// Length of [a0, a1) ∩ [b0, b1).
+double overlap_s(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
+
+// Share of [from, to) inside [begin, end); a zero-length span counts wholly in the interval holding it.
+double share_in(double from, double to, double begin_s, double end_s) {
+  if (to <= from) return (from >= begin_s && from < end_s) ? 1.0 : 0.0;
+  return overlap_s(from, to, begin_s, end_s) / (to - from);
+}
+
+}  // namespace
+
+IntervalTokens tokens_in_interval(const RequestActivity& request, double begin_s, double end_s, double now_s) {
+  const double finish = request.end_or(now_s);
+  if (!request.streamed) {
+    const double share = share_in(request.start_s, finish, begin_s, end_s);
+    return {request.prompt_tokens * share, request.completion_tokens * share};
+  }
+  IntervalTokens tokens;
+  tokens.prompt = request.prompt_tokens * share_in(request.start_s, request.prefill_end_s(now_s), begin_s, end_s);
+  const auto& times = request.output_times_s;
+  const auto first = std::lower_bound(times.begin(), times.end(), begin_s);
+  const auto last = std::lower_bound(first, times.end(), end_s);
+  tokens.decode = static_cast<double>(last - first) * request.output_scale;
+  return tokens;
+}
+
+bool overlaps(const RequestActivity& request, double begin_s, double end_s) {
+  if (request.start_s >= end_s) return false;
+  if (!request.end_s) return true;
+  // A request that began and ended at one instant belongs to the interval holding that instant.
+  return *request.end_s > begin_s || (*request.end_s == request.start_s && request.start_s >= begin_s);
+}
+
+double busy_fraction(double begin_s, double end_s, const std::vector<const RequestActivity*>& requests, double now_s) {
+  if (requests.empty()) return 0.0;
+  if (end_s <= begin_s) return 1.0;
+  std::vector<std::pair<double, double>> spans;
+  for (const RequestActivity* request : requests) {
+    const double from = std::max(begin_s, request->start_s);
+    const double to = std::min(end_s, request->end_or(now_s));
+    if (to > from) spans.emplace_back(from, to);
+  }
+  // A request that began and ended at one instant holds no time: the interval is then idle but for it.
+  std::sort(spans.begin(), spans.end());
+  double busy = 0.0, covered_to = begin_s;
+  for (const auto& [from, to] : spans) {
+    busy += std::max(0.0, to - std::max(from, covered_to));
+    covered_to = std::max(covered_to, to);
+  }
+  return std::min(1.0, busy / (end_s - begin_s));
+}
+
+IntervalShares split_interval(double joules, double begin_s, double end_s,
+                              const std::vector<const RequestActivity*>& requests, double now_s,
+                              const PrefillWeightRule& rule) {
+  std::vector<IntervalTokens> tokens;
+  tokens.reserve(requests.size());
+  std::size_t decoding = 0;
+  for (const RequestActivity* request : requests) {
+    tokens.push_back(tokens_in_interval(*request, begin_s, end_s, now_s));
+    if (tokens.back().decode > 0.0) ++decoding;
+  }
+  const double prompt_weight = rule.weight(decoding);
+  std::vector<double> weights;
+  weights.reserve(tokens.size());
+  double total = 0.0;
+  for (const IntervalTokens& t : tokens) {
+    weights.push_back(prompt_weight * t.prompt + t.decode);
+    total += weights.back();
+  }
+  IntervalShares out;
+  out.shares.assign(requests.size(), 0.0);
+  if (requests.empty()) {
+    out.idle_j = joules;
+    return out;
+  }
+  const double busy_j = joules * busy_fraction(begin_s, end_s, requests, now_s);
+  out.idle_j = joules - busy_j;
+  for (std::size_t i = 0; i < out.shares.size(); ++i) {
+    // Requests in flight that processed nothing here still hold the server (queued, KV cache): they share it.
+    out.shares[i] = total > 0.0 ? busy_j * weights[i] / total : busy_j / static_cast<double>(out.shares.size());
+  }
+  return out;
+}
+
+}  // namespace ecocompute::proxy

@@ -1,0 +1,74 @@
+// Splitting one counter interval's energy over the requests in flight in it, by the tokens each
+// processed in it (prompt tokens weighted against decode tokens by the measured rule, docs/proxy.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace ecocompute::proxy {
+
+/// What the proxy knows of one request's progress, on the steady clock (seconds).
+struct RequestActivity {
+  std::uint64_t id = 0;
+  double start_s = 0.0;
+  /// When the last byte of the answer passed; absent while in flight.
+  std::optional<double> end_s;
+  /// Streamed: when each output chunk passed (one decode token each until `output_scale` says otherwise).
+  std::vector<double> output_times_s;
+  bool streamed = false;
+  /// Prompt tokens: the server's usage once known, else an estimate from the request's size.
+  double prompt_tokens = 0.0;
+  /// Completion tokens: the server's usage once known (non-streamed answers spread them over the request).
+  double completion_tokens = 0.0;
+  /// Streamed: completion tokens per output chunk (the usage's count over the chunks seen; 1 before).
+  double output_scale = 1.0;
+
+  /// End of the prompt phase of a streamed request: the first output chunk (or the end, or `now_s`).
+  [[nodiscard]] double prefill_end_s(double now_s) const;
+  [[nodiscard]] double end_or(double now_s) const { return end_s.value_or(now_s); }
+};
+
+/// Weight of one prompt token, in decode tokens of the same interval, when `decoding` requests decode
+/// in it: w(B) = coefficient × B^exponent. The defaults are the fit over the shipped H200 reports
+/// (scripts/prefill_weight.py): a decode step is shared by the batch, a prompt token is not.
+struct PrefillWeightRule {
+  double coefficient = 0.1108;
+  double exponent = 1.062;
+  [[nodiscard]] double weight(std::size_t decoding) const;
+};
+
+/// Tokens one request processed inside an interval.
+struct IntervalTokens {
+  double prompt = 0.0;
+  double decode = 0.0;
+};
+
+/// Returns the tokens `request` processed in [begin_s, end_s); `now_s` stands for the end of a request
+/// still in flight. A streamed request's prompt tokens are spread evenly over its prompt phase and its
+/// decode tokens counted where their chunks passed; a non-streamed one's tokens spread evenly over its
+/// lifetime (the proxy sees no progress inside it).
+IntervalTokens tokens_in_interval(const RequestActivity& request, double begin_s, double end_s, double now_s);
+
+/// Returns whether `request` was in flight during [begin_s, end_s).
+bool overlaps(const RequestActivity& request, double begin_s, double end_s);
+
+/// One interval's energy, split.
+struct IntervalShares {
+  std::vector<double> shares;  ///< per request, in the order given
+  double idle_j = 0.0;         ///< the part of the interval with no request in flight
+};
+
+/// Splits `joules` of the interval [begin_s, end_s) over `requests` (those in flight in it). The part of
+/// the interval when no request was in flight is idle (at the interval's mean power: the counter gives
+/// no finer time); the rest goes to the requests, each joules × weight / Σ weights, weight = w(B) ×
+/// prompt tokens + decode tokens, B the requests that decoded in the interval. When none processed a
+/// token there (all waiting), they share it equally. Shares and idle always add up to `joules`.
+IntervalShares split_interval(double joules, double begin_s, double end_s,
+                              const std::vector<const RequestActivity*>& requests, double now_s,
+                              const PrefillWeightRule& rule);
+
+/// The share of [begin_s, end_s) during which at least one of `requests` was in flight.
+double busy_fraction(double begin_s, double end_s, const std::vector<const RequestActivity*>& requests, double now_s);
+
+}  // namespace ecocompute::proxy

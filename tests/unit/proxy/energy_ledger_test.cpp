@@ -1,0 +1,145 @@
+// The ledger's conservation: every joule of every closed counter interval ends attributed to a
+// request or idle, whatever the overlap of requests and intervals.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "proxy/energy_ledger.hpp"
+
+namespace ecocompute::proxy {
+namespace {
+
+double attributed_sum(const LedgerTotals& totals) {
+  double sum = 0.0;
+  for (const auto& [model, joules] : totals.attributed_j) sum += joules;
+  return sum;
+}
+
+// A scripted run: requests with random lengths, prompts and chunk times; counter intervals of 0.1 s
+// with random energy; events applied in time order.
+struct Event {
+  double time = 0.0;
+  enum Kind { begin, output, finish, close } kind = begin;
+  int request = 0;
+  double joules = 0.0;
+};
+
+std::vector<Event> scripted_run(unsigned seed, int requests, double horizon) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> start(0.05, horizon - 2.0), length(0.05, 1.5), power(80.0, 700.0);
+  std::vector<Event> events;
+  for (int r = 0; r < requests; ++r) {
+    const double begin = start(random);
+    const double end = begin + length(random);
+    events.push_back({begin, Event::begin, r});
+    const int chunks = static_cast<int>(random() % 40);
+    for (int c = 0; c < chunks; ++c) events.push_back({begin + (end - begin) * (0.2 + 0.8 * (c + 1) / (chunks + 1)), Event::output, r});
+    events.push_back({end, Event::finish, r});
+  }
+  for (double t = 0.1; t < horizon + 0.05; t += 0.1) events.push_back({t, Event::close, 0, power(random) * 0.1});
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.time < b.time; });
+  return events;
+}
+
+TEST(EnergyLedger, AttributedPlusIdleIsTheCounterEnergy) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    double settled_sum = 0.0;
+    std::size_t settled_count = 0;
+    EnergyLedger ledger(PrefillWeightRule{}, [&](const SettledRequest& request) {
+      settled_sum += request.joules;
+      ++settled_count;
+    });
+    ledger.start(0.0);
+    std::map<int, std::uint64_t> ids;
+    double counter = 0.0;
+    for (const Event& event : scripted_run(seed, 60, 10.0)) {
+      switch (event.kind) {
+        case Event::begin: ids[event.request] = ledger.begin_request(event.request % 2 ? "a" : "b", event.time, 30.0, event.request % 3 != 0); break;
+        case Event::output: ledger.record_output(ids[event.request], event.time); break;
+        case Event::finish: ledger.finish_request(ids[event.request], event.time, {12.0 + event.request, 20.0}); break;
+        case Event::close: counter += event.joules; ledger.close_interval(event.time, event.joules); break;
+      }
+    }
+    const LedgerTotals totals = ledger.totals();
+    EXPECT_EQ(totals.in_flight, 0u);
+    EXPECT_NEAR(totals.counter_j, counter, 1e-9 * counter);
+    EXPECT_NEAR(totals.unsettled_j, 0.0, 1e-9);
+    EXPECT_NEAR(attributed_sum(totals) + totals.idle_j, counter, 1e-9 * counter) << "seed " << seed;
+    EXPECT_GT(totals.idle_j, 0.0);
+    EXPECT_EQ(settled_count, 60u);
+    EXPECT_NEAR(settled_sum, attributed_sum(totals), 1e-9 * counter);
+  }
+}
+
+TEST(EnergyLedger, AnIntervalWaitsForTheRequestsInFlightInIt) {
+  EnergyLedger ledger;
+  ledger.start(0.0);
+  const auto id = ledger.begin_request("m", 0.05, 10, true);
+  ledger.record_output(id, 0.08);
+  ledger.close_interval(0.1, 50.0);
+  EXPECT_DOUBLE_EQ(ledger.totals().unsettled_j, 50.0);
+  EXPECT_TRUE(ledger.totals().attributed_j.empty());
+  ledger.finish_request(id, 0.15, {10.0, 1.0});
+  ledger.close_interval(0.2, 30.0);
+  const LedgerTotals totals = ledger.totals();
+  EXPECT_DOUBLE_EQ(totals.unsettled_j, 0.0);
+  // Alone in flight for half of each interval: half of each is its, the other half idle.
+  EXPECT_DOUBLE_EQ(totals.attributed_j.at("m"), 25.0 + 15.0);
+  EXPECT_DOUBLE_EQ(totals.idle_j, 25.0 + 15.0);
+}
+
+TEST(EnergyLedger, IntervalsWithNoRequestAreIdle) {
+  EnergyLedger ledger;
+  ledger.start(0.0);
+  ledger.close_interval(0.1, 10.0);
+  ledger.close_interval(0.2, 12.0);
+  EXPECT_DOUBLE_EQ(ledger.totals().idle_j, 22.0);
+  EXPECT_DOUBLE_EQ(ledger.totals().counter_j, 22.0);
+}
+
+TEST(EnergyLedger, TheAnswersEnergyEstimatesTheOpenIntervalAtTheLastPower) {
+  EnergyLedger ledger;
+  ledger.start(0.0);
+  ledger.close_interval(0.1, 20.0);  // idle, 200 W
+  const auto id = ledger.begin_request("m", 0.1, 10, false);
+  ledger.close_interval(0.2, 30.0);  // the request's, 300 W
+  const ProvisionalEnergy energy = ledger.finish_request(id, 0.25, {10.0, 5.0});
+  EXPECT_TRUE(energy.counter_read);
+  EXPECT_NEAR(energy.open_interval_estimate_j, 300.0 * 0.05, 1e-9);
+  EXPECT_NEAR(energy.joules, 30.0 + 15.0, 1e-9);
+  EXPECT_DOUBLE_EQ(energy.prompt_tokens, 10.0);
+  EXPECT_DOUBLE_EQ(energy.completion_tokens, 5.0);
+}
+
+TEST(EnergyLedger, ASkippedIntervalIsCountedAndBookedNowhere) {
+  EnergyLedger ledger;
+  ledger.start(0.0);
+  ledger.close_interval(0.1, 10.0);
+  ledger.skip_interval(0.2);
+  ledger.close_interval(0.3, 10.0);
+  const LedgerTotals totals = ledger.totals();
+  EXPECT_EQ(totals.skipped_intervals, 1u);
+  EXPECT_DOUBLE_EQ(totals.counter_j, 20.0);
+  EXPECT_DOUBLE_EQ(totals.idle_j, 20.0);
+}
+
+TEST(EnergyLedger, AFinishedRequestIsSettledOnlyOnceItsLastIntervalCloses) {
+  std::vector<SettledRequest> settled;
+  EnergyLedger ledger(PrefillWeightRule{}, [&](const SettledRequest& request) { settled.push_back(request); });
+  ledger.start(0.0);
+  const auto id = ledger.begin_request("m", 0.01, 4, true);
+  ledger.record_output(id, 0.02);
+  ledger.finish_request(id, 0.03, {4.0, 1.0});
+  EXPECT_TRUE(settled.empty());  // the interval it ran in is still open
+  ledger.close_interval(0.1, 9.0);
+  ASSERT_EQ(settled.size(), 1u);
+  EXPECT_EQ(settled[0].model, "m");
+  EXPECT_DOUBLE_EQ(settled[0].joules, 9.0 * 0.2);  // in flight 0.02 s of the 0.1 s interval
+  EXPECT_DOUBLE_EQ(settled[0].completion_tokens, 1.0);
+}
+
+}  // namespace
+}  // namespace ecocompute::proxy
