@@ -50,9 +50,11 @@ Result<void> run_fold(const std::vector<data::DataRow>& rows, const std::vector<
       continue;
     }
     BasisCoverage& b = out.by_basis[answer->basis];
+    const bool inside = covers(*answer, cell);
     ++b.n;
-    b.covered += covers(*answer, cell) ? 1 : 0;
+    b.covered += inside ? 1 : 0;
     b.widths.push_back(answer->high_pct - answer->low_pct);
+    out.cells.push_back({group, cell.place, delta_pct_of(cell.value), *answer, inside});
   }
   ++out.folds;
   return {};
@@ -60,6 +62,18 @@ Result<void> run_fold(const std::vector<data::DataRow>& rows, const std::vector<
 
 Json coverage_json(const BasisCoverage& b) {
   return Json{{"n", b.n}, {"covered", b.covered}, {"coverage", b.coverage()}, {"median_width_pct", b.median_width()}};
+}
+
+Json cells_json(const std::vector<HeldOutCell>& cells) {
+  Json list = Json::array();
+  for (const HeldOutCell& c : cells) {
+    list.push_back(Json{{"held_out", c.group}, {"engine", c.place.engine}, {"precision", c.place.precision},
+                        {"gpu", c.place.gpu}, {"params_b", c.place.params_b}, {"batch", c.place.batch},
+                        {"measured_pct", c.measured_pct}, {"delta_pct", c.answer.delta_pct},
+                        {"interval", Json::array({c.answer.low_pct, c.answer.high_pct})},
+                        {"basis", data::to_string(c.answer.basis)}, {"covered", c.covered}});
+  }
+  return list;
 }
 
 Json bases_json(const std::map<data::Basis, BasisCoverage>& by_basis) {
@@ -133,7 +147,8 @@ Result<CalibrationReport> calibrate(const std::vector<data::DataRow>& rows, cons
 void to_json(Json& j, const CalibrationReport& report) {
   Json modes = Json::object();
   for (const ModeCalibration& m : report.modes) {
-    modes[std::string(to_string(m.mode))] = Json{{"folds", m.folds}, {"refused", m.refused}, {"bases", bases_json(m.by_basis)}};
+    modes[std::string(to_string(m.mode))] =
+        Json{{"folds", m.folds}, {"refused", m.refused}, {"bases", bases_json(m.by_basis)}, {"cells", cells_json(m.cells)}};
   }
   j = Json{{"nominal", 0.95}, {"modes", std::move(modes)}, {"bases", bases_json(report.all)}};
 }

@@ -46,12 +46,22 @@ struct BasisCoverage {
   [[nodiscard]] double median_width() const;
 };
 
+/// One held-out cell and its answer, for reading the misses one by one.
+struct HeldOutCell {
+  std::string group;  ///< what was held out with it (a session, a size or a batch)
+  CellPlace place;
+  double measured_pct = 0;
+  HeldOutAnswer answer;
+  bool covered = false;
+};
+
 /// One hold-out mode's result.
 struct ModeCalibration {
   HoldOut mode = HoldOut::session;
   int folds = 0;
   int refused = 0;  ///< held-out cells the evidence left could not answer
   std::map<data::Basis, BasisCoverage> by_basis;
+  std::vector<HeldOutCell> cells;  ///< every answered held-out cell
 };
 
 struct CalibrationReport {

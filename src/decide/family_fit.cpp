@@ -33,8 +33,9 @@ std::string group_name(FreeComponent::Which w) {
   return "card";
 }
 
-std::vector<double> clamped(std::vector<double> x) {
-  for (double& v : x) v = std::clamp(v, -30.0, 5.0);
+// The search's point within [e^-30, the data's ceiling] for each component (component_ceilings).
+std::vector<double> clamped(std::vector<double> x, const std::vector<double>& ceilings) {
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::clamp(x[i], -30.0, ceilings[i]);
   return x;
 }
 
@@ -86,11 +87,12 @@ std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Ce
   f.first_design_ = f.design_;
   f.components_ = start;
   const std::vector<FreeComponent> free = identified_components(f.locations_, f.design_);
-  std::vector<double> x0 = get_components(free, f.components_);
+  const std::vector<double> ceilings = component_ceilings(free, f.locations_);
+  std::vector<double> x0 = clamped(get_components(free, f.components_), ceilings);
   for (double& v : x0) v = std::max(v, kFirstGuess);  // a component at 0 starts where the search can move it
   auto objective = [&](const std::vector<double>& x) {
     VarianceComponents c = f.components_;
-    set_components(free, clamped(x), card_floor, f.locations_, c);
+    set_components(free, clamped(x, ceilings), card_floor, f.locations_, c);
     return reml_objective(f.locations_, f.design_, c);
   };
   const int budget = 400 * static_cast<int>(x0.size() + 1);
@@ -110,7 +112,7 @@ std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Ce
     SimplexResult tried = nelder_mead(objective, from, std::vector<double>(x0.size(), kFirstStep), 1e-7, budget);
     if (tried.value < best.value) best = std::move(tried);
   }
-  set_components(free, clamped(best.x), card_floor, f.locations_, f.components_);
+  set_components(free, clamped(best.x, ceilings), card_floor, f.locations_, f.components_);
   f.objective_ = best.value;
   f.free_ = free;
   std::set<std::string> groups;

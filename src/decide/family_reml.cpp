@@ -90,6 +90,38 @@ std::vector<FreeComponent> identified_components(const std::vector<Location>& lo
   return out;
 }
 
+std::vector<double> component_ceilings(const std::vector<FreeComponent>& free, const std::vector<Location>& locations) {
+  double sum = 0, sum_sq = 0, n = 0;
+  double u_min = INFINITY, u_max = -INFINITY, b_min = INFINITY, b_max = -INFINITY;
+  for (const Location& l : locations) {
+    for (double v : l.values) {
+      sum += v;
+      sum_sq += v * v;
+      ++n;
+    }
+    u_min = std::min(u_min, l.point.log_size);
+    u_max = std::max(u_max, l.point.log_size);
+    if (l.point.regime > 0) {
+      b_min = std::min(b_min, std::log(static_cast<double>(l.point.batch)));
+      b_max = std::max(b_max, std::log(static_cast<double>(l.point.batch)));
+    }
+  }
+  constexpr double kLowest = -30.0, kHighest = 5.0;  // the search's own bounds (a variance of e^±)
+  auto bounded = [&](double value) { return value > 0 && std::isfinite(value) ? std::clamp(std::log(value), kLowest, kHighest) : kHighest; };
+  const double total = n > 1 ? (sum_sq - sum * sum / n) / (n - 1) : 0.0;
+  const double size_span = u_max - u_min, batch_span = b_max - b_min;
+  std::vector<double> out;
+  for (const FreeComponent& f : free) {
+    switch (f.which) {
+      case Which::size_scale: out.push_back(bounded(size_span)); break;
+      case Which::batch_scale: out.push_back(bounded(batch_span)); break;
+      case Which::arch_slope: out.push_back(bounded(total / (size_span * size_span))); break;
+      default: out.push_back(bounded(total)); break;
+    }
+  }
+  return out;
+}
+
 void set_components(const std::vector<FreeComponent>& free, const std::vector<double>& x, double card_floor,
                     const std::vector<Location>& locations, VarianceComponents& c) {
   for (std::size_t i = 0; i < free.size(); ++i) {

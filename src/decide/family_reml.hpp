@@ -26,6 +26,14 @@ struct FreeComponent {
 /// above batch 1 outnumber the regime effects (shared: two formats in one regime).
 std::vector<FreeComponent> identified_components(const std::vector<Location>& locations, const Design& design);
 
+/// The largest value (log scale) each free component may take, from the data (docs/decision-layer.md,
+/// "Estimation"): a variance at most the total variance of the family's cell values about their mean
+/// (every random term is part of that marginal variance), an architecture slope's variance at most that
+/// total over the squared span of ln size, and a length scale at most the span of its covariate (ln size,
+/// ln batch above batch 1) that the places cover: a longer scale is a polynomial the levels and slopes
+/// already are, and the likelihood cannot tell its variance from theirs.
+std::vector<double> component_ceilings(const std::vector<FreeComponent>& free, const std::vector<Location>& locations);
+
 /// Writes e^x into the components (τ² at least `card_floor`); τ² of a key no place replicates is
 /// the degrees-of-freedom weighted mean of the identified ones.
 void set_components(const std::vector<FreeComponent>& free, const std::vector<double>& x, double card_floor,

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "decide/model_predictor.hpp"
@@ -71,6 +72,34 @@ TEST(Calibration, TheModelCoversHeldOutSessions) {
     EXPECT_GT(b.median_width(), 0.0);
   }
   EXPECT_GT(answered, 80) << to_text(*report);
+}
+
+TEST(Calibration, AWholeSizeHeldOutGetsAnIntervalTheDataBound) {
+  // Hold out the H200's 8.03 B cells (every format, batch 1–64): the rest measured batches above 1 only
+  // at 1.24 B. The batch and size terms' variances and length scales were bounded only by the search's
+  // e^5, and REML walked up the ridge where a long-scale term with a huge variance looks like the fixed
+  // slopes: the answers at 8 B batch 16 were +7,648 % [−100, 1.4e52]. With each component at most what
+  // the family's cells can show (total variance, span of ln size and ln batch), every interval is finite
+  // and its upper end below +1,000 % (an energy 11× F16's; the family's cells span 0.46–1.6×).
+  const Evidence& e = published_evidence();
+  std::vector<data::DataRow> training, held;
+  for (const data::DataRow& r : e.rows) {
+    const bool eight = r.gpu_arch == "hopper" && r.engine == "llama.cpp" && std::abs(r.params_b - 8.030261248) < 1e-3;
+    (eight ? held : training).push_back(r);
+  }
+  ASSERT_FALSE(held.empty());
+  auto predictor = model_factory(e.model)(training, e.sessions);
+  ASSERT_TRUE(predictor) << predictor.error().describe();
+  int answered = 0;
+  for (const Cell& cell : ratio_cells(held)) {
+    const auto answer = (*predictor)(cell);
+    if (!answer) continue;
+    ++answered;
+    EXPECT_TRUE(std::isfinite(answer->low_pct) && std::isfinite(answer->high_pct)) << cell.place.precision;
+    EXPECT_LT(answer->high_pct, 1000.0) << cell.place.precision << " batch " << cell.place.batch;
+    EXPECT_LT(std::abs(answer->delta_pct), 300.0) << cell.place.precision << " batch " << cell.place.batch;
+  }
+  EXPECT_GT(answered, 20);
 }
 
 }  // namespace
