@@ -63,6 +63,9 @@ Json sample(const Evidence& evidence, const FormatKey& key, double n, const Json
               {"delta_pct", p->delta->value},
               {"ci_low_pct", p->delta->low},
               {"ci_high_pct", p->delta->high},
+              // The published curves' prediction band: the model's interval already is one (for a new card).
+              {"pi_low_pct", p->delta->low},
+              {"pi_high_pct", p->delta->high},
               {"basis", to_string(p->delta->basis.basis)},
               {"in_range", n >= range[0].get<double>() * (1 - 1e-12) && n <= range[1].get<double>() * (1 + 1e-12)}};
 }
@@ -104,6 +107,8 @@ Json published_architectures_json(const Evidence& evidence) {
   }
   return out;
 }
+
+std::size_t curve_count(const Evidence& evidence) { return coverage(evidence).size(); }
 
 Json architectures_json(const Evidence& evidence) {
   std::map<std::string, Json> by_arch;

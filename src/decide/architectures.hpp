@@ -4,6 +4,7 @@
 // predictive interval, the measured range marked).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -19,6 +20,9 @@ std::string architecture_label(std::string_view arch);
 ///  "hopper": {"label", "borrows_from": "ampere", "precisions": {}}, …}: ranges of batch-1
 /// measurements, crossover from the model on the architecture's measured GPU at batch 1.
 Json published_architectures_json(const Evidence& evidence);
+
+/// How many curves /v1/curves lists: one per measured (architecture, engine, format).
+std::size_t curve_count(const Evidence& evidence);
 
 /// [{"arch", "formats": [{"engine", "precision", "gpus", "sizes_b", "batches", "sessions"}]}].
 Json architectures_json(const Evidence& evidence);

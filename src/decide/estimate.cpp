@@ -113,7 +113,8 @@ Json echo(const Query& q, const Prediction& p) {
               {"arch", q.arch},   {"gpu", q.gpu ? q.gpu->name : std::string()},
               {"answered_for_gpu", p.gpu},     {"precision", std::string(q.precision.name)},
               {"batch", q.batch},              {"ctx", q.context}, {"engine", q.engine},
-              {"model", q.model},              {"allow_borrow", q.allow_borrow}};
+              {"model", q.model},              {"allow_borrow", q.allow_borrow},
+              {"curve_source", kCurveSource}};
 }
 
 }  // namespace

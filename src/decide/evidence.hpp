@@ -26,6 +26,12 @@ struct KeyRows {
   std::vector<data::DataRow> throttled;
 };
 
+/// The `curve_source` every answer names (the published API's field, values "store" | "published"):
+/// "store", the curves and figures come from a fit to the evidence (a store, or the shipped sessions
+/// and published rows), as main's default was; "published", the published service's own curve
+/// parameters, is never what the decision model answers with.
+inline constexpr const char* kCurveSource = "store";
+
 struct Evidence {
   std::vector<data::DataRow> rows;  ///< measured rows (every one, unless read by key)
   std::vector<data::Session> sessions;

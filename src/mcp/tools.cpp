@@ -155,7 +155,7 @@ Result<ToolOutput> list_architectures(const decide::Evidence& evidence) {
   Json structured = decide::published_architectures_json(evidence);  // the published shape, ours beside it
   structured["architectures"] = decide::architectures_json(evidence);
   structured["known"] = data::known_architectures();
-  structured["curve_source"] = "model";
+  structured["curve_source"] = decide::kCurveSource;
   std::string text = "Measured (architecture / engine / precision: sizes):";
   for (const Json& arch : structured["architectures"]) {
     for (const Json& f : arch["formats"]) {

@@ -160,7 +160,7 @@ Result<HttpResponse> Api::architectures(const HttpRequest&) const {
   Json answer = decide::published_architectures_json(evidence_);
   answer["architectures"] = decide::architectures_json(evidence_);
   answer["known"] = data::known_architectures();
-  answer["curve_source"] = "model";
+  answer["curve_source"] = decide::kCurveSource;
   return ok_json(std::move(answer));
 }
 
@@ -169,7 +169,7 @@ Result<HttpResponse> Api::curves(const HttpRequest& request) const {
   // to twice the largest, the measured range marked (in_range); outside it the UI dashes the line.
   const auto arch = request.param("arch");
   const auto precision = request.param("precision");
-  return ok_json(Json{{"curve_source", "model"}, {"curves", decide::curves_json(evidence_, arch, precision)}});
+  return ok_json(Json{{"curve_source", decide::kCurveSource}, {"curves", decide::curves_json(evidence_, arch, precision)}});
 }
 
 Result<HttpResponse> Api::atlas(const HttpRequest& request) const {
@@ -305,9 +305,10 @@ Result<HttpResponse> Api::healthz(const HttpRequest&) const {
                       {"version", build_info::version},
                       {"commit", build_info::git_commit()},
                       {"replications", *total},
+                      {"curves", decide::curve_count(evidence_)},
                       {"places", places},
                       {"rows", evidence_.rows.size()},
-                      {"curve_source", "model"}});
+                      {"curve_source", decide::kCurveSource}});
 }
 
 }  // namespace ecocompute::server

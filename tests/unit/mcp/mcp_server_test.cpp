@@ -98,7 +98,7 @@ TEST(McpServer, RecommendConfigAndListArchitecturesAnswer) {
   EXPECT_EQ(rec["result"]["isError"], false) << rec;
   EXPECT_TRUE(rec["result"]["structuredContent"].contains("pareto_energy_latency"));
   const Json archs = call("list_architectures", Json::object());
-  EXPECT_EQ(archs["result"]["structuredContent"]["curve_source"], "model");
+  EXPECT_EQ(archs["result"]["structuredContent"]["curve_source"], "store");
   EXPECT_EQ(archs["result"]["structuredContent"]["architectures"].size(), 5u);  // ada, ampere, blackwell, hopper, turing
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <algorithm>
 #include <set>
 
 #include "server_test_support.hpp"
@@ -73,7 +74,7 @@ TEST_F(ApiTest, OptimizeTakesListsFromTheQuery) {
 
 TEST_F(ApiTest, ArchitecturesListWhatIsMeasured) {
   const Json a = call(get("/v1/architectures"), 200);
-  EXPECT_EQ(a["curve_source"], "model");
+  EXPECT_EQ(a["curve_source"], "store");
   std::set<std::string> archs;
   for (const Json& entry : a["architectures"]) archs.insert(entry["arch"].get<std::string>());
   // The published sessions measured ada, ampere, blackwell and turing; ours hopper.
@@ -82,7 +83,7 @@ TEST_F(ApiTest, ArchitecturesListWhatIsMeasured) {
 
 TEST_F(ApiTest, CurvesCarryTheModelsSamplesForDrawing) {
   const Json c = call(get("/v1/curves", {{"arch", "ada"}, {"precision", "NF4"}}), 200);
-  EXPECT_EQ(c["curve_source"], "model");
+  EXPECT_EQ(c["curve_source"], "store");
   ASSERT_EQ(c["curves"].size(), 1u);
   const Json& curve = c["curves"][0];
   EXPECT_EQ(curve["source"], "model");
@@ -286,7 +287,7 @@ TEST_F(ApiTest, HealthzReportsTheStore) {
   const Json h = call(get("/healthz"), 200);
   EXPECT_EQ(h["status"], "ok");
   EXPECT_EQ(h["replications"], 0);
-  EXPECT_EQ(h["curve_source"], "model");
+  EXPECT_EQ(h["curve_source"], "store");
   EXPECT_GT(h["places"].get<int>(), 50);  // the places the decision model was fitted to
 }
 
