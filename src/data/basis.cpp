@@ -1,6 +1,8 @@
 // Basis spellings and figure bases.
 #include "data/basis.hpp"
 
+#include <algorithm>
+
 #include <array>
 #include <string>
 
@@ -53,6 +55,7 @@ void to_json(Json& j, const FigureBasis& b) {
   j = Json{{"basis", to_string(b.basis)},
            {"label", b.label},
            {"sessions", b.sessions},
+           {"session_count", std::max(b.session_count, b.sessions.size())},
            {"gpu", text_or_null(b.gpu)},
            {"arch", text_or_null(b.arch)},
            {"borrowed_from", text_or_null(b.borrowed_from)},

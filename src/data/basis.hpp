@@ -3,6 +3,7 @@
 // sessions and GPU.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,10 +36,17 @@ Basis worse(Basis a, Basis b) noexcept;
 
 /// The basis of one figure of an answer: what it rests on, measured where, and by which sessions.
 /// "measured on A800, same architecture" is a borrowed figure for an A100 question, never a measured one.
+/// How many session labels a figure lists: enough to name the cards behind a measured place, never the
+/// thousands a large store holds for one place (an answer's size must not grow with the store).
+inline constexpr std::size_t kListedSessions = 12;
+
 struct FigureBasis {
   Basis basis = Basis::unavailable;
   std::string label;                  ///< one phrase for people: "measured on RTX 4090 (rtx4090_2026-08-19)"
-  std::vector<std::string> sessions;  ///< labels of the sessions the figure comes from
+  /// Labels of the sessions of the measured places nearest the question (at most kListedSessions of them,
+  /// in order): the figure rests on them most directly. session_count says how many there are.
+  std::vector<std::string> sessions;
+  std::size_t session_count = 0;
   std::string gpu;                    ///< GPU the evidence was measured on, "" when none
   std::string arch;                   ///< that GPU's architecture
   std::string borrowed_from;          ///< for borrowed: "A800 (same architecture)", "the ampere curve"

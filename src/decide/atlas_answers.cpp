@@ -30,7 +30,7 @@ report::AtlasCell answer_cell(const Evidence& evidence, const AtlasQuery& query,
   cell.ci_low_pct = delta.low;
   cell.ci_high_pct = delta.high;
   cell.basis = std::string(data::to_string(delta.basis.basis));
-  if (delta.basis.basis == data::Basis::measured) cell.sessions = static_cast<int>(delta.basis.sessions.size());
+  if (delta.basis.basis == data::Basis::measured) cell.sessions = static_cast<int>(delta.basis.session_count);
   return cell;
 }
 

@@ -14,12 +14,55 @@
 namespace ecocompute::decide {
 namespace {
 
-std::vector<std::string> session_labels(const std::vector<const Location*>& places, const Evidence& evidence) {
-  std::set<std::string> labels;
-  for (const Location* l : places) {
-    for (const std::string& id : l->sessions) labels.insert(evidence.session_label(id));
+// The nearest value at or below x and at or above x (−∞ / +∞ when none).
+std::pair<double, double> sides(const std::vector<double>& values, double x) {
+  double below = -INFINITY, above = INFINITY;
+  for (double v : values) {
+    if (v <= x) below = std::max(below, v);
+    if (v >= x) above = std::min(above, v);
   }
-  return {labels.begin(), labels.end()};
+  return {below, above};
+}
+
+// The measured places an answer rests on most directly: at the nearest measured size on each side of the
+// question, the nearest measured batch on each side. A measured place is its own nearest.
+std::vector<const Location*> nearest_places(const std::vector<const Location*>& places, const ModelPoint& p) {
+  std::vector<double> sizes;
+  for (const Location* l : places) sizes.push_back(l->point.log_size);
+  const auto [size_below, size_above] = sides(sizes, p.log_size);
+  const double asked_batch = std::log(static_cast<double>(p.batch));
+  std::vector<const Location*> out;
+  for (double size : {size_below, size_above}) {
+    std::vector<double> batches;
+    for (const Location* l : places) {
+      if (l->point.log_size == size) batches.push_back(std::log(static_cast<double>(l->point.batch)));
+    }
+    const auto [batch_below, batch_above] = sides(batches, asked_batch);
+    for (const Location* l : places) {
+      const double b = std::log(static_cast<double>(l->point.batch));
+      const bool near = l->point.log_size == size && (b == batch_below || b == batch_above);
+      if (near && std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+    }
+  }
+  return out;
+}
+
+// The labels of those places' sessions, the first kListedSessions listed and all counted.
+void list_sessions(const std::vector<const Location*>& places, const Evidence& evidence, data::FigureBasis& f) {
+  std::set<std::string> ids;
+  for (const Location* l : places) ids.insert(l->sessions.begin(), l->sessions.end());
+  std::set<std::string> labels;
+  for (const std::string& id : ids) {
+    labels.insert(evidence.session_label(id));
+    if (labels.size() == data::kListedSessions) break;
+  }
+  f.sessions.assign(labels.begin(), labels.end());
+  f.session_count = ids.size();
+}
+
+std::string listed_sessions(const data::FigureBasis& f) {
+  const std::string more = f.session_count > f.sessions.size() ? fmt::format(", and {} more", f.session_count - f.sessions.size()) : "";
+  return fmt::format("{}{}", fmt::join(f.sessions, ", "), more);
 }
 
 std::string gpus_of(const std::vector<const Location*>& places) {
@@ -48,20 +91,20 @@ std::string regime_lenders(const FamilyFit& family, const ModelPoint& p) {
 data::FigureBasis measured_or_read(const PlaceBasis& b, const ModelPoint& p, const Evidence& evidence, const std::string& what) {
   data::FigureBasis f;
   f.basis = b.place_kind;
-  const auto& places = b.place_kind == data::Basis::measured ? b.same_place : b.format_places;
-  f.sessions = session_labels(places, evidence);
+  const auto& places = b.place_kind == data::Basis::measured ? b.same_place : nearest_places(b.format_places, p);
+  list_sessions(places, evidence, f);
   f.gpu = gpus_of(places);
   f.arch = p.arch;
   if (f.basis == data::Basis::measured) {
     f.label = fmt::format("{} measured at {:g} B and batch {} on {} by {} session{} ({}); the value is the model's mean for a card "
                           "of this GPU model",
-                          what, std::exp(p.log_size), p.batch, f.gpu, f.sessions.size(), f.sessions.size() == 1 ? "" : "s",
-                          fmt::join(f.sessions, ", "));
+                          what, std::exp(p.log_size), p.batch, f.gpu, f.session_count, f.session_count == 1 ? "" : "s",
+                          listed_sessions(f));
   } else {
-    f.label = fmt::format("{} {} by the model {} the places measured for {} with {} on {} ({}; {} session{})", what,
+    f.label = fmt::format("{} {} by the model {} the places measured for {} with {} on {} ({}; nearest measured by {} session{})", what,
                           f.basis == data::Basis::interpolated ? "read" : "extrapolated",
-                          f.basis == data::Basis::interpolated ? "between" : "beyond", p.precision, p.engine, f.gpu, range_text(b),
-                          f.sessions.size(), f.sessions.size() == 1 ? "" : "s");
+                          f.basis == data::Basis::interpolated ? "between" : "beyond", p.precision, p.engine, gpus_of(b.format_places),
+                          range_text(b), f.session_count, f.session_count == 1 ? "" : "s");
   }
   return f;
 }
@@ -128,6 +171,8 @@ data::FigureBasis worse_figure(const data::FigureBasis& a, const data::FigureBas
   std::set<std::string> sessions(a.sessions.begin(), a.sessions.end());
   sessions.insert(b.sessions.begin(), b.sessions.end());
   out.sessions.assign(sessions.begin(), sessions.end());
+  if (out.sessions.size() > data::kListedSessions) out.sessions.resize(data::kListedSessions);
+  out.session_count = std::max({a.session_count, b.session_count, out.sessions.size()});
   if (out.model.empty()) out.model = other.model;
   return out;
 }
