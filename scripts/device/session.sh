@@ -144,7 +144,16 @@ measure_into() {
     > "$dir/stdout.md" 2> "$dir/stderr.log"
   echo "measure $dir exit $? $(stamp)"; grep -E "plan:|warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
 }
-for step in "$@"; do
+# A bundle packed with LLAMA_THERE=1 carries no libllama: on a machine that has not built one (a fresh
+# machine, which a call can get even right after another: 2026-12-03 a call found none and exited 127),
+# build-llama runs first whether or not the steps name it.
+steps=("$@")
+if ! compgen -G "/tmp/eco/bundle/lib/libllama.so*" > /dev/null && [ ! -f "$llama_here/.ecocompute-built" ] &&
+   [[ " ${steps[*]} " != *" build-llama "* ]]; then
+  echo "no libllama on this machine: build-llama first"
+  steps=(build-llama "${steps[@]}")
+fi
+for step in "${steps[@]}"; do
   echo "=== $step $(stamp)"
   if (( $(seconds_left) < 60 )); then
     echo "skipped: less than 60 s of SESSION_SECONDS=$SESSION_SECONDS left"; status=1; continue
