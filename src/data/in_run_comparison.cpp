@@ -1,34 +1,14 @@
 #include "data/in_run_comparison.hpp"
 
-#include <map>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "report/paired_trials.hpp"
 #include "util/statistics.hpp"
 
 namespace ecocompute::data {
 namespace {
-
-struct DecodeFigures {
-  double energy_per_token_mj = 0.0;
-  std::optional<double> tokens_per_s;
-};
-
-// Each block's valid decode window: the trials measure pairs are those of one block.
-std::map<std::int64_t, DecodeFigures> decode_by_block(const report::EnergyReport& r) {
-  std::map<std::int64_t, DecodeFigures> out;
-  if (!r.trials) return out;
-  for (const report::TrialReport& t : *r.trials) {
-    if (t.status != "ok" || !t.decode || !t.decode->energy_per_token_mj || *t.decode->energy_per_token_mj <= 0.0) continue;
-    DecodeFigures f{*t.decode->energy_per_token_mj, std::nullopt};
-    if (t.decode->duration_s > 0.0 && t.decode->tokens > 0) {
-      f.tokens_per_s = static_cast<double>(t.decode->tokens) / t.decode->duration_s;
-    }
-    out[t.block] = f;
-  }
-  return out;
-}
 
 bool same_run(const report::EnergyReport& a, const report::EnergyReport& b) {
   return a.provenance && b.provenance && a.provenance->run_id && b.provenance->run_id &&
@@ -40,16 +20,9 @@ bool same_run(const report::EnergyReport& a, const report::EnergyReport& b) {
 
 std::optional<InRunComparison> compare_in_run(const report::EnergyReport& a, const report::EnergyReport& b) {
   if (!same_run(a, b)) return std::nullopt;
-  const auto blocks_a = decode_by_block(a);
-  const auto blocks_b = decode_by_block(b);
-  std::vector<double> deltas;
-  std::vector<double> speed_ratios;
-  for (const auto& [block, fb] : blocks_b) {
-    const auto it = blocks_a.find(block);
-    if (it == blocks_a.end()) continue;
-    deltas.push_back(delta_pct(fb.energy_per_token_mj, it->second.energy_per_token_mj));
-    if (fb.tokens_per_s && it->second.tokens_per_s) speed_ratios.push_back(delta_pct(*fb.tokens_per_s, *it->second.tokens_per_s));
-  }
+  const report::PairedBlockDeltas pairs = report::paired_block_deltas(a, b);
+  const std::vector<double>& deltas = pairs.energy_pct;
+  const std::vector<double>& speed_ratios = pairs.throughput_pct;
   if (deltas.empty()) return std::nullopt;
   InRunComparison c;
   c.run_id = *a.provenance->run_id;
