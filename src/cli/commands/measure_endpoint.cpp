@@ -31,6 +31,7 @@
 #include "util/clock.hpp"
 #include "util/defaults.hpp"
 #include "util/log.hpp"
+#include "util/number_list.hpp"
 #include "util/text_list.hpp"
 
 namespace ecocompute::cli {
@@ -80,20 +81,6 @@ struct EndpointFlags {
   double ready_timeout_s = 600.0;
   std::string out{defaults::serving_out_dir};
 };
-
-Result<std::vector<int>> parse_levels(const std::string& text) {
-  std::vector<int> out;
-  const std::vector<std::string> items = text.empty() ? std::vector<std::string>{""} : split_commas(text);
-  for (const std::string& item : items) {
-    int value = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (item.empty() || ec != std::errc{} || end != item.data() + item.size()) {
-      return unexpected(ErrorCode::invalid_argument, "--concurrency: '" + item + "' is not a whole number");
-    }
-    out.push_back(value);
-  }
-  return out;
-}
 
 Result<std::pair<int, int>> parse_range(const std::string& flag, const std::string& text) {
   const std::size_t dash = text.find('-');
@@ -197,9 +184,10 @@ int run_measure_endpoint(const EndpointFlags& flags) {
                                   "' is not a name of 1–64 letters, digits, '.', '_' or '-' (e.g. vllm, llama-server)"});
   }
   protocol::SweepDesign design;
-  auto levels = parse_levels(flags.concurrency);
+  auto levels = parse_number_list(flags.concurrency,
+                                  {.what = "--concurrency", .noun = "concurrency level", .max = 4096, .unique = true});
   if (!levels) return report_error(levels.error());
-  design.concurrency = *levels;
+  design.concurrency.assign(levels->begin(), levels->end());
   design.trials = flags.trials;
   design.warmup_requests = flags.warmup_requests;
   design.requests_per_stream = flags.requests_per_stream;
