@@ -293,6 +293,8 @@ struct Table<WindowReport> {
         required("throttle_reasons", &X::throttle_reasons, v1_2),
         optional("status", &X::status, v1_2),
         optional("gpu_busy_pct", &X::gpu_busy_pct, v1_2, Unit::pct),
+        optional("cpu_energy_j", &X::cpu_energy_j, v1_2, Unit::J),
+        optional("dram_energy_j", &X::dram_energy_j, v1_2, Unit::J),
         optional("repeat_s", &X::repeat_s, v1_2, Unit::s),
         optional("per_gpu", &X::per_gpu, v1_2)};
     return table;

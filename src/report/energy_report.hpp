@@ -224,6 +224,8 @@ struct WindowReport {
   std::optional<std::string> status;
   std::vector<GpuWindowShare> per_gpu;  ///< a window over several GPUs: each GPU's own reading; else empty
   std::optional<double> gpu_busy_pct;   ///< mean of the driver's GPU-utilization samples in the window
+  std::optional<double> cpu_energy_j;   ///< the host's CPU packages over the window (RAPL), beside the GPU's
+  std::optional<double> dram_energy_j;  ///< the host's DRAM over the window (RAPL), beside the GPU's
   std::vector<double> repeat_s;         ///< engine time of each repeat (iteration or prefill), in order
 };
 

@@ -5,12 +5,16 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -238,6 +242,56 @@ TEST_F(CommandCliTest, MeterCsvHasCodeCarbonsColumnsInItsUnits) {
   }
   EXPECT_EQ(rows, 2);
   EXPECT_NE(ecocompute("meter --csv --json -- " + worker("plain")).status, 0);
+}
+
+TEST_F(CommandCliTest, MeterCsvPutsTheHostsCpuAndDramBesideTheGpu) {
+  // A powercap tree whose package and DRAM counters a thread advances while the command runs.
+  const fs::path powercap = dir_ / "powercap";
+  for (const auto& [zone, name] : {std::pair{"intel-rapl:0", "package-0"}, std::pair{"intel-rapl:0:0", "dram"}}) {
+    fs::create_directories(powercap / zone);
+    std::ofstream(powercap / zone / "name") << name << "\n";
+    std::ofstream(powercap / zone / "max_energy_range_uj") << 262143328850ULL << "\n";
+    std::ofstream(powercap / zone / "energy_uj") << 0 << "\n";
+  }
+  std::atomic<bool> done{false};
+  std::thread counters([&] {
+    for (std::uint64_t uj = 0; !done; uj += 1000) {
+      std::ofstream(powercap / "intel-rapl:0" / "energy_uj.tmp") << uj << "\n";
+      fs::rename(powercap / "intel-rapl:0" / "energy_uj.tmp", powercap / "intel-rapl:0" / "energy_uj");
+      std::ofstream(powercap / "intel-rapl:0:0" / "energy_uj.tmp") << uj / 4 << "\n";
+      fs::rename(powercap / "intel-rapl:0:0" / "energy_uj.tmp", powercap / "intel-rapl:0:0" / "energy_uj");
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+  const fs::path script = dir_ / "fake_nvml.json";
+  std::ofstream(script) << R"({"clock": "real", "devices": [{"name": "NVIDIA H200", "uuid": ")" << kFakeUuid << R"(",
+    "pci_bus_id": "00000000:19:00.0", "architecture": 9, "power_limit_mw": 700000,
+    "power": {"kind": "constant", "watts": 100}, "counter_update_period_s": 0.001, "sample_period_s": 0.01}]})";
+  const Outcome run = ecocompute::testing::run_ecocompute(
+      std::string("ECOCOMPUTE_NVML_LIBRARY='") + FAKE_NVML_PATH + "' FAKE_NVML_SCRIPT='" + script.string() +
+          "' ECOCOMPUTE_POWERCAP_ROOT='" + powercap.string() + "' PYTHONDONTWRITEBYTECODE=1 PYTHONPATH='" +
+          std::string(ECOCOMPUTE_SOURCE_DIR) + "/contrib'",
+      std::string("meter --csv --gpu ") + kFakeUuid + " -- " + worker("marked --windows 2 --tokens 2000"), dir_);
+  done = true;
+  counters.join();
+  ASSERT_EQ(run.status, 0) << run.err << run.out;
+  std::istringstream lines(run.out);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_NE(header.find(",ram_power,ram_energy"), std::string::npos) << header;
+  int rows = 0;
+  for (std::string line; std::getline(lines, line); ++rows) {
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+    ASSERT_EQ(f.size(), 16u) << line;
+    const double gpu = std::stod(f[4]), cpu = std::stod(f[5]), consumed = std::stod(f[6]), ram = std::stod(f[15]);
+    EXPECT_GT(cpu, 0.0) << "the package counter advanced during the window: " << line;
+    EXPECT_GT(ram, 0.0) << line;
+    EXPECT_NEAR(consumed, gpu + cpu + ram, 3e-9) << "energy_consumed is their sum, as CodeCarbon's: " << line;
+    EXPECT_NEAR(std::stod(f[2]), kFakeWatts, 0.05 * kFakeWatts) << "gpu_power stays the GPU's own: " << line;
+  }
+  EXPECT_EQ(rows, 2);
 }
 
 TEST_F(CommandCliTest, MeterRefusesBadMarkersAndReportsUnclosedWindows) {
