@@ -351,6 +351,8 @@ PY
       dir=/tmp/eco/serve-$arch; slots=${SERVE_SLOTS:-per-level}
       rm -rf "$dir"; mkdir -p "$dir"
       params=$("$eco" synth --list | awk -v a="$arch" '$1 == a {printf "%.3f", $NF / 1e9}')
+      # The servers' aliases are the formats; the reports name the model measured.
+      model_name="synthetic $("$eco" synth --list | awk -v a="$arch" '$1 == a {print $2}') shape"
       export SERVE_DIR=$dir SERVE_GPU=$(gpu_uuid 1) SERVE_BIN=/tmp/eco/bundle/bin/llama-server \
         SERVE_SPECS="F16 $f16 8081;$q $qf 8082" SERVE_ARGS=${SERVE_ARGS-}
       sized=(); ready=yes
@@ -367,7 +369,7 @@ PY
           --concurrency "${SERVE_LEVELS:-1,2,4,8,16,32,64}" -k "${SERVE_K:-3}" --n-requests "${SERVE_REQUESTS:-24}" \
           --requests-per-stream "${SERVE_PER_STREAM:-4}" \
           --output-tokens "${SERVE_OUTPUT:-64-128}" --params-b "$params" --ready-timeout 300 "${sized[@]}" \
-          --server-engine llama-server ${SERVE_SWEEP_ARGS-} \
+          --server-engine llama-server --model-name "$model_name" ${SERVE_SWEEP_ARGS-} \
           -o "$dir/sweep" > "$dir/stdout.md" 2> "$dir/stderr.log"
         echo "measure-endpoint exit $? $(stamp)"; grep -E "warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
       fi

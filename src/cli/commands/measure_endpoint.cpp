@@ -78,6 +78,7 @@ struct EndpointFlags {
   std::string restart_cmd;
   std::string level_cmd;
   std::string server_engine;
+  std::string model_name;
   double ready_timeout_s = 600.0;
   std::string out{defaults::serving_out_dir};
 };
@@ -291,6 +292,7 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   context.restart_cmd = flags.restart_cmd;
   context.level_cmd = flags.level_cmd;
   context.server_engine = flags.server_engine;
+  context.model_name = flags.model_name;
 
   struct sigaction action {};
   struct sigaction old_int {};
@@ -422,6 +424,10 @@ Command make_measure_endpoint_command(CLI::App& root) {
   app->add_option("--server-engine", flags->server_engine,
                   "The server behind the endpoints (vllm, sglang, tgi, llama-server …), as the reports' engine name: "
                   "the API does not say, and the dataset keys rows by it (default: openai-endpoint, undeclared)");
+  app->add_option("--model-name", flags->model_name,
+                  "The model the endpoints serve, as the reports name it (e.g. Llama-3-8B); default: the name the "
+                  "server reports, which is often an alias such as the format")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() || v.size() > 128 ? std::string("a name of 1-128 characters") : std::string(); }, "NAME"));
   app->add_option("--ready-timeout", flags->ready_timeout_s,
                   "Seconds to wait for the servers after --restart-cmd or --level-cmd")
       ->capture_default_str()
