@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_run.hpp"
+#include "support/fake_powercap.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -246,20 +247,14 @@ TEST_F(CommandCliTest, MeterCsvHasCodeCarbonsColumnsInItsUnits) {
 
 TEST_F(CommandCliTest, MeterCsvPutsTheHostsCpuAndDramBesideTheGpu) {
   // A powercap tree whose package and DRAM counters a thread advances while the command runs.
-  const fs::path powercap = dir_ / "powercap";
-  for (const auto& [zone, name] : {std::pair{"intel-rapl:0", "package-0"}, std::pair{"intel-rapl:0:0", "dram"}}) {
-    fs::create_directories(powercap / zone);
-    std::ofstream(powercap / zone / "name") << name << "\n";
-    std::ofstream(powercap / zone / "max_energy_range_uj") << 262143328850ULL << "\n";
-    std::ofstream(powercap / zone / "energy_uj") << 0 << "\n";
-  }
+  const ecocompute::testing::FakePowercap powercap(dir_ / "powercap");
+  powercap.zone("intel-rapl:0", "package-0", 0);
+  powercap.zone("intel-rapl:0:0", "dram", 0);
   std::atomic<bool> done{false};
   std::thread counters([&] {
     for (std::uint64_t uj = 0; !done; uj += 1000) {
-      std::ofstream(powercap / "intel-rapl:0" / "energy_uj.tmp") << uj << "\n";
-      fs::rename(powercap / "intel-rapl:0" / "energy_uj.tmp", powercap / "intel-rapl:0" / "energy_uj");
-      std::ofstream(powercap / "intel-rapl:0:0" / "energy_uj.tmp") << uj / 4 << "\n";
-      fs::rename(powercap / "intel-rapl:0:0" / "energy_uj.tmp", powercap / "intel-rapl:0:0" / "energy_uj");
+      powercap.set("intel-rapl:0", uj);
+      powercap.set("intel-rapl:0:0", uj / 4);
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
   });
@@ -269,7 +264,7 @@ TEST_F(CommandCliTest, MeterCsvPutsTheHostsCpuAndDramBesideTheGpu) {
     "power": {"kind": "constant", "watts": 100}, "counter_update_period_s": 0.001, "sample_period_s": 0.01}]})";
   const Outcome run = ecocompute::testing::run_ecocompute(
       std::string("ECOCOMPUTE_NVML_LIBRARY='") + FAKE_NVML_PATH + "' FAKE_NVML_SCRIPT='" + script.string() +
-          "' ECOCOMPUTE_POWERCAP_ROOT='" + powercap.string() + "' PYTHONDONTWRITEBYTECODE=1 PYTHONPATH='" +
+          "' ECOCOMPUTE_POWERCAP_ROOT='" + powercap.root().string() + "' PYTHONDONTWRITEBYTECODE=1 PYTHONPATH='" +
           std::string(ECOCOMPUTE_SOURCE_DIR) + "/contrib'",
       std::string("meter --csv --gpu ") + kFakeUuid + " -- " + worker("marked --windows 2 --tokens 2000"), dir_);
   done = true;

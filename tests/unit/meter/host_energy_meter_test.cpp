@@ -2,12 +2,11 @@
 #include "meter/host_energy_meter.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "fakes/fake_meter/fake_meter.hpp"
+#include "support/fake_powercap.hpp"
 
 namespace ecocompute::meter {
 namespace {
@@ -17,22 +16,14 @@ namespace fs = std::filesystem;
 class HostEnergyMeterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("fake_powercap_host_" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    zone("intel-rapl:0", "package-0", 1'000'000);
-    zone("intel-rapl:1", "package-1", 3'000'000);
-    zone("intel-rapl:0/intel-rapl:0:0", "dram", 262'143'000'000);  // inside its package, as a copied tree may hold it
-    zone("intel-rapl:0:1", "core", 5);                              // a sub-zone that is not DRAM: left out
+    powercap_.zone("intel-rapl:0", "package-0", 1'000'000);
+    powercap_.zone("intel-rapl:1", "package-1", 3'000'000);
+    powercap_.zone("intel-rapl:0/intel-rapl:0:0", "dram", 262'143'000'000);  // inside its package, as a copied tree may hold it
+    powercap_.zone("intel-rapl:0:1", "core", 5);                              // a sub-zone that is not DRAM: left out
   }
-  void TearDown() override { fs::remove_all(root_); }
-  void zone(const std::string& dir, const std::string& name, std::uint64_t energy) {
-    fs::create_directories(root_ / dir);
-    std::ofstream(root_ / dir / "name") << name << "\n";
-    std::ofstream(root_ / dir / "max_energy_range_uj") << 262'143'328'850ULL << "\n";
-    set(dir, energy);
-  }
-  void set(const std::string& dir, std::uint64_t energy) { std::ofstream(root_ / dir / "energy_uj") << energy << "\n"; }
-  fs::path root_;
+  void set(const std::string& dir, std::uint64_t energy) { powercap_.set(dir, energy); }
+  ecocompute::testing::FakePowercap powercap_ = ecocompute::testing::FakePowercap::in_temp("host");
+  const fs::path& root_ = powercap_.root();
 };
 
 TEST_F(HostEnergyMeterTest, TheHostsCpuAndDramEnergyStandBesideTheGpusNeverInIt) {
