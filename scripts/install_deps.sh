@@ -13,6 +13,7 @@ packages=(
   clang libclang-rt-14-dev        # libFuzzer (fuzz/: the smoke in scripts/test.sh and fuzz/run_fuzz.sh)
   postgresql                      # a real server for the replication store's tests (scripts/start_postgres.sh)
   chromium                        # headless browser for the web UI test (driven by playwright-core from npm)
+  debootstrap help2man curl       # the Debian package: man pages from --help, its install test in a clean root (tests/package)
   slurmctld slurmd slurm-client munge   # a single-node Slurm for the sweep's job-array test (scripts/slurm_test_cluster.sh)
 )
 missing=()

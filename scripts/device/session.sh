@@ -144,7 +144,16 @@ measure_into() {
     > "$dir/stdout.md" 2> "$dir/stderr.log"
   echo "measure $dir exit $? $(stamp)"; grep -E "plan:|warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
 }
-for step in "$@"; do
+# A bundle packed with LLAMA_THERE=1 carries no libllama: on a machine that has not built one (a fresh
+# machine, which a call can get even right after another: 2026-12-03 a call found none and exited 127),
+# build-llama runs first whether or not the steps name it.
+steps=("$@")
+if ! compgen -G "/tmp/eco/bundle/lib/libllama.so*" > /dev/null && [ ! -f "$llama_here/.ecocompute-built" ] &&
+   [[ " ${steps[*]} " != *" build-llama "* ]]; then
+  echo "no libllama on this machine: build-llama first"
+  steps=(build-llama "${steps[@]}")
+fi
+for step in "${steps[@]}"; do
   echo "=== $step $(stamp)"
   if (( $(seconds_left) < 60 )); then
     echo "skipped: less than 60 s of SESSION_SECONDS=$SESSION_SECONDS left"; status=1; continue
@@ -342,6 +351,8 @@ PY
       dir=/tmp/eco/serve-$arch; slots=${SERVE_SLOTS:-per-level}
       rm -rf "$dir"; mkdir -p "$dir"
       params=$("$eco" synth --list | awk -v a="$arch" '$1 == a {printf "%.3f", $NF / 1e9}')
+      # The servers' aliases are the formats; the reports name the model measured.
+      model_name="synthetic $("$eco" synth --list | awk -v a="$arch" '$1 == a {print $2}') shape"
       export SERVE_DIR=$dir SERVE_GPU=$(gpu_uuid 1) SERVE_BIN=/tmp/eco/bundle/bin/llama-server \
         SERVE_SPECS="F16 $f16 8081;$q $qf 8082" SERVE_ARGS=${SERVE_ARGS-}
       sized=(); ready=yes
@@ -358,7 +369,7 @@ PY
           --concurrency "${SERVE_LEVELS:-1,2,4,8,16,32,64}" -k "${SERVE_K:-3}" --n-requests "${SERVE_REQUESTS:-24}" \
           --requests-per-stream "${SERVE_PER_STREAM:-4}" \
           --output-tokens "${SERVE_OUTPUT:-64-128}" --params-b "$params" --ready-timeout 300 "${sized[@]}" \
-          --server-engine llama-server ${SERVE_SWEEP_ARGS-} \
+          --server-engine llama-server --model-name "$model_name" ${SERVE_SWEEP_ARGS-} \
           -o "$dir/sweep" > "$dir/stdout.md" 2> "$dir/stderr.log"
         echo "measure-endpoint exit $? $(stamp)"; grep -E "warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
       fi

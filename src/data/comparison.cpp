@@ -128,13 +128,13 @@ std::string optional_text(const std::optional<double>& v, const char* format) {
 }  // namespace
 
 ComparisonSide side_from_batch(const ImportBatch& batch, std::string label) {
-  ComparisonSide side{std::move(label), batch.sessions, {}, {}};
+  ComparisonSide side{std::move(label), batch.sessions, {}, {}, std::nullopt};
   for (const DataRow& r : batch.rows) side.rows.push_back(compared_row(r));
   return side;
 }
 
 ComparisonSide side_from_report(const report::EnergyReport& r, std::string label) {
-  ComparisonSide side{label, {report_session(r, label)}, {}, {}};
+  ComparisonSide side{label, {report_session(r, label)}, {}, {}, std::nullopt};
   ComparedRow row;
   row.model = r.workload.model_name;
   row.params_b = r.workload.params_b.value_or(0.0);
@@ -159,6 +159,7 @@ ComparisonSide side_from_report(const report::EnergyReport& r, std::string label
     }
   }
   side.rows.push_back(std::move(row));
+  side.report = r;
   return side;
 }
 
@@ -230,6 +231,7 @@ Comparison compare(const ComparisonSide& a, const ComparisonSide& b) {
   } else if (!c.pairs.empty()) {
     c.warnings.push_back("ΔE not compared: no matched row has a measured ΔE on both sides");
   }
+  if (a.report && b.report) c.in_run = compare_in_run(*a.report, *b.report);
   return c;
 }
 
@@ -270,12 +272,15 @@ void to_json(Json& j, const Comparison& c) {
            {"unmatched", c.unmatched},
            {"mean_difference_pp", json_or_null(c.mean_difference_pp)},
            {"sd_difference_pp", json_or_null(c.sd_difference_pp)},
-           {"ci95_pp", c.ci95_low_pp ? Json::array({*c.ci95_low_pp, *c.ci95_high_pp}) : Json(nullptr)}};
+           {"ci95_pp", c.ci95_low_pp ? Json::array({*c.ci95_low_pp, *c.ci95_high_pp}) : Json(nullptr)},
+           {"in_run", c.in_run ? Json(*c.in_run) : Json(nullptr)}};
 }
 
 std::string to_text(const Comparison& c) {
   std::string out = fmt::format("A: {}\nB: {}\n", c.label_a, c.label_b);
   for (const std::string& w : c.warnings) out += "warning: " + w + "\n";
+  // Two precisions of one run share no row: the paired comparison is the answer, not "unmatched".
+  if (c.in_run && c.pairs.empty()) return out + to_text(*c.in_run);
   out += fmt::format("{:<40} {:>7} {:<7} {:>5} {:>11} {:>11} {:>10} {:>15} {:>10} {:>10} {:>10} {:>10}\n", "model",
                      "size", "prec", "batch", "ΔE A", "ΔE B", "B−A (pp)", "±A ±B (CI95)", "E B/A−1", "tok/s A", "tok/s B", "B/A−1");
   bool any_beyond = false;

@@ -9,6 +9,7 @@
 
 #include "data/data_row.hpp"
 #include "data/dataset_store.hpp"
+#include "data/in_run_comparison.hpp"
 #include "report/energy_report.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
@@ -39,6 +40,7 @@ struct ComparisonSide {
   std::vector<Session> sessions;
   std::vector<ComparedRow> rows;
   std::vector<std::string> notes;
+  std::optional<report::EnergyReport> report;  ///< the report a side was read from, if it was one
 };
 
 struct PairedRow {
@@ -75,6 +77,7 @@ struct Comparison {
   std::vector<std::string> unmatched;     ///< rows present on one side only
   std::optional<double> mean_difference_pp, sd_difference_pp;
   std::optional<double> ci95_low_pp, ci95_high_pp;  ///< paired t interval of ΔE (needs ≥ 2 pairs with ΔE)
+  std::optional<InRunComparison> in_run;  ///< two precisions of one run: B paired with A block by block
 };
 
 /// Builds a side from an import batch (published CSVs) or from stored rows of one session.

@@ -2,13 +2,10 @@
 #include "decide/atlas_answers.hpp"
 
 #include <algorithm>
-#include <charconv>
-
-#include <fmt/format.h>
 
 #include "decide/estimate.hpp"
 #include "decide/prediction.hpp"
-#include "util/text_list.hpp"
+#include "util/number_list.hpp"
 
 namespace ecocompute::decide {
 namespace {
@@ -37,22 +34,9 @@ report::AtlasCell answer_cell(const Evidence& evidence, const AtlasQuery& query,
 }  // namespace
 
 Result<std::vector<int>> parse_atlas_batches(const std::string& text, const std::string& what) {
-  std::vector<int> batches;
-  for (const std::string& item : split_commas(text)) {
-    int batch = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), batch);
-    if (ec != std::errc{} || end != item.data() + item.size() || batch < 1 || batch > 512) {
-      return unexpected(ErrorCode::invalid_argument,
-                        fmt::format("{}: '{}' is not a batch from 1 to 512", what, item.substr(0, 40)));
-    }
-    if (std::find(batches.begin(), batches.end(), batch) != batches.end()) {
-      return unexpected(ErrorCode::invalid_argument, fmt::format("{}: batch {} is listed twice", what, batch));
-    }
-    batches.push_back(batch);
-  }
-  if (batches.empty() || batches.size() > 16) {
-    return unexpected(ErrorCode::invalid_argument, fmt::format("{}: give 1 to 16 batch levels", what));
-  }
+  auto parsed = parse_number_list(text, {.what = what, .noun = "batch", .max = 512, .unique = true, .max_items = 16});
+  if (!parsed) return parsed.error();
+  std::vector<int> batches(parsed->begin(), parsed->end());
   std::sort(batches.begin(), batches.end());
   return batches;
 }

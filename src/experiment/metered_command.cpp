@@ -180,6 +180,9 @@ nlohmann::ordered_json to_json(const MeteredRun& run) {
                                                  : nlohmann::ordered_json("no energy source read the window"))
                                      : nlohmann::ordered_json(w.failure)},
     });
+    // The host's CPU and DRAM, read beside a GPU counter: their own figures, never in energy_j.
+    if (m != nullptr && m->cpu_energy) windows.back()["cpu_energy_j"] = m->cpu_energy->value;
+    if (m != nullptr && m->dram_energy) windows.back()["dram_energy_j"] = m->dram_energy->value;
     if (m != nullptr && !m->per_device.empty()) {
       nlohmann::ordered_json shares = nlohmann::ordered_json::array();
       for (const meter::Measurement& part : m->per_device) {

@@ -58,8 +58,10 @@ struct MeteredRun {
 
 /// Returns the windows as CSV, one row each: CodeCarbon's column names for duration (s), gpu_power and
 /// cpu_power (W), gpu_energy, cpu_energy and energy_consumed (kWh), then ours (edge uncertainty in kWh,
-/// tokens, J/token, tokens per kWh, the source and device, and the window's status). A GPU window fills
-/// the gpu_ columns, a RAPL window the cpu_ ones; a window without energy leaves them empty.
+/// tokens, J/token, tokens per kWh, the source and device, and the window's status), then ram_power (W)
+/// and ram_energy (kWh). A GPU window fills the gpu_ columns, and the cpu_ and ram_ ones where the host's
+/// RAPL counters were read beside it (energy_consumed is then their sum, as CodeCarbon's is; J/token
+/// stays the GPU's); a RAPL window fills the cpu_ ones; a window without energy leaves them empty.
 [[nodiscard]] std::string format_metered_csv(const MeteredRun& run);
 
 }  // namespace ecocompute::experiment

@@ -106,6 +106,8 @@ std::optional<report::WindowReport> window_report(const std::optional<WindowResu
   out.status = meter::to_string(w.measurement.status);
   out.per_gpu = gpu_shares(w.measurement);
   out.gpu_busy_pct = w.measurement.gpu_busy_pct;
+  out.cpu_energy_j = value_of(w.measurement.cpu_energy);
+  out.dram_energy_j = value_of(w.measurement.dram_energy);
   for (const Seconds& t : w.repeat_times) out.repeat_s.push_back(t.value);
   return out;
 }

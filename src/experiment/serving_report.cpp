@@ -219,7 +219,8 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
   r.engine = engine;
 
   report::Workload& w = r.workload;
-  w.model_name = server_model.empty() ? spec.model : server_model;
+  // A server often names its model by an alias (llama-server --alias Q4_K_M): the user's name wins.
+  w.model_name = !context.model_name.empty() ? context.model_name : server_model.empty() ? spec.model : server_model;
   w.params_b = context.params_b;
   w.precision = spec.label;
   w.batch_size = 1;

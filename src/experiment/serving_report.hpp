@@ -32,6 +32,7 @@ struct ServingContext {
   std::string restart_cmd;            ///< --restart-cmd as given (empty: none)
   std::string level_cmd;              ///< --level-cmd as given (empty: none; then blocks interleave levels)
   std::string server_engine;          ///< --server-engine: the server's name ("" = not declared: openai-endpoint)
+  std::string model_name;             ///< --model-name: the model served ("" = the name the server reports)
 };
 
 /// Returns "energy-<label>-c<C>.json".

@@ -64,6 +64,11 @@ struct Measurement {
   std::size_t gpu_busy_samples = 0;
   std::uint64_t dropped_reads = 0;    ///< sampler reads that failed or returned nothing new
 
+  /// The host's energy over the same window, read beside a GPU meter (HostEnergyMeter, RAPL): the CPU
+  /// packages and DRAM. Never part of `energy`; absent where powercap is not readable.
+  std::optional<Joules> cpu_energy;
+  std::optional<Joules> dram_energy;
+
   Telemetry at_begin;
   Telemetry at_end;
   /// A window over several GPUs (MultiGpuMeter): each GPU's own measurement, in the meter's order;

@@ -3,8 +3,11 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
+#include "meter/host_energy_meter.hpp"
 #include "meter/multi_gpu_meter.hpp"
 #include "meter/rapl_meter.hpp"
 #include "util/log.hpp"
@@ -54,7 +57,17 @@ Result<std::unique_ptr<Meter>> open_split_meter(const MeterOptions& options) {
   });
 }
 
+// A GPU meter reads the host's CPU and DRAM energy beside it where powercap is readable.
+std::unique_ptr<Meter> with_host_energy(std::unique_ptr<Meter> gpu_meter, const MeterOptions& options) {
+  return options.host_energy ? HostEnergyMeter::wrap(std::move(gpu_meter), options.rapl_root) : std::move(gpu_meter);
+}
+
 }  // namespace
+
+std::filesystem::path default_powercap_root() {
+  if (const char* env = std::getenv("ECOCOMPUTE_POWERCAP_ROOT"); env != nullptr && *env != '\0') return env;
+  return "/sys/class/powercap";
+}
 
 void name_gpus(MeterOptions& options, const std::string& gpu, const std::vector<std::string>& gpus) {
   options.gpu = gpus.size() == 1 ? gpus.front() : gpu;
@@ -62,7 +75,11 @@ void name_gpus(MeterOptions& options, const std::string& gpu, const std::vector<
 }
 
 Result<std::unique_ptr<Meter>> open_meter(const MeterOptions& options) {
-  if (!options.gpus.empty()) return open_split_meter(options);
+  if (!options.gpus.empty()) {
+    auto split = open_split_meter(options);
+    if (!split) return split.error();
+    return with_host_energy(std::move(*split), options);
+  }
   auto spec = parse_gpu_spec(options.gpu);
   if (!spec) return spec.error();
   std::vector<std::string> reasons;
@@ -74,7 +91,7 @@ Result<std::unique_ptr<Meter>> open_meter(const MeterOptions& options) {
     auto gpu = select_gpu(**nvml, *spec);
     if (gpu) {
       if (auto shared = check_not_shared(**nvml, *gpu, options.allow_shared); !shared) return shared.error();
-      return std::unique_ptr<Meter>(std::make_unique<NvmlMeter>(*nvml, *gpu, options.clock, options.nvml));
+      return with_host_energy(std::make_unique<NvmlMeter>(*nvml, *gpu, options.clock, options.nvml), options);
     }
     if (spec->kind != GpuSpec::Kind::default_cuda) {
       return unexpected(Error{gpu.error().code(), fmt::format("--gpu '{}' cannot be measured", options.gpu), gpu.error()});

@@ -12,6 +12,10 @@
 namespace ecocompute::meter {
 
 /// What open_meter() tries and how.
+/// /sys/class/powercap, or $ECOCOMPUTE_POWERCAP_ROOT (a copied or scripted tree, for tests and for
+/// containers that mount powercap elsewhere).
+std::filesystem::path default_powercap_root();
+
 struct MeterOptions {
   std::string gpu;                       ///< `--gpu` value; empty = the first visible CUDA device
   /// `--gpus`: two or more GPU UUIDs, read together (their energy summed, each kept); replaces `gpu`.
@@ -21,7 +25,9 @@ struct MeterOptions {
   /// False when the measured work runs on the CPU: a GPU counter would read a device doing none of it.
   bool use_gpu = true;
   std::string nvml_library;              ///< empty: $ECOCOMPUTE_NVML_LIBRARY or libnvidia-ml.so.1
-  std::filesystem::path rapl_root = "/sys/class/powercap";
+  std::filesystem::path rapl_root = default_powercap_root();
+  /// Read the host's CPU package and DRAM energy (RAPL) beside a GPU meter's windows, where readable.
+  bool host_energy = true;
   std::shared_ptr<Clock> clock = system_clock();
   NvmlMeterOptions nvml;
 

@@ -1,65 +1,32 @@
 // RaplMeter and NullMeter: CPU package energy from powercap, and the meter of last resort.
 #include "meter/rapl_meter.hpp"
 
-#include <algorithm>
-#include <fstream>
-#include <regex>
+#include "meter/rapl_zones.hpp"
 
 #include <fmt/format.h>
 
 namespace ecocompute::meter {
-namespace {
-
-Result<std::uint64_t> read_number(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) return unexpected(ErrorCode::unavailable, fmt::format("cannot read {}", path.string()));
-  std::uint64_t value = 0;
-  if (!(in >> value)) return unexpected(ErrorCode::invalid_input, fmt::format("{} does not hold a number", path.string()));
-  return value;
-}
-
-std::string read_line(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
-}  // namespace
 
 std::uint64_t wrapped_delta(std::uint64_t begin, std::uint64_t end, std::uint64_t max_range) noexcept {
   return end >= begin ? end - begin : end + max_range - begin;
 }
 
 Result<std::unique_ptr<RaplMeter>> RaplMeter::open(const std::filesystem::path& root, std::shared_ptr<Clock> clock) {
-  static const std::regex package_zone(R"(^intel-rapl:\d+$)");
-  std::vector<Zone> zones;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!std::regex_match(name, package_zone)) continue;
-    auto energy = read_number(entry.path() / "energy_uj");
-    if (!energy) return unexpected(ErrorCode::unavailable, fmt::format("RAPL: {}", energy.error().message()));
-    auto range = read_number(entry.path() / "max_energy_range_uj");
-    if (!range) return unexpected(ErrorCode::unavailable, fmt::format("RAPL: {}", range.error().message()));
-    zones.push_back(Zone{entry.path(), name + " (" + read_line(entry.path() / "name") + ")", *range});
-  }
-  if (ec) return unexpected(ErrorCode::unavailable, fmt::format("RAPL: cannot list {}: {}", root.string(), ec.message()));
-  if (zones.empty()) return unexpected(ErrorCode::unavailable, fmt::format("RAPL: no intel-rapl:N zone under {}", root.string()));
-  std::sort(zones.begin(), zones.end(), [](const Zone& a, const Zone& b) { return a.dir < b.dir; });
-  return std::unique_ptr<RaplMeter>(new RaplMeter(std::move(zones), std::move(clock)));
+  auto zones = find_rapl_zones(root, RaplZoneKind::package);
+  if (!zones) return zones.error();
+  return std::unique_ptr<RaplMeter>(new RaplMeter(std::move(*zones), std::move(clock)));
 }
 
 std::string RaplMeter::device() const {
   std::string out;
-  for (const Zone& zone : zones_) out += (out.empty() ? "" : " + ") + zone.name;
+  for (const RaplZone& zone : zones_) out += (out.empty() ? "" : " + ") + zone.name;
   return out;
 }
 
 RaplMeter::Edge RaplMeter::read_edge() const {
   Edge edge;
   edge.steady = clock_->now();
-  for (const Zone& zone : zones_) edge.energy_uj.push_back(read_number(zone.dir / "energy_uj"));
+  edge.energy_uj = read_rapl_counters(zones_);
   return edge;
 }
 
@@ -88,17 +55,14 @@ Result<Measurement> RaplMeter::do_end(Window& window) {
   m.source = source();
   m.device = device();
   m.duration = end.steady - begin.steady;
-  std::uint64_t total_uj = 0;
-  for (std::size_t i = 0; i < zones_.size(); ++i) {
-    if (!begin.energy_uj[i] || !end.energy_uj[i]) {
-      m.status = WindowStatus::read_failed;
-      m.invalid_reason = (!begin.energy_uj[i] ? begin.energy_uj[i] : end.energy_uj[i]).error().describe();
-      return m;
-    }
-    total_uj += wrapped_delta(*begin.energy_uj[i], *end.energy_uj[i], zones_[i].max_energy_range_uj);
+  auto joules = rapl_joules_between(zones_, begin.energy_uj, end.energy_uj);
+  if (!joules) {
+    m.status = WindowStatus::read_failed;
+    m.invalid_reason = joules.error().describe();
+    return m;
   }
   m.status = WindowStatus::valid;
-  m.energy = Joules{static_cast<double>(total_uj) / 1e6};
+  m.energy = Joules{*joules};
   return m;
 }
 

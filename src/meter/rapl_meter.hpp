@@ -9,6 +9,7 @@
 
 #include "util/clock.hpp"
 #include "meter/meter.hpp"
+#include "meter/rapl_zones.hpp"
 
 namespace ecocompute::meter {
 
@@ -29,20 +30,15 @@ class RaplMeter final : public Meter {
   Result<Measurement> do_end(Window& window) override;
 
  private:
-  struct Zone {
-    std::filesystem::path dir;
-    std::string name;
-    std::uint64_t max_energy_range_uj = 0;
-  };
   struct Edge {
     Seconds steady{0.0};
     std::vector<Result<std::uint64_t>> energy_uj;
   };
-  RaplMeter(std::vector<Zone> zones, std::shared_ptr<Clock> clock)
+  RaplMeter(std::vector<RaplZone> zones, std::shared_ptr<Clock> clock)
       : zones_(std::move(zones)), clock_(std::move(clock)) {}
   Edge read_edge() const;
 
-  std::vector<Zone> zones_;
+  std::vector<RaplZone> zones_;
   std::shared_ptr<Clock> clock_;
   std::mutex mutex_;
   std::map<std::uint64_t, Edge> open_windows_;

@@ -1,7 +1,7 @@
 // EnergyReport: one energy.json as plain data. A 1.2 report (what `measure` writes) fills every
 // section; a published 1.0/1.1 report fills the 1.1 fields and leaves the rest absent. Every reader of
 // reports (printers, the verdict table, check, compare, the dataset import, the server's upload rules)
-// reads these fields; only report/energy_report_json.cpp knows the JSON names.
+// reads these fields; only the field table (report/energy_fields.hpp) knows the JSON names.
 //
 //   auto report = report::read_energy_report("energy-Q4_K_M.json");   // 1.0, 1.1 or 1.2
 //   if (report && report->results.vs_fp16_energy_pct) ...
@@ -224,6 +224,8 @@ struct WindowReport {
   std::optional<std::string> status;
   std::vector<GpuWindowShare> per_gpu;  ///< a window over several GPUs: each GPU's own reading; else empty
   std::optional<double> gpu_busy_pct;   ///< mean of the driver's GPU-utilization samples in the window
+  std::optional<double> cpu_energy_j;   ///< the host's CPU packages over the window (RAPL), beside the GPU's
+  std::optional<double> dram_energy_j;  ///< the host's DRAM over the window (RAPL), beside the GPU's
   std::vector<double> repeat_s;         ///< engine time of each repeat (iteration or prefill), in order
 };
 

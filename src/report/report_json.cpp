@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "report/energy_fields.hpp"
+
 namespace ecocompute::report::detail {
 namespace {
 
@@ -152,47 +154,10 @@ std::optional<std::vector<JsonReader>> JsonReader::objects(const char* key) cons
   return out;
 }
 
-PairedDelta read_paired_delta(const JsonReader& r) {
-  return PairedDelta{r.number("mean"), r.number("sd"), r.number("ci95_low"), r.number("ci95_high"),
-                     r.integer("n_pairs").value_or(0)};
-}
+PairedDelta read_paired_delta(const JsonReader& r) { return read_section<PairedDelta>(r); }
 
-OrderedJson paired_delta_json(const PairedDelta& d) {
-  JsonWriter w(true);
-  w.nullable("mean", d.mean);
-  w.nullable("sd", d.sd);
-  w.nullable("ci95_low", d.ci95_low);
-  w.nullable("ci95_high", d.ci95_high);
-  w.put("n_pairs", d.n_pairs);
-  return w.take();
-}
+OrderedJson paired_delta_json(const PairedDelta& d) { return section_json(d, true); }
 
-OrderedJson environment_json(const Environment& e) {
-  JsonWriter w(true);
-  w.put("fingerprint", e.fingerprint);
-  w.nullable("gpu_name", e.gpu_name);
-  w.nullable("gpu_uuid", e.gpu_uuid);
-  w.nullable("vbios", e.vbios);
-  w.nullable("nvidia_driver", e.nvidia_driver);
-  w.nullable("cuda_driver", e.cuda_driver);
-  w.nullable("power_limit_w", e.power_limit_w);
-  w.nullable("ecc", e.ecc);
-  w.put("engine_commit", e.engine_commit);
-  w.put("ecocompute_commit", e.ecocompute_commit);
-  w.put("host", e.host);
-  if (!e.gpus.empty()) {
-    OrderedJson gpus = OrderedJson::array();
-    for (const SplitGpu& g : e.gpus) {
-      JsonWriter gpu(true);
-      gpu.put("name", g.name);
-      gpu.put("uuid", g.uuid);
-      gpu.nullable("vbios", g.vbios);
-      gpu.nullable("power_limit_w", g.power_limit_w);
-      gpus.push_back(gpu.take());
-    }
-    w.put("gpus", std::move(gpus));
-  }
-  return w.take();
-}
+OrderedJson environment_json(const Environment& e) { return section_json(e, true); }
 
 }  // namespace ecocompute::report::detail

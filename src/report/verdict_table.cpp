@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "report/paired_trials.hpp"
+#include "util/statistics.hpp"
 
 namespace ecocompute::report {
 namespace {
@@ -25,7 +27,7 @@ std::string fixed(std::optional<double> v, int decimals, bool sign = false) {
   return sign ? fmt::format("{:+.{}f}", *v, decimals) : fmt::format("{:.{}f}", *v, decimals);
 }
 
-constexpr std::size_t n_columns = 7;
+constexpr std::size_t n_columns = 8;
 using Row = std::array<std::string, n_columns>;
 
 // What the footer must explain, gathered over the rows.
@@ -34,7 +36,24 @@ struct Footnotes {
   bool no_valid_trial = false;
 };
 
-Row row_of(const EnergyReport& r, Footnotes& notes) {
+// Decode tokens/s against the baseline of the same batch, paired by block: mean ± the 95 % half-width.
+std::string throughput_vs_baseline(const EnergyReport& r, const EnergyReport* baseline) {
+  if (baseline == nullptr || baseline == &r) return "-";
+  const std::vector<double> ratios = paired_block_deltas(*baseline, r).throughput_pct;
+  if (ratios.empty()) return "-";
+  const Summary s = summarize(ratios);
+  return s.ci_half_width ? fmt::format("{:+.1f} ± {:.1f}", s.mean, *s.ci_half_width) : fmt::format("{:+.1f}", s.mean);
+}
+
+// The baseline report measured at the same batch (or concurrency) in this set, if any.
+const EnergyReport* baseline_for(const EnergyReport& r, std::span<const EnergyReport> reports) {
+  for (const EnergyReport& other : reports) {
+    if (other.is_baseline() && other.workload.load_level() == r.workload.load_level()) return &other;
+  }
+  return nullptr;
+}
+
+Row row_of(const EnergyReport& r, const EnergyReport* baseline, Footnotes& notes) {
   // Several batch sizes of one precision are rows of their own: name the batch above 1.
   std::string precision = r.workload.precision;
   if (r.workload.batch_size > 1) precision += fmt::format("/b{}", r.workload.batch_size);
@@ -80,11 +99,15 @@ Row row_of(const EnergyReport& r, Footnotes& notes) {
     if (r.statistics->n_cancelled.value_or(0) > 0) others.push_back(fmt::format("{} cancelled", *r.statistics->n_cancelled));
     if (!others.empty()) trials += fmt::format(" ({})", fmt::join(others, ", "));
   }
+  // The median of the trials where they are listed (a 1.0/1.1 report has only its mean).
+  std::optional<double> speed = median_decode_tokens_per_s(r);
+  if (!speed) speed = r.results.throughput_tokens_per_s;
   return {precision,
           energy,
           ppl,
           is_baseline ? std::string("-") : fixed(kld, 4),
-          fixed(r.results.throughput_tokens_per_s, 1),
+          fixed(speed, 1),
+          throughput_vs_baseline(r, baseline),
           fixed(r.results.avg_power_watts, 1),
           trials};
 }
@@ -92,10 +115,10 @@ Row row_of(const EnergyReport& r, Footnotes& notes) {
 }  // namespace
 
 std::string format_verdict_table(std::span<const EnergyReport> reports) {
-  const Row header = {"precision", "ΔE % (95% CI)", "ΔPPL % (± SE)", "KLD", "tok/s", "W", "trials"};
+  const Row header = {"precision", "ΔE % (95% CI)", "ΔPPL % (± SE)", "KLD", "tok/s", "tok/s vs base %", "W", "trials"};
   std::vector<Row> rows{header};
   Footnotes notes;
-  for (const EnergyReport& report : reports) rows.push_back(row_of(report, notes));
+  for (const EnergyReport& report : reports) rows.push_back(row_of(report, baseline_for(report, reports), notes));
 
   std::array<std::size_t, n_columns> widths{};
   for (const Row& row : rows) {
@@ -124,6 +147,7 @@ std::string format_verdict_table(std::span<const EnergyReport> reports) {
            "only under --accept-throttled, flagged.\n";
   }
   out += "ΔE: paired mean vs the same-run baseline, negative = saves energy; ΔPPL: positive = worse.\n";
+  out += "tok/s: median decode throughput of the trials; vs base: paired by trial block, mean ± 95 % CI half-width.\n";
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "ecocompute/build_info.hpp"
 #include "util/file_io.hpp"
+#include "util/install_layout.hpp"
 
 namespace ecocompute::server {
 
@@ -79,6 +80,7 @@ Result<HttpResponse> StaticFiles::serve(const HttpRequest& request) const {
 
 fs::path default_web_root() {
   if (const char* env = std::getenv("ECOCOMPUTE_WEB_DIR"); env != nullptr && *env != '\0') return env;
+  if (fs::path share = installed_share_dir(); !share.empty()) return share / "web" / "dist";
   return fs::path(build_info::default_data_dir).parent_path() / "web" / "dist";
 }
 

@@ -38,8 +38,9 @@ class StaticFiles {
 /// Returns the content type for a file name by its extension ("application/octet-stream" if unknown).
 std::string content_type_for(const std::filesystem::path& name);
 
-/// Returns the folder the web UI is served from by default: $ECOCOMPUTE_WEB_DIR if set, else the
-/// source tree's web/dist (built by `npm ci && npm run build` in web/).
+/// Returns the folder the web UI is served from by default: $ECOCOMPUTE_WEB_DIR if set, else an
+/// installed binary's <prefix>/share/ecocompute/web/dist, else the source tree's web/dist (built by
+/// `npm ci && npm run build` in web/).
 std::filesystem::path default_web_root();
 
 }  // namespace ecocompute::server

@@ -1,6 +1,8 @@
 // Whole-file reads, atomic writes and sha256 (OpenSSL's EVP digest).
 #include "util/file_io.hpp"
 
+#include "util/install_layout.hpp"
+
 #include <openssl/evp.h>
 #include <unistd.h>
 
@@ -105,6 +107,7 @@ Result<std::string> sha256_file(const fs::path& path) {
 
 fs::path data_dir() {
   if (const char* env = std::getenv("ECOCOMPUTE_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  if (fs::path share = installed_share_dir(); !share.empty()) return share / "data";
   return build_info::default_data_dir;
 }
 

@@ -22,7 +22,8 @@ std::string sha256_hex(std::string_view bytes);
 /// Returns the hex sha256 of a file's contents, read in chunks; the error names the path.
 Result<std::string> sha256_file(const std::filesystem::path& path);
 
-/// Returns the folder of shipped data: $ECOCOMPUTE_DATA_DIR if set, else the build tree's data/.
+/// Returns the folder of shipped data: $ECOCOMPUTE_DATA_DIR if set, else an installed binary's
+/// <prefix>/share/ecocompute/data (util/install_layout.hpp), else the source tree's data/.
 std::filesystem::path data_dir();
 
 /// Returns the folder for what the tool writes for a user (the stores `serve` keeps): $XDG_DATA_HOME/ecocompute,

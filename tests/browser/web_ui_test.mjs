@@ -3,14 +3,18 @@
 // grade), its submission and its row in the gallery, a share link, and a phone-sized page; then the
 // glitches fixed since: a failed drop clears the old report, the recommended optimize point stays on top,
 // the run chart draws the grade's band, tick labels do not overlap, the architecture follows the GPU
-// typed, the curves tab fits a phone and the models table fits 1280 px.
+// typed, the curves tab fits a phone and the models table fits 1280 px; and what a visitor sees first:
+// the measured H200 · llama.cpp · Q4_K_M answer on landing (from the API, with the command that measured
+// it), one batch per crossover chart, a sortable, filterable, downloadable models table with batch and
+// concurrency columns, and the optimize tab's engine and precisions with the other engines beside it.
+// ECOCOMPUTE_DOCS_IMG=<folder> also writes the docs' screenshots there (scripts/web_images.sh).
 // Usage: node web_ui_test.mjs <ecocompute binary> <web/dist folder> <fixture energy.json> <artefact folder>
 //                            [<energy.json written by `ecocompute measure`>]
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, basename } from 'node:path';
+import { join, basename, dirname } from 'node:path';
 import assert from 'node:assert/strict';
 
 const [binary, webDir, fixturePath, artefacts, measuredPath] = process.argv.slice(2);
@@ -22,7 +26,14 @@ mkdirSync(artefacts, { recursive: true });
 const work = mkdtempSync(join(tmpdir(), 'ecocompute-browser-'));
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const watchdog = setTimeout(() => { console.error('timed out after 240 s'); process.exit(1); }, 240000);
+// ECOCOMPUTE_DOCS_IMG=<folder> (scripts/web_images.sh): the screenshots the docs show are written there too.
+const docsImg = process.env.ECOCOMPUTE_DOCS_IMG || '';
+async function shot(target, name, options = {}) {
+  await target.screenshot({ path: join(artefacts, name), ...options });
+  if (docsImg) { mkdirSync(docsImg, { recursive: true }); await target.screenshot({ path: join(docsImg, name), ...options }); }
+}
+const signed1 = (v) => (v > 0 ? '+' : '') + v.toFixed(1);
+const watchdog = setTimeout(() => { console.error('timed out after 420 s'); process.exit(1); }, 420000);
 
 // Start the server on a free loopback port with its own store.
 const portFile = join(work, 'port');
@@ -144,6 +155,9 @@ await check('the curves tab offers the Hopper llama.cpp formats of our shipped H
 await check('an estimate shows the same verdict as the API', async () => {
   await page.click('#tab-estimate');
   await page.fill('#estimate-form input[name=params_b]', '7');
+  // The form starts at the headline question (H200, llama.cpp): this one asks by architecture.
+  await page.fill('#estimate-form input[name=gpu]', '');
+  await page.fill('#estimate-form input[name=engine]', '');
   await page.selectOption('#estimate-form select[name=arch]', 'ada');
   await page.selectOption('#estimate-form select[name=precision]', 'NF4');
   await page.click('#estimate-form button[type=submit]');
@@ -163,6 +177,8 @@ await check('an architecture without a curve is an error until a borrow is asked
   const p = await freshPage(context, base);  // the 400 is expected: kept off the main page's console
   await p.click('#tab-estimate');
   await p.fill('#estimate-form input[name=params_b]', '2');
+  await p.fill('#estimate-form input[name=gpu]', '');
+  await p.fill('#estimate-form input[name=engine]', '');
   await p.selectOption('#estimate-form select[name=arch]', 'blackwell');
   await p.selectOption('#estimate-form select[name=precision]', 'INT8');
   await p.click('#estimate-form button[type=submit]');
@@ -348,6 +364,7 @@ await check('a failed drop clears the previous chart and share link and shows th
 
 await check('the optimize chart shows the recommended point on top of the Pareto front', async () => {
   await page.click('#tab-optimize');
+  await page.fill('#optimize-form input[name=params_b]', '7');
   await page.fill('#optimize-form input[name=gpu]', 'RTX 4090');
   await page.click('#optimize-form button[type=submit]');
   await page.waitForSelector('#optimize-recommended', { timeout: 15000 });
@@ -557,6 +574,256 @@ await check('the models table fits 1280 px without scrolling sideways', async ()
   await p.screenshot({ path: join(artefacts, 'models-1280.png'), fullPage: true });
   await p.close();
 });
+
+// ---------- the landing answer, batch-aware charts, the models table, engines in optimize ----------
+// These run against a server with its default curves (fitted to the shipped dataset, as `ecocompute serve`
+// starts): the published curves of the main server above have no H200 llama.cpp curve.
+const own = await startServer([]);
+
+// The headline row as the test reads the API itself: Llama-3-8B shape, H200 (hopper), llama.cpp,
+// Q4_K_M, batch 1, measured with an interval; the newest run, then the most trials.
+async function headlineFromApi(url) {
+  const m = await (await fetch(`${url}/v1/measurements?arch=hopper&engine=llama.cpp&precision=Q4_K_M`)).json();
+  const time = (r) => r.row_key.split('|').pop();
+  const rows = m.rows.filter((r) => r.gpu_arch === 'hopper' && r.engine === 'llama.cpp' && r.precision === 'Q4_K_M'
+    && /Llama-3-8B/.test(r.model) && r.batch_size === 1 && !/\|c\d+\|/.test(r.row_key) && r.basis === 'measured'
+    && typeof r.delta_ci95_low_pct === 'number')
+    .sort((a, b) => time(b).localeCompare(time(a)) || b.n_trials - a.n_trials);
+  return { row: rows[0], time: rows[0] && time(rows[0]), sessions: m.sessions };
+}
+// "ecocompute measure -m x -k 3 --accept-throttled …" → { '-m': 'x', '-k': '3', '--accept-throttled': true }
+function commandFlags(line) {
+  const words = line.trim().split(/\s+/);
+  const flags = {};
+  for (let i = 2; i < words.length; i += 1) {
+    if (!words[i].startsWith('-')) continue;
+    const next = words[i + 1];
+    if (next !== undefined && !next.startsWith('-')) { flags[words[i]] = next; i += 1; } else flags[words[i]] = true;
+  }
+  return flags;
+}
+
+await check('the landing shows the measured H200 · llama.cpp · Q4_K_M answer from the API, with its session, on the first screen', async () => {
+  const { row, time, sessions } = await headlineFromApi(own.url);
+  assert.ok(row, 'the dataset has a measured Llama-3-8B Q4_K_M batch-1 row on the H200');
+  const p = await freshPage(context, `${own.url}/`);
+  await p.waitForSelector('#headline-answer[data-delta]', { timeout: 15000 });
+  const answer = await p.textContent('#headline-answer');
+  assert.ok(answer.includes(`${signed1(row.delta_pct)} %`), `${answer} does not show ${signed1(row.delta_pct)} %`);
+  assert.ok(answer.includes(`95 % CI ${signed1(row.delta_ci95_low_pct)} … ${signed1(row.delta_ci95_high_pct)} %`), answer);
+  assert.equal(await p.getAttribute('#headline-answer', 'data-row-key'), row.row_key);
+  assert.equal((await p.textContent('#headline-basis')).trim(), 'measured');
+  const detail = await p.textContent('#headline-detail');
+  const session = sessions.find((x) => x.id === row.session_id);
+  assert.ok(detail.includes(`n = ${row.n_trials} paired trials`), detail);
+  assert.ok(detail.includes(session.label) && detail.includes(row.session_id) && detail.includes(time), detail);
+  assert.match(await p.textContent('#headline-question'), /Q4_K_M.*F16.*Llama-3-8B.*H200.*llama\.cpp.*batch 1/);
+  // The decision layer's answer over every session is the estimate API's, to the digit shown.
+  const est = await (await fetch(`${own.url}/v1/estimate?gpu=H200&engine=llama.cpp&precision=Q4_K_M&params_b=${row.params_b}&batch=1`)).json();
+  assert.ok((await p.textContent('#headline-pooled')).includes(`${signed1(est.delta_pct)} %`));
+  // Answer, command and the question form's button all on the first screen of a 1280 × 900 window.
+  for (const sel of ['#headline-answer', '#headline-command', '#estimate-form button[type=submit]']) {
+    const box = await p.locator(sel).boundingBox();
+    assert.ok(box && box.y >= 0 && box.y + box.height <= 900, `${sel} is not on the first screen (${JSON.stringify(box)})`);
+  }
+  // The question form starts at the same question, and the curves tab at the same curve.
+  assert.equal(await p.getAttribute('#tab-estimate', 'aria-selected'), 'true');
+  const form = await p.evaluate(() => { const f = document.getElementById('estimate-form').elements; return { gpu: f.gpu.value, arch: f.arch.value, engine: f.engine.value, precision: f.precision.value, batch: f.batch.value }; });
+  assert.deepEqual(form, { gpu: 'H200', arch: 'hopper', engine: 'llama.cpp', precision: 'Q4_K_M', batch: '1' });
+  assert.equal(await p.inputValue('#curve-select'), 'hopper|llama.cpp|Q4_K_M');
+  await shot(p, 'landing.png');
+  assert.deepEqual(p.scriptErrors, []);
+  await p.close();
+  // The figures come from the API, not from the page: change the row on its way and the page follows.
+  const q = await context.newPage();
+  await q.route('**/v1/measurements*', async (route) => {
+    const body = await (await route.fetch()).json();
+    for (const r of body.rows) if (r.row_key === row.row_key) Object.assign(r, { delta_pct: -12.34, delta_ci95_low_pct: -20.6, delta_ci95_high_pct: -4.6 });
+    await route.fulfill({ json: body });
+  });
+  await q.goto(`${own.url}/`);
+  await q.waitForSelector('#headline-answer[data-delta]', { timeout: 15000 });
+  assert.match(await q.textContent('#headline-answer'), /-12\.3 % .*95 % CI -20\.6 … -4\.6 %/);
+  await q.close();
+});
+
+await check('the landing command is the one that measured the headline row (its session\'s run.json and report)', async () => {
+  const { row, time } = await headlineFromApi(own.url);
+  const sessionsDir = dirname(dirname(measuredPath));
+  // The session folder whose Q4_K_M report is the headline row (same model, batch and timestamp).
+  const folders = readdirSync(sessionsDir).filter((d) => {
+    const f = join(sessionsDir, d, 'energy-Q4_K_M.json');
+    if (!existsSync(f)) return false;
+    const r = JSON.parse(readFileSync(f, 'utf8'));
+    return r.timestamp_utc === time && r.workload.model_name === row.model && r.workload.batch_size === 1;
+  });
+  assert.equal(folders.length, 1, `folders holding the headline report: ${folders.join(', ')}`);
+  const report = JSON.parse(readFileSync(join(sessionsDir, folders[0], 'energy-Q4_K_M.json'), 'utf8'));
+  const design = JSON.parse(readFileSync(join(sessionsDir, folders[0], 'run.json'), 'utf8')).design;
+  const p = await freshPage(context, `${own.url}/`);
+  const lines = (await p.textContent('#headline-command')).replace(/\\\n/g, ' ').split('\n');
+  const synth = commandFlags(lines.find((l) => l.startsWith('ecocompute synth')));
+  const measure = commandFlags(lines.find((l) => l.startsWith('ecocompute measure')));
+  assert.equal(synth['-o'], design.model);
+  assert.ok(design.model.startsWith(`${synth['--arch']}-`), `${synth['--arch']} vs ${design.model}`);
+  assert.equal(measure['-m'], design.model);
+  assert.equal(measure['--baseline'], design.baseline);
+  assert.deepEqual(measure['-p'].split(','), design.candidates);
+  assert.equal(Number(measure['-k']), design.trials_per_precision);
+  assert.equal(Number(measure['--tokens']), design.tokens_per_run);
+  assert.equal(Number(measure['--iterations']), design.iterations_requested);
+  assert.equal(Number(measure['--warmups']), design.warmups);
+  assert.equal(measure['--batch'], String(report.workload.batch_size));
+  assert.equal(Boolean(measure['--accept-throttled']), Boolean(design.accept_throttled));
+  assert.equal(measure['--token-choice'], report.engine.token_choice);
+  assert.equal(Number(measure['--min-window']), report.measurement.min_decode_window_s);
+  assert.equal(Number(measure['--idle-window']), report.measurement.idle_window_s);
+  await p.close();
+});
+
+await check('the crossover chart draws one batch at a time, its points coloured and labelled by batch', async () => {
+  const p = await freshPage(context, `${own.url}/?tab=curves`);
+  assert.equal(await p.inputValue('#curve-select'), 'hopper|llama.cpp|Q4_K_M');
+  const api = (await (await fetch(`${own.url}/v1/measurements?arch=hopper&engine=llama.cpp&precision=Q4_K_M`)).json()).rows
+    .filter((r) => r.engine === 'llama.cpp' && r.precision === 'Q4_K_M' && r.gpu_arch === 'hopper' && !/\|c\d+\|/.test(r.row_key));
+  const levels = await p.$$eval('#curve-batch option', (os) => os.map((o) => o.value));
+  for (const b of [1, 4, 8, 16, 64]) assert.ok(levels.includes(`b${b}`), `batch ${b} is not offered (${levels.join(', ')})`);
+  const drawn = () => p.evaluate(() => Chart.getChart(document.getElementById('curve-chart')).data.datasets
+    .map((d) => ({ label: d.label, level: d.level || null, curve: Boolean(d.curve), colour: d.borderColor, ys: d.data.map((q) => q.y) })));
+  const pointsAt = (sets) => sets.filter((d) => d.level !== null && d.ys.length > 0);
+  const expectAt = (b) => api.filter((r) => r.batch_size === b).map((r) => r.delta_pct).sort((x, y) => x - y);
+  assert.equal(await p.inputValue('#curve-batch'), 'b1');
+  const one = await drawn();
+  assert.deepEqual(pointsAt(one).flatMap((d) => d.ys).sort((x, y) => x - y), expectAt(1), 'batch 1 draws exactly the batch-1 rows');
+  assert.ok(pointsAt(one).every((d) => d.level === 'b1' && /^batch 1:/.test(d.label)), JSON.stringify(pointsAt(one).map((d) => d.label)));
+  assert.ok(one.some((d) => d.curve), 'the batch-1 fit is drawn at batch 1');
+  // The +56.9 % of 8 B at batch 8 is not drawn on the batch-1 curve …
+  const eight = expectAt(8);
+  assert.ok(eight.some((y) => y > 40), 'the dataset has the batch-8 cost');
+  assert.ok(!pointsAt(one).flatMap((d) => d.ys).some((y) => y > 40));
+  await shot(p, 'crossover-batch-1.png', { fullPage: true });
+  // … it is drawn at batch 8, in batch 8's colour, with no fitted curve under it.
+  await p.selectOption('#curve-batch', 'b8');
+  const at8 = await drawn();
+  assert.deepEqual(pointsAt(at8).flatMap((d) => d.ys).sort((x, y) => x - y), eight);
+  assert.ok(pointsAt(at8).every((d) => d.level === 'b8' && /^batch 8:/.test(d.label)));
+  assert.ok(!at8.some((d) => d.curve), 'no batch-1 curve under batch-8 points');
+  assert.match(await p.textContent('#curve-batch-summary'), /No curve is fitted at batch 8/);
+  assert.notEqual(pointsAt(at8)[0].colour, pointsAt(one)[0].colour, 'batch 8 and batch 1 have their own colours');
+  await shot(p, 'crossover-batch-8.png', { fullPage: true });
+  // The chosen batch stays when the curve changes and the other curve has it.
+  await p.selectOption('#curve-select', 'hopper|llama.cpp|Q4_0');
+  assert.equal(await p.inputValue('#curve-batch'), 'b8');
+  assert.deepEqual(p.scriptErrors, []);
+  await p.close();
+});
+
+await check('tested models: batch, concurrency and engine columns, sortable, filterable, llama-server rows named by model, CSV of the visible rows', async () => {
+  const p = await freshPage(context, `${base}/?tab=models`);
+  const heads = (await p.$$eval('#models-table thead th', (ths) => ths.map((t) => t.textContent))).map((t) => t.replace(/\u00ad/g, ''));
+  for (const h of ['Model', 'Engine', 'Precision', 'Batch', 'Concurrency', 'ΔE %', 'n']) assert.ok(heads.includes(h), `no ${h} column in ${heads.join(' | ')}`);
+  const col = (name) => heads.indexOf(name);
+  const cells = () => p.$$eval('#models-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
+  const rows = (await (await fetch(`${base}/v1/measurements`)).json()).rows;
+  assert.equal((await cells()).length, rows.length);
+  // llama-server rows: named by the model, their concurrency in its column, no batch.
+  await p.fill('#models-filter', 'llama-server');
+  const served = await cells();
+  const apiServed = rows.filter((r) => r.engine === 'llama-server');
+  assert.ok(apiServed.length > 0);
+  assert.equal(served.length, apiServed.length);
+  for (const c of served) {
+    assert.equal(c[col('Engine')], 'llama-server');
+    assert.notEqual(c[col('Model')], c[col('Precision')], `a llama-server row is named by its format: ${c.join(' | ')}`);
+    assert.match(c[col('Model')], /Llama-3-8B/);
+    assert.match(c[col('Concurrency')], /^\d+$/);
+    assert.equal(c[col('Batch')], '–');
+  }
+  assert.deepEqual(served.map((c) => Number(c[col('Concurrency')])).sort((a, b) => a - b),
+    apiServed.map((r) => Number(/\|c(\d+)\|/.exec(r.row_key)[1])).sort((a, b) => a - b));
+  // Sorting: ΔE ascending, then descending; rows without a figure last.
+  await p.fill('#models-filter', '');
+  const numbers = async (name) => (await cells()).map((c) => c[col(name)]).filter((t) => t !== '–').map(Number);
+  await p.click('#models-table thead th[data-key=delta] button');
+  assert.equal(await p.getAttribute('#models-table thead th[data-key=delta]', 'aria-sort'), 'ascending');
+  const up = await numbers('ΔE %');
+  assert.ok(up.length > 10 && up.every((v, i) => i === 0 || up[i - 1] <= v), 'ΔE not ascending');
+  await p.click('#models-table thead th[data-key=delta] button');
+  assert.equal(await p.getAttribute('#models-table thead th[data-key=delta]', 'aria-sort'), 'descending');
+  const down = await numbers('ΔE %');
+  assert.ok(down.every((v, i) => i === 0 || down[i - 1] >= v), 'ΔE not descending');
+  await p.click('#models-table thead th[data-key=batch] button');
+  const batches = await numbers('Batch');
+  assert.ok(batches.every((v, i) => i === 0 || batches[i - 1] <= v) && batches.at(-1) >= 64, 'batch not ascending');
+  // CSV: exactly the visible rows, in the visible order.
+  await p.fill('#models-filter', 'Q4_K_M');
+  const visible = await cells();
+  const [download] = await Promise.all([p.waitForEvent('download'), p.click('#models-csv')]);
+  const csv = readFileSync(await download.path(), 'utf8').trim().split('\n').map((line) => line.split(','));
+  assert.deepEqual(csv[0], heads);
+  assert.deepEqual(csv.slice(1), visible.map((c) => c.map((t) => (t === '–' ? '' : t))));
+  assert.ok(visible.length > 5 && visible.length < rows.length);
+  await p.fill('#models-filter', '');
+  await p.evaluate(() => document.getElementById('panel-models').scrollIntoView());
+  await shot(p, 'tested-models.png');
+  assert.deepEqual(p.scriptErrors, []);
+  await p.close();
+});
+
+await check('optimize shows and sends the engine and precisions, defaulting to the measured engine of the GPU, with the other engines beside it', async () => {
+  const archs = await (await fetch(`${own.url}/v1/architectures`)).json();
+  const measuredWith = (arch, engine) => Object.entries(archs[arch].precisions).filter(([, v]) => Object.keys(v.engines || {}).includes(engine)).map(([k]) => k);
+  const p = await freshPage(context, `${own.url}/?tab=optimize`);
+  assert.equal(await p.inputValue('#optimize-form input[name=gpu]'), 'H200');
+  assert.equal(await p.inputValue('#optimize-form select[name=engine]'), 'llama.cpp');
+  const precisions = (await p.inputValue('#optimize-form input[name=precisions]')).split(',');
+  assert.deepEqual([...precisions].sort(), ['FP16', ...measuredWith('hopper', 'llama.cpp')].sort());
+  const sent = p.waitForRequest((r) => r.url().endsWith('/v1/optimize') && r.method() === 'POST');
+  await p.click('#optimize-form button[type=submit]');
+  const body = JSON.parse((await sent).postData());
+  assert.equal(body.engine, 'llama.cpp');
+  assert.deepEqual(body.precisions, precisions);
+  await p.waitForSelector('#optimize-recommended', { timeout: 15000 });
+  const post = (b) => fetch(`${own.url}/v1/optimize`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(b) }).then((r) => r.json());
+  const mine = (await post(body)).recommended;
+  assert.match(await p.textContent('#optimize-recommended'), new RegExp(`with llama\\.cpp: ${mine.precision}, batch ${mine.batch}, context ${mine.context}`));
+  // The bitsandbytes answer beside it, with its own basis (borrowed from another architecture and modelled).
+  const alt = p.locator('#optimize-engines li[data-engine="transformers+bitsandbytes"][data-basis]');
+  await alt.waitFor({ timeout: 15000 });
+  const theirs = (await post({ ...body, engine: 'transformers+bitsandbytes', precisions: ['FP16', ...measuredWith('ada', 'transformers+bitsandbytes')].sort() })).recommended;
+  assert.equal(await alt.getAttribute('data-basis'), theirs.basis.energy);
+  assert.match(await alt.textContent(), new RegExp(`transformers\\+bitsandbytes .*: ${theirs.precision}, batch ${theirs.batch}`));
+  assert.equal(await p.locator('#optimize-engines li[data-engine="llama.cpp"]').count(), 0, 'the chosen engine is not listed as its own alternative');
+  // The chart's configurations are coloured by batch: one colour per batch, a different one for each.
+  const coloured = await p.evaluate(() => {
+    const chart = Chart.getChart(document.getElementById('optimize-chart'));
+    return chart.data.datasets.flatMap((d, i) => (/Pareto|alternatives/.test(d.label)
+      ? chart.getDatasetMeta(i).data.map((el, k) => [d.data[k].batch, el.options.backgroundColor]) : []));
+  });
+  const colourOf = new Map();
+  for (const [b, c] of coloured) { assert.equal(colourOf.get(b) ?? c, c, `batch ${b} drawn in two colours`); colourOf.set(b, c); }
+  assert.ok(colourOf.size >= 2, `the chart shows batches ${[...colourOf.keys()]}`);
+  assert.equal(new Set(colourOf.values()).size, colourOf.size, 'two batches share a colour');
+  await shot(p, 'optimize.png', { fullPage: true });
+  // Another GPU: the engine and precisions follow its measured data.
+  await p.fill('#optimize-form input[name=gpu]', 'RTX 4090');
+  await p.waitForFunction(() => document.querySelector('#optimize-form select[name=engine]').value === 'transformers+bitsandbytes', null, { timeout: 5000 });
+  assert.deepEqual((await p.inputValue('#optimize-form input[name=precisions]')).split(',').sort(), ['FP16', ...measuredWith('ada', 'transformers+bitsandbytes')].sort());
+  // An engine picked by hand stays when the GPU changes, and is what is asked.
+  await p.selectOption('#optimize-form select[name=engine]', 'llama.cpp');
+  await p.fill('#optimize-form input[name=gpu]', 'H100');
+  await p.waitForFunction(() => document.querySelector('#optimize-form select[name=arch]').value === 'hopper', null, { timeout: 5000 });
+  assert.equal(await p.inputValue('#optimize-form select[name=engine]'), 'llama.cpp');
+  await p.selectOption('#optimize-form select[name=engine]', 'transformers+bitsandbytes');
+  const again = p.waitForRequest((r) => r.url().endsWith('/v1/optimize') && r.method() === 'POST');
+  await p.click('#optimize-form button[type=submit]');
+  assert.equal(JSON.parse((await again).postData()).engine, 'transformers+bitsandbytes');
+  await p.waitForFunction(() => /with transformers\+bitsandbytes/.test(document.getElementById('optimize-recommended')?.textContent || ''), null, { timeout: 15000 });
+  await p.locator('#optimize-engines li[data-engine="llama.cpp"][data-basis]').waitFor({ timeout: 15000 });
+  assert.deepEqual(p.scriptErrors, []);
+  await p.close();
+});
+await stopServer(own);
 
 await check('no script errors on the page', async () => {
   assert.deepEqual(pageErrors, []);

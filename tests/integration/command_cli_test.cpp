@@ -5,17 +5,22 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "support/cli_run.hpp"
+#include "support/fake_powercap.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -238,6 +243,50 @@ TEST_F(CommandCliTest, MeterCsvHasCodeCarbonsColumnsInItsUnits) {
   }
   EXPECT_EQ(rows, 2);
   EXPECT_NE(ecocompute("meter --csv --json -- " + worker("plain")).status, 0);
+}
+
+TEST_F(CommandCliTest, MeterCsvPutsTheHostsCpuAndDramBesideTheGpu) {
+  // A powercap tree whose package and DRAM counters a thread advances while the command runs.
+  const ecocompute::testing::FakePowercap powercap(dir_ / "powercap");
+  powercap.zone("intel-rapl:0", "package-0", 0);
+  powercap.zone("intel-rapl:0:0", "dram", 0);
+  std::atomic<bool> done{false};
+  std::thread counters([&] {
+    for (std::uint64_t uj = 0; !done; uj += 1000) {
+      powercap.set("intel-rapl:0", uj);
+      powercap.set("intel-rapl:0:0", uj / 4);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+  const fs::path script = dir_ / "fake_nvml.json";
+  std::ofstream(script) << R"({"clock": "real", "devices": [{"name": "NVIDIA H200", "uuid": ")" << kFakeUuid << R"(",
+    "pci_bus_id": "00000000:19:00.0", "architecture": 9, "power_limit_mw": 700000,
+    "power": {"kind": "constant", "watts": 100}, "counter_update_period_s": 0.001, "sample_period_s": 0.01}]})";
+  const Outcome run = ecocompute::testing::run_ecocompute(
+      std::string("ECOCOMPUTE_NVML_LIBRARY='") + FAKE_NVML_PATH + "' FAKE_NVML_SCRIPT='" + script.string() +
+          "' ECOCOMPUTE_POWERCAP_ROOT='" + powercap.root().string() + "' PYTHONDONTWRITEBYTECODE=1 PYTHONPATH='" +
+          std::string(ECOCOMPUTE_SOURCE_DIR) + "/contrib'",
+      std::string("meter --csv --gpu ") + kFakeUuid + " -- " + worker("marked --windows 2 --tokens 2000"), dir_);
+  done = true;
+  counters.join();
+  ASSERT_EQ(run.status, 0) << run.err << run.out;
+  std::istringstream lines(run.out);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_NE(header.find(",ram_power,ram_energy"), std::string::npos) << header;
+  int rows = 0;
+  for (std::string line; std::getline(lines, line); ++rows) {
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+    ASSERT_EQ(f.size(), 16u) << line;
+    const double gpu = std::stod(f[4]), cpu = std::stod(f[5]), consumed = std::stod(f[6]), ram = std::stod(f[15]);
+    EXPECT_GT(cpu, 0.0) << "the package counter advanced during the window: " << line;
+    EXPECT_GT(ram, 0.0) << line;
+    EXPECT_NEAR(consumed, gpu + cpu + ram, 3e-9) << "energy_consumed is their sum, as CodeCarbon's: " << line;
+    EXPECT_NEAR(std::stod(f[2]), kFakeWatts, 0.05 * kFakeWatts) << "gpu_power stays the GPU's own: " << line;
+  }
+  EXPECT_EQ(rows, 2);
 }
 
 TEST_F(CommandCliTest, MeterRefusesBadMarkersAndReportsUnclosedWindows) {

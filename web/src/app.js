@@ -1,7 +1,7 @@
 // EcoCompute web UI: tabs over the REST API of `ecocompute serve`. No framework; charts by Chart.js.
 'use strict';
 
-const state = { curves: [], rows: [], reportText: null, overlay: null, grade: null, charts: {} };
+const state = { curves: [], rows: [], sessions: [], archs: null, reportText: null, overlay: null, grade: null, charts: {}, batchesOf: null };
 const TABS = ['curves', 'atlas', 'models', 'estimate', 'optimize', 'run', 'gallery'];
 const $ = (id) => document.getElementById(id);
 const fmt = (v, digits = 1) => (typeof v === 'number' && isFinite(v) ? v.toFixed(digits) : '–');
@@ -39,7 +39,7 @@ function decodeOverlay(text) {
 
 // ---------- tabs (WAI-ARIA tabs: arrows, Home, End) ----------
 function selectTab(name, focus = false) {
-  if (!TABS.includes(name)) name = 'curves';
+  if (!TABS.includes(name)) name = 'estimate';
   for (const t of TABS) {
     const tab = $(`tab-${t}`);
     const selected = t === name;
@@ -78,24 +78,43 @@ function findCurve(arch, precision) {
   const p = (precision || '').toUpperCase();
   return state.curves.find((c) => c.gpu_arch === a && c.precision.toUpperCase() === p) || null;
 }
-function pointsFor(c) {
-  return state.rows.filter((r) => r.gpu_arch === c.gpu_arch && r.engine === c.engine && r.precision === c.precision && typeof r.delta_pct === 'number');
+// The measured rows of a curve's architecture, engine and precision at one batch level ("b1", "c8").
+function pointsFor(c, level) {
+  return state.rows.filter((r) => r.gpu_arch === c.gpu_arch && r.engine === c.engine && r.precision === c.precision
+    && typeof r.delta_pct === 'number' && rowLevel(r) === level);
 }
-function curveDatasets(c, { confidenceBand = true } = {}) {
+// The levels measured for a curve's key, batch levels first, in numeric order.
+function levelsFor(c) {
+  const levels = new Set(state.rows.filter((r) => r.gpu_arch === c.gpu_arch && r.engine === c.engine && r.precision === c.precision).map(rowLevel));
+  const fitted = curveBatch(c, state.rows);
+  if (fitted) levels.add(fitted);
+  const rank = (l) => (l.startsWith('c') ? 1e6 : 0) + Number(l.slice(1));
+  return [...levels].sort((a, b) => rank(a) - rank(b));
+}
+// The fitted curve is drawn only at the batch its points were measured at: a batch-1 fit under batch-8
+// points would read as a prediction for batch 8, which it is not. A curve whose points do not say their
+// batch (no matching rows) is drawn with the level it is asked for and the summary says so.
+function curveDatasets(c, { confidenceBand = true, level = curveBatch(c, state.rows) || 'b1' } = {}) {
   const samples = c.samples || [];
-  const rows = pointsFor(c);
+  const fitted = curveBatch(c, state.rows);
+  const drawCurve = fitted === null || fitted === level;
+  const rows = pointsFor(c, level);
   const filled = rows.filter((r) => (r.n_trials || 1) >= 2);
   const hollow = rows.filter((r) => (r.n_trials || 1) < 2);
-  const xy = (r) => ({ x: r.params_b, y: r.delta_pct, model: r.model, n: r.n_trials || 1 });
+  const xy = (r) => ({ x: r.params_b, y: r.delta_pct, model: r.model, n: r.n_trials || 1, level: rowLevel(r) });
+  const colour = levelColour(level);
   const sets = [];
-  if (confidenceBand && samples.some((s) => typeof s.ci_low_pct === 'number')) {
-    sets.push({ label: '95 % band (low)', data: samples.map((s) => ({ x: s.params_b, y: s.ci_low_pct })), borderWidth: 0, pointRadius: 0, fill: false, showLine: true, backgroundColor: 'rgba(11,110,79,0.12)' });
-    sets.push({ label: '95 % interval for a new card', data: samples.map((s) => ({ x: s.params_b, y: s.ci_high_pct })), borderWidth: 0, pointRadius: 0, fill: '-1', showLine: true, backgroundColor: 'rgba(11,110,79,0.12)' });
+  if (drawCurve) {
+    if (confidenceBand && samples.some((s) => typeof s.ci_low_pct === 'number')) {
+      sets.push({ label: '95 % band (low)', data: samples.map((s) => ({ x: s.params_b, y: s.ci_low_pct })), borderWidth: 0, pointRadius: 0, fill: false, showLine: true, backgroundColor: 'rgba(11,110,79,0.12)' });
+      sets.push({ label: '95 % interval for a new card', data: samples.map((s) => ({ x: s.params_b, y: s.ci_high_pct })), borderWidth: 0, pointRadius: 0, fill: '-1', showLine: true, backgroundColor: 'rgba(11,110,79,0.12)' });
+    }
+    const at = fitted ? ` (${levelText(fitted)})` : '';
+    sets.push({ label: `the model${at}, measured range`, curve: true, data: samples.filter((s) => s.in_range).map((s) => ({ x: s.params_b, y: s.delta_pct })), showLine: true, pointRadius: 0, borderColor: '#0b6e4f', borderWidth: 2 });
+    sets.push({ label: 'the model beyond the data (extrapolated)', curve: true, data: samples.map((s) => ({ x: s.params_b, y: s.delta_pct })), showLine: true, pointRadius: 0, borderColor: '#0b6e4f', borderDash: [6, 4], borderWidth: 1 });
   }
-  sets.push({ label: 'the model (measured range)', data: samples.filter((s) => s.in_range).map((s) => ({ x: s.params_b, y: s.delta_pct })), showLine: true, pointRadius: 0, borderColor: '#0b6e4f', borderWidth: 2 });
-  sets.push({ label: 'the model beyond the data (extrapolated)', data: samples.map((s) => ({ x: s.params_b, y: s.delta_pct })), showLine: true, pointRadius: 0, borderColor: '#0b6e4f', borderDash: [6, 4], borderWidth: 1 });
-  sets.push({ label: 'measured, n ≥ 2', data: filled.map(xy), pointRadius: 6, pointStyle: 'circle', backgroundColor: '#1f2937', borderColor: '#1f2937' });
-  sets.push({ label: 'measured, n = 1', data: hollow.map(xy), pointRadius: 6, pointStyle: 'circle', backgroundColor: 'rgba(255,255,255,1)', borderColor: '#1f2937', borderWidth: 2 });
+  sets.push({ label: `${levelText(level)}: measured, n ≥ 2`, level, data: filled.map(xy), pointRadius: 6, pointStyle: 'circle', backgroundColor: colour, borderColor: colour });
+  sets.push({ label: `${levelText(level)}: measured, n = 1`, level, data: hollow.map(xy), pointRadius: 6, pointStyle: 'circle', backgroundColor: 'rgba(255,255,255,1)', borderColor: colour, borderWidth: 2 });
   return sets;
 }
 // Axis ticks: labels kept horizontal and spaced (Chart.js skips the ones that would collide). On a log
@@ -126,7 +145,7 @@ function chartOptions(xTitle, yTitle, logX = true) {
     },
     plugins: {
       legend: { position: 'bottom', labels: { filter: (item) => !HIDDEN_LEGEND.has(item.text) } },
-      tooltip: { callbacks: { label: (ctx) => { const d = ctx.raw; return `${d.model ? d.model + ' ' : ''}${fmt(d.x, 2)} B: ${signed(d.y)} %${d.n ? ` (n = ${d.n})` : ''}`; } } },
+      tooltip: { callbacks: { label: (ctx) => { const d = ctx.raw; return `${d.model ? d.model + ' ' : ''}${fmt(d.x, 2)} B${d.level ? `, ${levelText(d.level)}` : ''}: ${signed(d.y)} %${d.n ? ` (n = ${d.n})` : ''}`; } } },
     },
   };
 }
@@ -135,17 +154,42 @@ function replaceChart(name, canvasId, config) {
   if (typeof Chart === 'undefined') return;
   state.charts[name] = new Chart($(canvasId), config);
 }
+// The batch selector offers the levels measured for the chosen curve; the choice is kept when the next
+// curve has it, else the curve's own batch is shown.
+function fillBatchSelect(c) {
+  const select = $('curve-batch');
+  const before = select.value;
+  const levels = levelsFor(c);
+  select.innerHTML = '';
+  for (const l of levels) {
+    const o = document.createElement('option');
+    o.value = l;
+    o.textContent = levelText(l);
+    select.appendChild(o);
+  }
+  select.value = levels.includes(before) ? before : (curveBatch(c, state.rows) || levels[0] || '');
+}
 function drawCurveChart() {
   const c = state.curves.find((x) => curveKey(x) === $('curve-select').value);
   if (!c) { $('curve-summary').textContent = 'No curves in this dataset.'; return; }
+  if (state.batchesOf !== curveKey(c)) { fillBatchSelect(c); state.batchesOf = curveKey(c); }
+  const level = $('curve-batch').value || 'b1';
+  const fitted = curveBatch(c, state.rows);
   const crossover = typeof c.crossover_b === 'number' ? `crossover at ${fmt(c.crossover_b, 2)} B` : 'no crossover inside the measured range';
-  $('curve-summary').textContent = `${c.gpu_arch} · ${c.engine} · ${c.precision}: the decision model's ΔE at batch 1 on ${(c.gpus || []).join(', ')}, measured ${fmt(c.range_min_b, 1)}–${fmt(c.range_max_b, 1)} B by ${c.sessions} session${c.sessions === 1 ? '' : 's'}, ${crossover}.`;
-  replaceChart('curve', 'curve-chart', { type: 'scatter', data: { datasets: curveDatasets(c) }, options: chartOptions('model size (billions of parameters)', 'ΔE % vs FP16') });
+  const points = pointsFor(c, level).length;
+  const shown = fitted === null
+    ? ` The API does not say which batch this curve was fitted at; shown with the ${levelText(level)} points.`
+    : fitted === level ? '' : ` No curve is fitted at ${levelText(level)} (the curve above is for ${levelText(fitted)}): only the measured points are drawn.`;
+  $('curve-summary').textContent = `${c.gpu_arch} · ${c.engine} · ${c.precision}: the decision model's ΔE at ${levelText(fitted || 'b1')} on ${(c.gpus || []).join(', ')}, measured ${fmt(c.range_min_b, 1)}–${fmt(c.range_max_b, 1)} B by ${c.sessions} session${c.sessions === 1 ? '' : 's'}, ${crossover}.`;
+  $('curve-batch-summary').textContent = `Showing ${levelText(level)}: ${points} measured point${points === 1 ? '' : 's'}.${shown}`;
+  replaceChart('curve', 'curve-chart', { type: 'scatter', data: { datasets: curveDatasets(c, { level }) }, options: chartOptions('model size (billions of parameters)', 'ΔE % vs FP16') });
 }
 async function loadCurves() {
   const [curves, rows, archs] = await Promise.all([api('/v1/curves'), api('/v1/measurements'), api('/v1/architectures')]);
   state.curves = curves.curves;
   state.rows = rows.rows;
+  state.sessions = rows.sessions || [];
+  state.archs = archs;
   const select = $('curve-select');
   select.innerHTML = '';
   for (const c of state.curves) {
@@ -154,28 +198,15 @@ async function loadCurves() {
     option.textContent = `${c.gpu_arch} · ${c.precision} · ${c.engine}`;
     select.appendChild(option);
   }
+  // The project's own measured curve first, not whichever the API lists first.
+  const own = `${HEADLINE.arch}|${HEADLINE.engine}|${HEADLINE.precision}`;
+  if (state.curves.some((c) => curveKey(c) === own)) select.value = own;
   for (const s of document.querySelectorAll('.arch-select')) {
     s.innerHTML = '';
     for (const a of archs.known) { const o = document.createElement('option'); o.value = a; o.textContent = a; s.appendChild(o); }
-    s.value = 'ada';
+    s.value = HEADLINE.arch;
   }
   renderModels();
-}
-
-// ---------- tested models ----------
-function renderModels() {
-  const filter = $('models-filter').value.trim().toLowerCase();
-  const body = $('models-table').querySelector('tbody');
-  body.innerHTML = '';
-  for (const r of state.rows) {
-    const text = `${r.model} ${r.gpu} ${r.precision} ${r.engine}`.toLowerCase();
-    if (filter && !text.includes(filter)) continue;
-    const tr = document.createElement('tr');
-    // 1 mJ/token × 1e6 tokens = 1e6 mJ = 1000 J.
-    const cells = [r.model, r.gpu, r.engine, r.precision, fmt(r.energy_per_token_mj * 1000, 0), fmt(r.fp16_energy_per_token_mj * 1000, 0), signed(r.delta_pct), String(r.n_trials || 1), signed(r.delta_perplexity_pct, 2)];
-    cells.forEach((value, i) => { const td = document.createElement('td'); td.textContent = value; if (i >= 4) td.className = 'num'; tr.appendChild(td); });
-    body.appendChild(tr);
-  }
 }
 
 // ---------- your model (estimate) ----------
@@ -268,7 +299,11 @@ function followGpu(form) {
     try {
       const e = await api(`/v1/estimate?${new URLSearchParams({ gpu: name, params_b: '1' })}`);
       const arch = e && e.input && e.input.arch;
-      if (ticket === asked && input.value.trim() === name && [...select.options].some((o) => o.value === arch)) select.value = arch;
+      // A change event, as if picked by hand: what follows the architecture (the engine) follows it.
+      if (ticket === asked && input.value.trim() === name && [...select.options].some((o) => o.value === arch) && select.value !== arch) {
+        select.value = arch;
+        select.dispatchEvent(new Event('change'));
+      }
     } catch (err) { /* not a GPU the server knows (yet): the selector stays */ }
   };
   input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(resolve, 250); });
@@ -282,8 +317,11 @@ async function submitOptimize(event) {
   const result = $('optimize-result');
   result.textContent = 'Optimizing…';
   try {
-    const body = formJson(event.target);
-    if (body.gpu) delete body.arch;
+    // A GPU typed just before the click is resolved first, so the engine and precisions sent are the
+    // ones for that GPU, not for the one before it.
+    if (state.resolveOptimizeGpu) await state.resolveOptimizeGpu();
+    const body = optimizeBody(event.target);
+    const arch = event.target.elements.arch.value;
     const o = await api('/v1/optimize', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     result.innerHTML = '';
     const p = document.createElement('p');
@@ -291,7 +329,7 @@ async function submitOptimize(event) {
     p.className = 'verdict';
     const r = o.recommended;
     p.textContent = r
-      ? `Recommended: ${r.precision}, batch ${r.batch}, context ${r.context} — energy ${fmt(r.energy_j_per_1k_tokens, 0)} J/1k tokens [${r.basis.energy}], ΔE ${signed(r.delta_pct_vs_fp16)} % vs FP16, ${fmt(r.latency_ms_per_token, 1)} ms/token [${r.basis.latency}], ${fmt(r.vram_gb, 1)} GB [${r.basis.vram}]; ${o.feasible_count} feasible.`
+      ? `Recommended with ${r.engine || body.engine}: ${r.precision}, batch ${r.batch}, context ${r.context} — energy ${fmt(r.energy_j_per_1k_tokens, 0)} J/1k tokens [${r.basis.energy}], ΔE ${signed(r.delta_pct_vs_fp16)} % vs FP16, ${fmt(r.latency_ms_per_token, 1)} ms/token [${r.basis.latency}], ${fmt(r.vram_gb, 1)} GB [${r.basis.vram}]; ${o.feasible_count} feasible.`
       : `Nothing meets the constraints${o.closest_infeasible ? `; closest: ${o.closest_infeasible.precision} batch ${o.closest_infeasible.batch} (${o.closest_infeasible.violations.join('; ')})` : ''}.`;
     result.appendChild(p);
     if (o.rests_on_model) {
@@ -305,20 +343,23 @@ async function submitOptimize(event) {
       result.appendChild(figureBases(o.basis_detail, 'optimize-bases', { energy: 'energy', latency: 'latency and throughput', vram: 'memory' }));
     }
     for (const n of o.notes || []) { const q = document.createElement('p'); q.className = 'summary'; q.textContent = n; result.appendChild(q); }
+    renderEngineAlternatives(body, arch);
     const energy = (c) => (typeof c.relative_energy === 'number' ? c.relative_energy : c.energy_rel_fp16);
-    const pt = (c) => ({ x: c.latency_ms_per_token, y: energy(c), label: `${c.precision} b${c.batch}` });
+    const pt = (c) => ({ x: c.latency_ms_per_token, y: energy(c), label: `${c.precision} b${c.batch}`, batch: c.batch });
+    // Each configuration's point in its batch's colour (the same colours as the crossover chart).
+    const byBatch = (fallback) => (ctx) => (ctx.raw && ctx.raw.batch ? levelColour(`b${ctx.raw.batch}`) : fallback);
     replaceChart('optimize', 'optimize-chart', {
       type: 'scatter',
       // The recommendation is usually a point of the Pareto front: drawn last (order −1: Chart.js draws
       // the lowest order on top), larger, filled amber with a dark outline, so the front does not hide it.
       data: { datasets: [
-        { label: 'Pareto front (energy vs latency)', data: (o.pareto_energy_latency || []).map(pt), showLine: true, borderColor: '#0b6e4f', backgroundColor: '#0b6e4f', pointRadius: 5 },
-        { label: 'alternatives', data: (o.alternatives || []).map(pt), backgroundColor: '#8c959f', pointRadius: 4 },
+        { label: 'Pareto front (energy vs latency), points coloured by batch', data: (o.pareto_energy_latency || []).map(pt), showLine: true, borderColor: '#0b6e4f', backgroundColor: '#0b6e4f', pointBackgroundColor: byBatch('#0b6e4f'), pointBorderColor: byBatch('#0b6e4f'), pointRadius: 5 },
+        { label: 'alternatives', data: (o.alternatives || []).map(pt), backgroundColor: '#8c959f', pointBackgroundColor: byBatch('#8c959f'), pointRadius: 4 },
         { label: 'recommended', order: -1, data: o.recommended ? [pt(o.recommended)] : [], backgroundColor: '#bf8700', borderColor: '#1b1f23', borderWidth: 2, pointRadius: 10, pointHoverRadius: 12, pointStyle: 'rectRot' },
       ] },
       options: { responsive: true, maintainAspectRatio: false, animation: false,
         scales: { x: linearAxis('latency per token (ms, roofline)'), y: linearAxis('energy per token relative to FP16 batch 1') },
-        plugins: { tooltip: { callbacks: { label: (ctx) => `${ctx.raw.label}: ${fmt(ctx.raw.x, 2)} ms, ×${fmt(ctx.raw.y, 3)}` } } } },
+        plugins: { tooltip: { callbacks: { label: (ctx) => `${ctx.raw.label} (batch ${ctx.raw.batch}): ${fmt(ctx.raw.x, 2)} ms, ×${fmt(ctx.raw.y, 3)}` } } } },
     });
   } catch (err) {
     result.innerHTML = '';
@@ -486,12 +527,15 @@ async function start() {
   $('estimate-form').addEventListener('submit', submitEstimate);
   $('optimize-form').addEventListener('submit', submitOptimize);
   $('curve-select').addEventListener('change', drawCurveChart);
-  $('models-filter').addEventListener('input', renderModels);
+  $('curve-batch').addEventListener('change', drawCurveChart);
   const params = new URLSearchParams(window.location.search);
   const followers = [followGpu($('estimate-form')), followGpu($('optimize-form'))];
+  state.resolveOptimizeGpu = followers[1];
   try { await loadCurves(); } catch (err) { $('curve-summary').textContent = `Could not load curves: ${err.message}`; }
-  await Promise.all(followers.map((resolve) => resolve()));
-  selectTab(params.get('tab') || 'curves');
+  setUpOptimizeEngines();
+  await Promise.all([loadHeadline(), ...followers.map((resolve) => resolve())]);
+  // The question form follows the landing answer: its defaults are the headline's question.
+  selectTab(params.get('tab') || 'estimate');
   const overlay = params.get('overlay');
   if (overlay) {
     try { const o = decodeOverlay(overlay); showOverlay(o, await gradeSharedPoint(o), 'shared link'); selectTab('run'); } catch (err) {

@@ -16,6 +16,7 @@
 #include "report/verdict_table.hpp"
 #include "util/defaults.hpp"
 #include "util/log.hpp"
+#include "util/number_list.hpp"
 #include "util/text_list.hpp"
 
 namespace ecocompute::cli {
@@ -149,29 +150,14 @@ int run_measure(MeasureFlags& flags) {
     return report_error(Error{ErrorCode::invalid_argument,
                               "--precisions: no precision given (name at least one, e.g. -p Q8_0,Q4_K_M)"});
   }
-  for (const std::string& length : split_commas(flags.prompt_lengths_text)) {
-    std::int64_t value = 0;
-    const auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), value);
-    if (ec != std::errc{} || end != length.data() + length.size() || value < 1 || value > (1 << 20)) {
-      return report_error(Error{ErrorCode::invalid_argument,
-                                "--prompt-lengths: '" + length + "' is not a token count from 1 to 1048576"});
-    }
-    design.prompt.lengths_tokens.push_back(value);
-  }
-  design.batches.clear();
-  for (const std::string& batch : split_commas(flags.batches_text)) {
-    int value = 0;
-    const auto [end, ec] = std::from_chars(batch.data(), batch.data() + batch.size(), value);
-    if (ec != std::errc{} || end != batch.data() + batch.size() || value < 1 || value > defaults::max_measure_batch) {
-      return report_error(Error{ErrorCode::invalid_argument,
-                                fmt::format("--batch: '{}' is not a batch size from 1 to {}", batch, defaults::max_measure_batch)});
-    }
-    if (std::find(design.batches.begin(), design.batches.end(), value) != design.batches.end()) {
-      return report_error(Error{ErrorCode::invalid_argument, fmt::format("--batch: {} is listed twice", value)});
-    }
-    design.batches.push_back(value);
-  }
-  if (design.batches.empty()) return report_error(Error{ErrorCode::invalid_argument, "--batch: no batch size given"});
+  auto lengths = parse_number_list(flags.prompt_lengths_text,
+                                   {.what = "--prompt-lengths", .noun = "token count", .max = 1 << 20, .allow_empty = true});
+  if (!lengths) return report_error(lengths.error());
+  design.prompt.lengths_tokens = *lengths;
+  auto batches = parse_number_list(flags.batches_text, {.what = "--batch", .noun = "batch size",
+                                                        .max = defaults::max_measure_batch, .unique = true});
+  if (!batches) return report_error(batches.error());
+  design.batches.assign(batches->begin(), batches->end());
   design.min_window = Seconds{flags.min_window_s};
   design.correct_edges = flags.edges == "corrected";
   if (flags.target_ci_pt > 0.0) design.target_ci_pt = flags.target_ci_pt;

@@ -31,6 +31,7 @@
 #include "util/clock.hpp"
 #include "util/defaults.hpp"
 #include "util/log.hpp"
+#include "util/number_list.hpp"
 #include "util/text_list.hpp"
 
 namespace ecocompute::cli {
@@ -77,23 +78,10 @@ struct EndpointFlags {
   std::string restart_cmd;
   std::string level_cmd;
   std::string server_engine;
+  std::string model_name;
   double ready_timeout_s = 600.0;
   std::string out{defaults::serving_out_dir};
 };
-
-Result<std::vector<int>> parse_levels(const std::string& text) {
-  std::vector<int> out;
-  const std::vector<std::string> items = text.empty() ? std::vector<std::string>{""} : split_commas(text);
-  for (const std::string& item : items) {
-    int value = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (item.empty() || ec != std::errc{} || end != item.data() + item.size()) {
-      return unexpected(ErrorCode::invalid_argument, "--concurrency: '" + item + "' is not a whole number");
-    }
-    out.push_back(value);
-  }
-  return out;
-}
 
 Result<std::pair<int, int>> parse_range(const std::string& flag, const std::string& text) {
   const std::size_t dash = text.find('-');
@@ -197,9 +185,10 @@ int run_measure_endpoint(const EndpointFlags& flags) {
                                   "' is not a name of 1–64 letters, digits, '.', '_' or '-' (e.g. vllm, llama-server)"});
   }
   protocol::SweepDesign design;
-  auto levels = parse_levels(flags.concurrency);
+  auto levels = parse_number_list(flags.concurrency,
+                                  {.what = "--concurrency", .noun = "concurrency level", .max = 4096, .unique = true});
   if (!levels) return report_error(levels.error());
-  design.concurrency = *levels;
+  design.concurrency.assign(levels->begin(), levels->end());
   design.trials = flags.trials;
   design.warmup_requests = flags.warmup_requests;
   design.requests_per_stream = flags.requests_per_stream;
@@ -303,6 +292,7 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   context.restart_cmd = flags.restart_cmd;
   context.level_cmd = flags.level_cmd;
   context.server_engine = flags.server_engine;
+  context.model_name = flags.model_name;
 
   struct sigaction action {};
   struct sigaction old_int {};
@@ -434,6 +424,10 @@ Command make_measure_endpoint_command(CLI::App& root) {
   app->add_option("--server-engine", flags->server_engine,
                   "The server behind the endpoints (vllm, sglang, tgi, llama-server …), as the reports' engine name: "
                   "the API does not say, and the dataset keys rows by it (default: openai-endpoint, undeclared)");
+  app->add_option("--model-name", flags->model_name,
+                  "The model the endpoints serve, as the reports name it (e.g. Llama-3-8B); default: the name the "
+                  "server reports, which is often an alias such as the format")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() || v.size() > 128 ? std::string("a name of 1-128 characters") : std::string(); }, "NAME"));
   app->add_option("--ready-timeout", flags->ready_timeout_s,
                   "Seconds to wait for the servers after --restart-cmd or --level-cmd")
       ->capture_default_str()

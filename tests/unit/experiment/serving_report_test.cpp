@@ -116,6 +116,15 @@ ServingContext serving_context(bool with_energy) {
   return c;
 }
 
+TEST(ServingReport, TheModelNameGivenWinsOverTheServersAlias) {
+  const SweepResult sweep = sample_sweep(true);
+  const auto analysis = protocol::analyze_serving(sweep.runs, 2);
+  ServingContext context = serving_context(true);
+  context.model_name = "Llama-3-8B";
+  EXPECT_EQ(build_serving_report(sweep, analysis, 1, 4, context).workload.model_name, "Llama-3-8B");
+  EXPECT_EQ(build_serving_report(sweep, analysis, 1, 4, serving_context(true)).workload.model_name, "fixture-model");
+}
+
 TEST(ServingReport, ServerReportIsSchemaValidAndMatchesTheGoldenFile) {
   const SweepResult sweep = sample_sweep(true);
   const auto analysis = protocol::analyze_serving(sweep.runs, 2);

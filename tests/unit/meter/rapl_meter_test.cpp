@@ -4,7 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
+
+#include "support/fake_powercap.hpp"
 
 namespace ecocompute::meter {
 namespace {
@@ -14,21 +15,13 @@ namespace fs = std::filesystem;
 class RaplMeterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("fake_powercap_" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    zone("intel-rapl:0", "package-0", 1000, 262143328850);
-    zone("intel-rapl:1", "package-1", 5000, 262143328850);
-    zone("intel-rapl:0:0", "core", 7, 262143328850);  // a sub-zone: part of package 0, not added again
+    powercap_.zone("intel-rapl:0", "package-0", 1000);
+    powercap_.zone("intel-rapl:1", "package-1", 5000);
+    powercap_.zone("intel-rapl:0:0", "core", 7);  // a sub-zone: part of package 0, not added again
   }
-  void TearDown() override { fs::remove_all(root_); }
-  void zone(const std::string& dir, const std::string& name, std::uint64_t energy, std::uint64_t range) {
-    fs::create_directories(root_ / dir);
-    std::ofstream(root_ / dir / "name") << name << "\n";
-    std::ofstream(root_ / dir / "max_energy_range_uj") << range << "\n";
-    set(dir, energy);
-  }
-  void set(const std::string& dir, std::uint64_t energy) { std::ofstream(root_ / dir / "energy_uj") << energy << "\n"; }
-  fs::path root_;
+  void set(const std::string& dir, std::uint64_t energy) { powercap_.set(dir, energy); }
+  ecocompute::testing::FakePowercap powercap_ = ecocompute::testing::FakePowercap::in_temp("rapl");
+  const fs::path& root_ = powercap_.root();
 };
 
 TEST_F(RaplMeterTest, SumsPackagesAndHandlesWrap) {

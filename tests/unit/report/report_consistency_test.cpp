@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "report/energy_field_list.hpp"
 #include "support/golden.hpp"
 #include "util/json.hpp"
 
@@ -135,6 +136,7 @@ TEST(ReportConsistency, EachMutationOfTheCorpusIsFoundByItsField) {
     const auto found = find_contradictions(*report);
     const auto hit = std::find_if(found.begin(), found.end(), [&](const Contradiction& c) { return c.field == m.field; });
     ASSERT_NE(hit, found.end()) << m.name << ": " << found.size() << " found, none in " << m.field;
+    for (const Contradiction& c : found) EXPECT_TRUE(is_energy_report_field(c.field)) << c.field << " is not a field of the table";
     EXPECT_NE(hit->message.find(m.quoted), std::string::npos) << m.name << ": " << hit->message;
     const auto error = contradiction_error(*report, "energy.json");
     ASSERT_TRUE(error);

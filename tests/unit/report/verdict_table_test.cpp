@@ -25,6 +25,19 @@ TEST(VerdictTable, ShowsDeltaWithCiHalfWidth) {
   EXPECT_NE(table.find("2 (1 failed)"), std::string::npos) << table;
 }
 
+TEST(VerdictTable, ThroughputIsTheMedianTrialAndItsRatioIsPairedByBlock) {
+  std::vector<EnergyReport> reports = golden_reports(true);
+  EnergyReport& q4 = reports.back();
+  ASSERT_TRUE(q4.trials && q4.trials->size() == 3);
+  // One slow window: tokens over 4x the duration. The mean would drop to ~192 tok/s; the median stays.
+  q4.trials->at(0).decode->duration_s *= 4.0;
+  const std::string table = format_verdict_table(reports);
+  EXPECT_NE(table.find("  256.0  "), std::string::npos) << table;
+  // Paired by block against F16 (160 tok/s in every block): +60, +60 and (64 − 160)/160 = −60 %:
+  // mean +20.0, t(2) half-width 4.303 · 69.28 / √3 = 172.1.
+  EXPECT_NE(table.find("+20.0 ± 172.1"), std::string::npos) << table;
+}
+
 TEST(VerdictTable, ABatchAboveOneIsNamedInItsRow) {
   std::vector<EnergyReport> reports = golden_reports(true);
   reports.push_back(reports.back());
