@@ -30,7 +30,7 @@ Step roofline_step(const data::GpuSpec& gpu, const PrecisionInfo& p, double para
 }
 
 // Energy figures are as good as their basis; latency is modelled, so a configuration is at most medium.
-std::string confidence_of(data::Basis energy) {
+std::string configuration_confidence(data::Basis energy) {
   return energy == data::Basis::measured || energy == data::Basis::interpolated ? "medium" : "low";
 }
 
@@ -45,7 +45,7 @@ void score_energy(const Prediction& p, std::optional<double> fp16_batch_one_mj, 
     c.energy_basis = data::FigureBasis{};
     c.energy_basis.label = "no F16 energy to carry the answer to an energy per token";
   }
-  c.confidence = confidence_of(c.energy_basis.basis);
+  c.confidence = configuration_confidence(c.energy_basis.basis);
   if (p.delta) {
     c.delta_pct = p.delta->value;
     c.delta_ci_low_pct = p.delta->low;

@@ -18,7 +18,7 @@ std::string signed_pct(double v) { return fmt::format("{:+.1f} %", v); }
 
 // Confidence from the basis alone: a measured place is known best, an interpolated one next, and
 // anything extrapolated, borrowed or modelled least.
-std::string confidence_of(data::Basis basis) {
+std::string basis_confidence(data::Basis basis) {
   if (basis == data::Basis::measured) return "high";
   if (basis == data::Basis::interpolated) return "medium";
   return "low";
@@ -77,7 +77,7 @@ Result<void> check_batch_and_context_fit(const MemoryFit& m, const Query& q) {
                                 q.batch, q.context, m.kv_cache_gb, m.weights_gb, q.precision.name, m.gpu, m.gpu_memory_gb, fitting));
 }
 
-std::string size_text(const Query& q) {
+std::string query_size_text(const Query& q) {
   return q.active_params_b ? fmt::format("{:g} B model ({:g} B active)", q.params_b, *q.active_params_b) : fmt::format("{:g} B model", q.params_b);
 }
 
@@ -86,7 +86,7 @@ void write_verdict(EstimateResponse& out, const Query& q) {
   out.verdict = fmt::format("{} {} {:.1f} % energy per token (95 % interval for your card {} … {}) vs FP16 for a {} on {} "
                             "with {}: {} — {}.",
                             q.precision.name, d.value < 0 ? "saves" : "costs", std::abs(d.value), signed_pct(d.low), signed_pct(d.high),
-                            size_text(q), q.gpu ? q.gpu->name : q.arch, q.engine, to_string(d.basis.basis), d.basis.label);
+                            query_size_text(q), q.gpu ? q.gpu->name : q.arch, q.engine, to_string(d.basis.basis), d.basis.label);
   if (d.basis.basis != data::Basis::measured) out.verdict += " Not a measurement of this configuration: measure it to know.";
   if (!out.prediction.memory.fp16_fits || !out.prediction.memory.fits) out.verdict += " " + memory_note(out.prediction.memory, std::string(q.precision.name)) + ".";
 }
@@ -140,7 +140,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   out.ci_low_pct = d.low;
   out.ci_high_pct = d.high;
   out.basis = d.basis.basis;
-  out.confidence = confidence_of(d.basis.basis);
+  out.confidence = basis_confidence(d.basis.basis);
   out.recommendation = recommend(out.ci_low_pct, out.ci_high_pct);
   out.crossover_b = crossover_size(evidence, *q);
   out.anchors = anchors_of(evidence, *q, out.prediction.arch_used);

@@ -31,7 +31,7 @@ bool some_group_has(const std::vector<Location>& locations, GroupOf group_of, Va
   return std::any_of(seen.begin(), seen.end(), [&](const auto& g) { return g.second.size() >= count; });
 }
 
-std::string size_text(const Location& l) { return std::to_string(l.point.log_size); }
+std::string location_size_text(const Location& l) { return std::to_string(l.point.log_size); }
 
 void batch_components(const std::vector<Location>& locations, const Design& design, std::vector<FreeComponent>& out) {
   std::size_t batched = 0, regime_effects = 0;
@@ -71,10 +71,10 @@ std::vector<FreeComponent> identified_components(const std::vector<Location>& lo
   for (const auto& [key, df] : replicated_df(locations)) out.push_back({Which::card, key});
   const auto batch_one = [](const Location& l) { return l.point.regime == 0; };
   const bool formats_share_size = some_group_has(
-      locations, [&](const Location& l) { return batch_one(l) ? l.point.engine + l.point.arch + size_text(l) : std::string(); },
+      locations, [&](const Location& l) { return batch_one(l) ? l.point.engine + l.point.arch + location_size_text(l) : std::string(); },
       [&](const Location& l) { return batch_one(l) ? l.point.key : std::string(); }, 2);
   if (formats_share_size) out.push_back({Which::shared, ""});
-  if (some_group_has(locations, [](const Location& l) { return l.point.key; }, size_text, 3)) {
+  if (some_group_has(locations, [](const Location& l) { return l.point.key; }, location_size_text, 3)) {
     out.push_back({Which::format, ""});
     out.push_back({Which::size_scale, ""});
   }

@@ -13,7 +13,8 @@
 #include "util/precision.hpp"
 
 namespace ecocompute::decide {
-namespace {
+// Named, not anonymous: the suite compiles in one unity unit with other decide tests that have helpers of the same names.
+namespace prediction_cases {
 
 using ::ecocompute::testing::published_evidence;
 using data::Basis;
@@ -226,5 +227,5 @@ TEST(Prediction, TheEnergyIsF16TimesTheRatioWithBothUncertainties) {
   EXPECT_EQ(p->fp16_energy->basis.basis, Basis::measured);
 }
 
-}  // namespace
+}  // namespace prediction_cases
 }  // namespace ecocompute::decide
