@@ -13,6 +13,7 @@
 #include <limits>
 #include <numeric>
 
+#include "util/median.hpp"
 #include "util/statistics.hpp"
 
 namespace ecocompute::data {
@@ -189,9 +190,7 @@ CurveParams refine(CurveParams p, std::span<const FitPoint> pts, std::span<const
 double median_size(std::span<const FitPoint> pts) {
   std::vector<double> sizes;
   for (const FitPoint& p : pts) sizes.push_back(p.params_b);
-  std::sort(sizes.begin(), sizes.end());
-  const std::size_t n = sizes.size();
-  return n % 2 == 1 ? sizes[n / 2] : (sizes[n / 2 - 1] + sizes[n / 2]) / 2.0;
+  return median(std::move(sizes)).value_or(0.0);
 }
 
 struct Solution {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "meter/measurement.hpp"
+#include "util/median.hpp"
 #include "util/units.hpp"
 
 namespace ecocompute::meter {
@@ -20,9 +21,6 @@ struct CounterReading {
 /// Returns the median interval between successive changes of the counter value (the first change
 /// seen starts the first interval); nullopt with fewer than two changes.
 std::optional<Seconds> counter_update_period(const std::vector<CounterReading>& readings);
-
-/// Returns the median of `values`; nullopt when empty.
-std::optional<double> median(std::vector<double> values);
 
 /// Returns the value at quantile q ∈ [0,1] (nearest rank); nullopt when empty.
 std::optional<double> quantile(std::vector<double> values, double q);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "util/median.hpp"
 #include "util/check.hpp"
 
 namespace ecocompute::protocol {
@@ -175,11 +176,9 @@ std::vector<std::string> throughput_outliers(std::span<const Condition> conditio
       if (auto rate = t.decode->throughput_tokens_per_s()) rates.emplace_back(&t, *rate);
     }
     if (rates.size() < 3) continue;
-    std::vector<double> sorted;
-    for (const auto& [trial, rate] : rates) sorted.push_back(rate);
-    std::sort(sorted.begin(), sorted.end());
-    const std::size_t mid = sorted.size() / 2;
-    const double median = sorted.size() % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0;
+    std::vector<double> values;
+    for (const auto& [trial, rate] : rates) values.push_back(rate);
+    const double median = ecocompute::median(std::move(values)).value_or(0.0);
     for (const auto& [trial, rate] : rates) {
       if (median > 0.0 && std::abs(rate - median) > fraction * median) {
         warnings.push_back(fmt::format(

@@ -1,7 +1,6 @@
 #include "report/paired_trials.hpp"
 
-#include <algorithm>
-
+#include "util/median.hpp"
 #include "util/statistics.hpp"
 
 namespace ecocompute::report {
@@ -41,10 +40,7 @@ std::optional<double> median_decode_tokens_per_s(const EnergyReport& report) {
   for (const auto& [block, f] : decode_by_block(report)) {
     if (f.tokens_per_s) speeds.push_back(*f.tokens_per_s);
   }
-  if (speeds.empty()) return std::nullopt;
-  std::sort(speeds.begin(), speeds.end());
-  const std::size_t n = speeds.size();
-  return n % 2 == 1 ? speeds[n / 2] : (speeds[n / 2 - 1] + speeds[n / 2]) / 2.0;
+  return median(std::move(speeds));
 }
 
 }  // namespace ecocompute::report

@@ -29,6 +29,15 @@ using ecocompute::testing::slurp;
 
 using Outcome = ecocompute::testing::CliOutcome;
 
+// The comma-separated fields of one `meter --csv` row (none of the tests' fields is quoted; a trailing
+// empty field is not listed).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream cells(line);
+  for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+  return fields;
+}
+
 constexpr double kFakeWatts = 100.0;
 constexpr const char* kFakeUuid = "GPU-2f6d5b7e-1c3a-4e8b-9d0f-a1b2c3d4e5f6";
 
@@ -229,9 +238,7 @@ TEST_F(CommandCliTest, MeterCsvHasCodeCarbonsColumnsInItsUnits) {
   EXPECT_EQ(header.rfind("window,duration,gpu_power,cpu_power,gpu_energy,cpu_energy,energy_consumed,", 0), 0u) << header;
   int rows = 0;
   for (std::string line; std::getline(lines, line); ++rows) {
-    std::vector<std::string> f;
-    std::istringstream cells(line);
-    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+    const std::vector<std::string> f = csv_fields(line);
     ASSERT_GE(f.size(), 11u) << line;
     const double seconds = std::stod(f[1]), watts = std::stod(f[2]), kwh = std::stod(f[4]);
     EXPECT_TRUE(f[3].empty() && f[5].empty()) << "a GPU window fills no cpu_ column: " << line;
@@ -276,9 +283,7 @@ TEST_F(CommandCliTest, MeterCsvPutsTheHostsCpuAndDramBesideTheGpu) {
   EXPECT_NE(header.find(",ram_power,ram_energy"), std::string::npos) << header;
   int rows = 0;
   for (std::string line; std::getline(lines, line); ++rows) {
-    std::vector<std::string> f;
-    std::istringstream cells(line);
-    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+    const std::vector<std::string> f = csv_fields(line);
     ASSERT_EQ(f.size(), 16u) << line;
     const double gpu = std::stod(f[4]), cpu = std::stod(f[5]), consumed = std::stod(f[6]), ram = std::stod(f[15]);
     EXPECT_GT(cpu, 0.0) << "the package counter advanced during the window: " << line;
