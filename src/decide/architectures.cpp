@@ -134,7 +134,7 @@ Json curves_json(const Evidence& evidence, const std::optional<std::string>& arc
       const double n = std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * i / (kCurveSamples - 1));
       if (Json s = sample(evidence, key, n, range); !s.is_null()) samples.push_back(std::move(s));
     }
-    list.push_back(Json{{"gpu_arch", a}, {"engine", engine}, {"precision", p}, {"source", "model"}, {"gpus", c.gpus},
+    list.push_back(Json{{"gpu_arch", a}, {"engine", engine}, {"precision", p}, {"source", "model"}, {"batch", 1}, {"gpus", c.gpus},
                         {"range_min_b", range[0]}, {"range_max_b", range[1]}, {"sessions", c.sessions.size()},
                         {"crossover_b", json_or_null(crossover_size(evidence, batch_one_question(key, range[0].get<double>())))},
                         {"samples", std::move(samples)}});

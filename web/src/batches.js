@@ -30,10 +30,11 @@ function levelColour(level) {
   return `hsl(${(n * 47) % 360}, 55%, 38%)`;
 }
 
-// The batch a fitted curve belongs to: the batch of the measured rows its points are (matched by
-// session, model and ΔE). The API's curves carry no batch of their own; null when the points do not
-// say one batch.
+// The batch a fitted curve belongs to: its own batch field where the API gives one (the model's curves
+// are drawn at batch 1), else the batch of the measured rows its points are (matched by session, model
+// and ΔE); null when the points do not say one batch.
 function curveBatch(c, rows) {
+  if (Number.isInteger(c.batch) && c.batch > 0) return `b${c.batch}`;
   const found = new Set();
   for (const p of c.points || []) {
     const r = rows.find((x) => x.session_id === p.session_id && x.model === p.model && x.engine === c.engine
