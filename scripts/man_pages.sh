@@ -14,11 +14,14 @@ trap 'rm -rf "$wrap"' EXIT
 help2man --no-info --no-discard-stderr --version-string="$version" \
   --name="energy per token of quantized LLM inference, measured, and the decision service built on it" \
   --output="$out/ecocompute.1" "$bin"
-# The subcommands as --help lists them: the words indented by two spaces under "Subcommands:".
-"$bin" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && /^  [a-z]/ {print $1}' | while read -r cmd; do
+# The subcommands as --help lists them: the words indented by two spaces under "Subcommands:". The help
+# text is read once: a reader that stops early (awk's exit) would end the binary's write with SIGPIPE,
+# which pipefail turns into a silent exit of this script whenever the write was not finished yet.
+help=$("$bin" --help)
+printf '%s\n' "$help" | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && /^  [a-z]/ {print $1}' | while read -r cmd; do
   printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$bin" "$cmd" > "$wrap/ecocompute-$cmd"
   chmod +x "$wrap/ecocompute-$cmd"
-  summary=$("$bin" --help | awk -v c="$cmd" '$1 == c {$1 = ""; sub(/^ +/, ""); print; exit}' | cut -c1-120)
+  summary=$(printf '%s\n' "$help" | awk -v c="$cmd" '$1 == c && !found {$1 = ""; sub(/^ +/, ""); print; found = 1}' | cut -c1-120)
   help2man --no-info --no-discard-stderr --version-string="$version" --name="$summary" \
     --output="$out/ecocompute-$cmd.1" "$wrap/ecocompute-$cmd"
 done
