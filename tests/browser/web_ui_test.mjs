@@ -820,6 +820,16 @@ await check('optimize shows and sends the engine and precisions, defaulting to t
   assert.equal(JSON.parse((await again).postData()).engine, 'transformers+bitsandbytes');
   await p.waitForFunction(() => /with transformers\+bitsandbytes/.test(document.getElementById('optimize-recommended')?.textContent || ''), null, { timeout: 15000 });
   await p.locator('#optimize-engines li[data-engine="llama.cpp"][data-basis]').waitFor({ timeout: 15000 });
+  // On a card never measured with llama.cpp, its alternative is asked as a borrow and shown so, not refused.
+  await p.fill('#optimize-form input[name=gpu]', 'RTX 4090');
+  await p.waitForFunction(() => document.querySelector('#optimize-form select[name=arch]').value === 'ada', null, { timeout: 5000 });
+  await p.selectOption('#optimize-form select[name=engine]', 'transformers+bitsandbytes');
+  const borrowAsked = p.waitForRequest((r) => r.url().endsWith('/v1/optimize') && r.method() === 'POST' && JSON.parse(r.postData()).engine === 'llama.cpp');
+  await p.click('#optimize-form button[type=submit]');
+  const borrowBody = JSON.parse((await borrowAsked).postData());
+  assert.equal(borrowBody.allow_borrow, true);
+  await p.waitForFunction(() => document.querySelector('#optimize-engines li[data-engine="llama.cpp"]')?.dataset.basis === 'borrowed', null, { timeout: 15000 });
+  assert.equal((await post(borrowBody)).recommended.basis.energy, 'borrowed');
   assert.deepEqual(p.scriptErrors, []);
   await p.close();
 });

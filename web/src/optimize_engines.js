@@ -84,8 +84,12 @@ async function renderEngineAlternatives(body, arch) {
     item.dataset.engine = engine;
     list.appendChild(item);
     const precisions = defaultPrecisions(arch, engine);
+    // An engine never measured on this architecture can only answer from another one: asked so, the
+    // answer comes labelled borrowed instead of a refusal.
+    const measuredHere = ((measuredEngines()[arch] || {})[engine] || []).length > 0;
+    const question = { ...body, engine, precisions, ...(measuredHere ? {} : { allow_borrow: true }) };
     try {
-      const o = await api('/v1/optimize', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...body, engine, precisions }) });
+      const o = await api('/v1/optimize', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(question) });
       const r = o.recommended;
       if (!r) { item.textContent = `${engine} (${precisions.join(', ')}): nothing meets the constraints.`; return; }
       const energyBasis = r.basis && r.basis.energy;
