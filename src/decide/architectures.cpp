@@ -21,6 +21,8 @@ struct Coverage {
   std::set<double> sizes, batch_one_sizes;
   std::set<int> batches;
   std::set<std::string> gpus, sessions;
+  std::map<int, std::set<double>> sizes_at;  // per batch level
+  std::map<int, std::set<std::string>> sessions_at;
 };
 
 using FormatKey = std::tuple<std::string, std::string, std::string>;  // arch, engine, precision
@@ -35,15 +37,18 @@ std::map<FormatKey, Coverage> coverage(const Evidence& evidence) {
       c.batches.insert(l.place.batch);
       c.gpus.insert(l.place.gpu);
       c.sessions.insert(l.sessions.begin(), l.sessions.end());
+      c.sizes_at[l.place.batch].insert(l.place.params_b);
+      c.sessions_at[l.place.batch].insert(l.sessions.begin(), l.sessions.end());
     }
   }
   return out;
 }
 
-Query batch_one_question(const FormatKey& key, double params_b) {
+Query batch_question(const FormatKey& key, double params_b, int batch) {
   const auto& [arch, engine, precision] = key;
   Query q;
   q.params_b = params_b;
+  q.batch = batch;
   q.arch = arch;
   q.engine = engine;
   if (auto p = parse_precision(precision)) q.precision = *p;
@@ -51,13 +56,23 @@ Query batch_one_question(const FormatKey& key, double params_b) {
   return q;
 }
 
+Query batch_one_question(const FormatKey& key, double params_b) { return batch_question(key, params_b, 1); }
+
 Json range_of(const Coverage& c) {
   const std::set<double>& sizes = c.batch_one_sizes.empty() ? c.sizes : c.batch_one_sizes;
   return Json::array({*sizes.begin(), *sizes.rbegin()});
 }
 
-Json sample(const Evidence& evidence, const FormatKey& key, double n, const Json& range) {
-  auto p = predict(evidence, batch_one_question(key, n));
+// The sizes a curve at `batch` rests on: at batch 1 those measured at batch 1 (all of them where none
+// was), at another batch those measured at it.
+Json range_at(const Coverage& c, int batch) {
+  if (batch == 1) return range_of(c);
+  const std::set<double>& sizes = c.sizes_at.at(batch);
+  return Json::array({*sizes.begin(), *sizes.rbegin()});
+}
+
+Json sample(const Evidence& evidence, const FormatKey& key, double n, const Json& range, int batch) {
+  auto p = predict(evidence, batch_question(key, n, batch));
   if (!p || !p->delta) return nullptr;
   return Json{{"params_b", n},
               {"delta_pct", p->delta->value},
@@ -122,21 +137,24 @@ Json architectures_json(const Evidence& evidence) {
   return out;
 }
 
-Json curves_json(const Evidence& evidence, const std::optional<std::string>& arch, const std::optional<std::string>& precision) {
+Json curves_json(const Evidence& evidence, const std::optional<std::string>& arch, const std::optional<std::string>& precision,
+                 int batch) {
   Json list = Json::array();
   for (const auto& [key, c] : coverage(evidence)) {
     const auto& [a, engine, p] = key;
     if ((arch && a != *arch) || (precision && p != *precision)) continue;
-    const Json range = range_of(c);
+    if (batch != 1 && !c.sizes_at.contains(batch)) continue;
+    const Json range = range_at(c, batch);
     const double lo = std::max(0.05, range[0].get<double>() / 2), hi = std::max(lo * 1.01, range[1].get<double>() * 2);
     Json samples = Json::array();
     for (int i = 0; i < kCurveSamples; ++i) {
       const double n = std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * i / (kCurveSamples - 1));
-      if (Json s = sample(evidence, key, n, range); !s.is_null()) samples.push_back(std::move(s));
+      if (Json s = sample(evidence, key, n, range, batch); !s.is_null()) samples.push_back(std::move(s));
     }
-    list.push_back(Json{{"gpu_arch", a}, {"engine", engine}, {"precision", p}, {"source", "model"}, {"batch", 1}, {"gpus", c.gpus},
-                        {"range_min_b", range[0]}, {"range_max_b", range[1]}, {"sessions", c.sessions.size()},
-                        {"crossover_b", json_or_null(crossover_size(evidence, batch_one_question(key, range[0].get<double>())))},
+    const std::size_t sessions = batch == 1 ? c.sessions.size() : c.sessions_at.at(batch).size();
+    list.push_back(Json{{"gpu_arch", a}, {"engine", engine}, {"precision", p}, {"source", "model"}, {"batch", batch}, {"gpus", c.gpus},
+                        {"range_min_b", range[0]}, {"range_max_b", range[1]}, {"sessions", sessions},
+                        {"crossover_b", json_or_null(crossover_size(evidence, batch_question(key, range[0].get<double>(), batch)))},
                         {"samples", std::move(samples)}});
   }
   return list;

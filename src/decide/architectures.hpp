@@ -27,9 +27,11 @@ std::size_t curve_count(const Evidence& evidence);
 /// [{"arch", "formats": [{"engine", "precision", "gpus", "sizes_b", "batches", "sessions"}]}].
 Json architectures_json(const Evidence& evidence);
 
-/// One entry per measured (architecture, engine, precision): the model's ΔE at batch 1 on log-spaced
-/// sizes from half the smallest to twice the largest measured one ({params_b, delta_pct,
-/// ci_low_pct, ci_high_pct, basis, in_range}), the range and the crossover. Filters are optional.
-Json curves_json(const Evidence& evidence, const std::optional<std::string>& arch, const std::optional<std::string>& precision);
+/// One entry per measured (architecture, engine, precision): the model's ΔE at `batch` on log-spaced
+/// sizes from half the smallest to twice the largest size measured at that batch ({params_b, delta_pct,
+/// ci_low_pct, ci_high_pct, basis, in_range}), the range and the crossover. At batch 1 every measured
+/// format has a curve; at another batch only the formats measured at it. Filters are optional.
+Json curves_json(const Evidence& evidence, const std::optional<std::string>& arch, const std::optional<std::string>& precision,
+                 int batch = 1);
 
 }  // namespace ecocompute::decide

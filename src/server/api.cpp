@@ -20,6 +20,7 @@
 #include "server/report_check.hpp"
 #include "util/file_io.hpp"
 #include "util/log.hpp"
+#include "util/number_list.hpp"
 #include "util/quoted_input.hpp"
 #include "server/request_input.hpp"
 
@@ -167,9 +168,18 @@ Result<HttpResponse> Api::architectures(const HttpRequest&) const {
 Result<HttpResponse> Api::curves(const HttpRequest& request) const {
   // The decision model's ΔE along size per measured format: drawn from half the smallest measured size
   // to twice the largest, the measured range marked (in_range); outside it the UI dashes the line.
+  // ?batch=N: the curves at batch N of the formats measured at it (the site draws the curve of the
+  // batch whose points it shows); without it, batch 1, as the published API answers.
   const auto arch = request.param("arch");
   const auto precision = request.param("precision");
-  return ok_json(Json{{"curve_source", decide::kCurveSource}, {"curves", decide::curves_json(evidence_, arch, precision)}});
+  int batch = 1;
+  if (const auto text = request.param("batch")) {
+    auto parsed = parse_number_list(*text, NumberListRules{.what = "batch", .noun = "batch size", .min = 1, .max = 4096, .max_items = 1});
+    if (!parsed) return error_response(as_bad_request(parsed.error()));
+    batch = static_cast<int>(parsed->front());
+  }
+  return ok_json(Json{{"curve_source", decide::kCurveSource}, {"batch", batch},
+                      {"curves", decide::curves_json(evidence_, arch, precision, batch)}});
 }
 
 Result<HttpResponse> Api::atlas(const HttpRequest& request) const {

@@ -702,13 +702,24 @@ await check('the crossover chart draws one batch at a time, its points coloured 
   assert.ok(eight.some((y) => y > 40), 'the dataset has the batch-8 cost');
   assert.ok(!pointsAt(one).flatMap((d) => d.ys).some((y) => y > 40));
   await shot(p, 'crossover-batch-1.png', { fullPage: true });
-  // … it is drawn at batch 8, in batch 8's colour, with no fitted curve under it.
+  // … it is drawn at batch 8, in batch 8's colour, over the model's curve at batch 8 (asked of the API
+  // for that batch), not the batch-1 curve.
+  const asked8 = p.waitForRequest((r) => /\/v1\/curves\?batch=8$/.test(r.url()));
   await p.selectOption('#curve-batch', 'b8');
+  await asked8;
+  await p.waitForFunction(() => document.getElementById('curve-chart').dataset.batch === 'b8');
   const at8 = await drawn();
   assert.deepEqual(pointsAt(at8).flatMap((d) => d.ys).sort((x, y) => x - y), eight);
   assert.ok(pointsAt(at8).every((d) => d.level === 'b8' && /^batch 8:/.test(d.label)));
-  assert.ok(!at8.some((d) => d.curve), 'no batch-1 curve under batch-8 points');
-  assert.match(await p.textContent('#curve-batch-summary'), /No curve is fitted at batch 8/);
+  const curve8 = (await (await fetch(`${own.url}/v1/curves?batch=8&arch=hopper&precision=Q4_K_M`)).json()).curves.find((c) => c.engine === 'llama.cpp');
+  assert.equal(curve8.batch, 8);
+  const drawnCurve8 = at8.find((d) => d.curve && /measured range/.test(d.label));
+  assert.ok(drawnCurve8 && /batch 8/.test(drawnCurve8.label), 'the curve drawn under batch-8 points is the batch-8 curve');
+  assert.deepEqual(drawnCurve8.ys, curve8.samples.filter((s) => s.in_range).map((s) => s.delta_pct));
+  assert.notDeepEqual(drawnCurve8.ys, one.find((d) => d.curve && /measured range/.test(d.label)).ys, 'the batch-1 curve is not drawn at batch 8');
+  assert.ok(drawnCurve8.ys.some((y) => y > 20), 'the batch-8 curve has the batch-8 cost');
+  assert.match(await p.textContent('#curve-summary'), /ΔE at batch 8/);
+  assert.doesNotMatch(await p.textContent('#curve-batch-summary'), /No curve is fitted/);
   assert.notEqual(pointsAt(at8)[0].colour, pointsAt(one)[0].colour, 'batch 8 and batch 1 have their own colours');
   await shot(p, 'crossover-batch-8.png', { fullPage: true });
   // The chosen batch stays when the curve changes and the other curve has it.

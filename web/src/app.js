@@ -169,20 +169,35 @@ function fillBatchSelect(c) {
   }
   select.value = levels.includes(before) ? before : (curveBatch(c, state.rows) || levels[0] || '');
 }
-function drawCurveChart() {
+// The model's curves at one batch level, asked once per level (/v1/curves?batch=N has a curve for each
+// format measured at that batch).
+async function curvesAtLevel(level) {
+  if (!level.startsWith('b')) return [];
+  const batch = Number(level.slice(1));
+  if (batch === 1) return state.curves;
+  state.curvesAt ||= {};
+  state.curvesAt[batch] ||= api(`/v1/curves?batch=${batch}`).then((r) => r.curves).catch(() => []);
+  return state.curvesAt[batch];
+}
+async function drawCurveChart() {
   const c = state.curves.find((x) => curveKey(x) === $('curve-select').value);
   if (!c) { $('curve-summary').textContent = 'No curves in this dataset.'; return; }
   if (state.batchesOf !== curveKey(c)) { fillBatchSelect(c); state.batchesOf = curveKey(c); }
   const level = $('curve-batch').value || 'b1';
-  const fitted = curveBatch(c, state.rows);
-  const crossover = typeof c.crossover_b === 'number' ? `crossover at ${fmt(c.crossover_b, 2)} B` : 'no crossover inside the measured range';
+  const atLevel = (await curvesAtLevel(level)).find((x) => curveKey(x) === curveKey(c)) || null;
+  // The user may have moved on while the curves of this level loaded: draw only the latest choice.
+  if (curveKey(c) !== $('curve-select').value || level !== ($('curve-batch').value || 'b1')) return;
+  const shownCurve = atLevel || c;
+  const fitted = curveBatch(shownCurve, state.rows);
+  const crossover = typeof shownCurve.crossover_b === 'number' ? `crossover at ${fmt(shownCurve.crossover_b, 2)} B` : 'no crossover inside the measured range';
   const points = pointsFor(c, level).length;
   const shown = fitted === null
     ? ` The API does not say which batch this curve was fitted at; shown with the ${levelText(level)} points.`
     : fitted === level ? '' : ` No curve is fitted at ${levelText(level)} (the curve above is for ${levelText(fitted)}): only the measured points are drawn.`;
-  $('curve-summary').textContent = `${c.gpu_arch} · ${c.engine} · ${c.precision}: the decision model's ΔE at ${levelText(fitted || 'b1')} on ${(c.gpus || []).join(', ')}, measured ${fmt(c.range_min_b, 1)}–${fmt(c.range_max_b, 1)} B by ${c.sessions} session${c.sessions === 1 ? '' : 's'}, ${crossover}.`;
+  $('curve-summary').textContent = `${c.gpu_arch} · ${c.engine} · ${c.precision}: the decision model's ΔE at ${levelText(fitted || 'b1')} on ${(shownCurve.gpus || []).join(', ')}, measured ${fmt(shownCurve.range_min_b, 1)}–${fmt(shownCurve.range_max_b, 1)} B by ${shownCurve.sessions} session${shownCurve.sessions === 1 ? '' : 's'}, ${crossover}.`;
   $('curve-batch-summary').textContent = `Showing ${levelText(level)}: ${points} measured point${points === 1 ? '' : 's'}.${shown}`;
-  replaceChart('curve', 'curve-chart', { type: 'scatter', data: { datasets: curveDatasets(c, { level }) }, options: chartOptions('model size (billions of parameters)', 'ΔE % vs FP16') });
+  $('curve-chart').dataset.batch = level;
+  replaceChart('curve', 'curve-chart', { type: 'scatter', data: { datasets: curveDatasets(shownCurve, { level }) }, options: chartOptions('model size (billions of parameters)', 'ΔE % vs FP16') });
 }
 async function loadCurves() {
   const [curves, rows, archs] = await Promise.all([api('/v1/curves'), api('/v1/measurements'), api('/v1/architectures')]);

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "server_test_support.hpp"
@@ -103,6 +103,36 @@ TEST_F(ApiTest, CurvesCarryTheModelsSamplesForDrawing) {
   const Json& at = curve["samples"][20];
   const Json e = call(get("/v1/estimate", {{"params_b", at["params_b"].dump()}, {"arch", "ada"}, {"precision", "NF4"}}), 200);
   EXPECT_NEAR(e["delta_pct"].get<double>(), at["delta_pct"].get<double>(), 1e-9);
+}
+
+TEST_F(ApiTest, CurvesAtABatchAreTheModelAtThatBatchForTheFormatsMeasuredThere) {
+  const Json one = call(get("/v1/curves", {{"arch", "hopper"}, {"precision", "Q4_K_M"}}), 200);
+  const Json eight = call(get("/v1/curves", {{"arch", "hopper"}, {"precision", "Q4_K_M"}, {"batch", "8"}}), 200);
+  EXPECT_EQ(one["batch"], 1);
+  EXPECT_EQ(eight["batch"], 8);
+  const auto llama_cpp = [](const Json& list) {
+    return std::find_if(list.begin(), list.end(), [](const Json& c) { return c["engine"] == "llama.cpp"; });
+  };
+  ASSERT_NE(llama_cpp(eight["curves"]), eight["curves"].end());
+  const Json& curve = *llama_cpp(eight["curves"]);
+  EXPECT_EQ(curve["batch"], 8);
+  EXPECT_EQ(curve["engine"], "llama.cpp");
+  // Each sample is /v1/estimate at batch 8, and differs from the batch-1 curve at the same size.
+  const Json& at = curve["samples"][20];
+  const Json e = call(get("/v1/estimate", {{"params_b", at["params_b"].dump()}, {"arch", "hopper"}, {"precision", "Q4_K_M"},
+                                           {"engine", "llama.cpp"}, {"batch", "8"}}),
+                      200);
+  EXPECT_NEAR(e["delta_pct"].get<double>(), at["delta_pct"].get<double>(), 1e-9);
+  const Json& llama_one = *llama_cpp(one["curves"]);
+  EXPECT_EQ(llama_one["batch"], 1);
+  EXPECT_GT(at["delta_pct"].get<double>() - llama_one["samples"][20]["delta_pct"].get<double>(), 20.0)
+      << "batch 8 costs where batch 1 saves (the atlas)";
+  // A format never measured at a batch has no curve there (ada NF4: batch 1 only).
+  EXPECT_TRUE(call(get("/v1/curves", {{"arch", "ada"}, {"precision", "NF4"}, {"batch", "8"}}), 200)["curves"].empty());
+  for (const char* bad : {"0", "4097", "x", "1,8", ""}) {
+    const Json error = call(get("/v1/curves", {{"batch", bad}}), 400);
+    EXPECT_NE(error["error"].get<std::string>().find("batch"), std::string::npos) << bad << ": " << error.dump();
+  }
 }
 
 TEST_F(ApiTest, MeasurementsFilterRows) {
