@@ -47,40 +47,30 @@ const char* written_text(detail::Presence presence) {
   return "optional";
 }
 
-const char* unit_text(detail::Unit unit) {
-  switch (unit) {
-    case detail::Unit::none: return "";
-    case detail::Unit::mJ: return "mJ";
-    case detail::Unit::J: return "J";
-    case detail::Unit::W: return "W";
-    case detail::Unit::s: return "s";
-    case detail::Unit::pct: return "%";
-    case detail::Unit::tokens_per_s: return "tokens/s";
-    case detail::Unit::Hz: return "Hz";
-    case detail::Unit::bytes: return "bytes";
-    case detail::Unit::billions: return "billions";
-  }
-  return "";
-}
-
 template <class S>
-void list_section(const std::string& prefix, std::vector<EnergyFieldInfo>& out);
+void list_section(const std::string& prefix, const std::optional<FieldBounds>& parent, std::vector<EnergyFieldInfo>& out);
 
 template <class S, class T>
-void list_field(const std::string& prefix, const detail::Field<S, T>& f, std::vector<EnergyFieldInfo>& out) {
+void list_field(const std::string& prefix, const std::optional<FieldBounds>& parent, const detail::Field<S, T>& f,
+                std::vector<EnergyFieldInfo>& out) {
   const std::string path = prefix + f.name;
-  out.push_back({path, type_name<T>(), since_text(f.since), written_text(f.presence), unit_text(f.unit)});
+  const std::optional<FieldBounds> bounds = f.bounds ? f.bounds->under(parent) : std::nullopt;
   using B = detail::Bare<T>;
+  constexpr bool figure = std::is_arithmetic_v<B> && !std::is_same_v<B, bool>;
+  out.push_back({path, type_name<T>(), since_text(f.since), written_text(f.presence), unit_text(f.unit),
+                 figure ? bounds : std::nullopt, f.in_every_1_2});
   if constexpr (detail::Section<B>) {
-    list_section<B>(path + ".", out);
+    list_section<B>(path + ".", bounds, out);
   } else if constexpr (detail::Vector<B>::value) {
-    if constexpr (detail::Section<typename detail::Vector<B>::type>) list_section<typename detail::Vector<B>::type>(path + "[].", out);
+    if constexpr (detail::Section<typename detail::Vector<B>::type>) {
+      list_section<typename detail::Vector<B>::type>(path + "[].", bounds, out);
+    }
   }
 }
 
 template <class S>
-void list_section(const std::string& prefix, std::vector<EnergyFieldInfo>& out) {
-  detail::for_each_field(detail::Table<S>::fields(), [&](const auto& field) { list_field(prefix, field, out); });
+void list_section(const std::string& prefix, const std::optional<FieldBounds>& parent, std::vector<EnergyFieldInfo>& out) {
+  detail::for_each_field(detail::Table<S>::fields(), [&](const auto& field) { list_field(prefix, parent, field, out); });
 }
 
 // "trials[3].decode.tokens" → "trials[].decode.tokens".
@@ -99,22 +89,26 @@ std::string without_indices(const std::string& path) {
 const std::vector<EnergyFieldInfo>& energy_report_fields() {
   static const std::vector<EnergyFieldInfo> fields = [] {
     std::vector<EnergyFieldInfo> out;
-    list_section<EnergyReport>("", out);
+    list_section<EnergyReport>("", std::nullopt, out);
     return out;
   }();
   return fields;
 }
 
-bool is_energy_report_field(const std::string& path) {
+bool is_energy_report_field(const std::string& path) { return find_energy_report_field(path) != nullptr; }
+
+const EnergyFieldInfo* find_energy_report_field(const std::string& path) {
   const std::string general = without_indices(path);
   const auto& fields = energy_report_fields();
-  return std::any_of(fields.begin(), fields.end(), [&](const EnergyFieldInfo& f) { return f.path == general; });
+  const auto it = std::find_if(fields.begin(), fields.end(), [&](const EnergyFieldInfo& f) { return f.path == general; });
+  return it == fields.end() ? nullptr : &*it;
 }
 
 std::string energy_fields_markdown() {
-  std::string out = "| field | type | since | written | unit |\n|---|---|---|---|---|\n";
+  std::string out = "| field | type | since | written | 1.2 requires | unit | range |\n|---|---|---|---|---|---|---|\n";
   for (const EnergyFieldInfo& f : energy_report_fields()) {
-    out += fmt::format("| `{}` | {} | {} | {} | {} |\n", f.path, f.type, f.since, f.written, f.unit);
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", f.path, f.type, f.since, f.written,
+                       f.in_every_1_2 ? "yes" : "", f.unit, f.bounds ? f.bounds->text() : "");
   }
   return out;
 }

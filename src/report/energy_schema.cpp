@@ -1,4 +1,5 @@
-// The shipped JSON Schema, parsed once with valijson, plus the checks a schema cannot express.
+// The shipped JSON Schema, its 1.2 required lists and bounds taken from the field table, parsed once with
+// valijson; plus the checks a schema cannot express.
 #include "report/energy_schema.hpp"
 
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -10,8 +11,10 @@
 #include <fmt/format.h>
 
 #include "ecocompute/embedded/energy_schema_json.hpp"
+#include "report/energy_field_list.hpp"
 #include "report/energy_report.hpp"
 #include "report/environment_fingerprint.hpp"
+#include "report/schema_from_table.hpp"
 #include "util/file_io.hpp"
 
 namespace ecocompute::report {
@@ -61,7 +64,7 @@ class CompiledSchema {
  public:
   CompiledSchema() {
     // The embedded schema is part of the build; a parse failure is a bug, and throws.
-    const Json document = Json::parse(embedded::energy_schema_json);
+    const Json document = energy_schema_from_table(embedded::energy_schema_json);
     valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
     valijson::adapters::NlohmannJsonAdapter adapter(document);
     parser.populateSchema(adapter, schema_);
@@ -127,6 +130,34 @@ void integral_floats_as_integers(Json& node) {
   }
 }
 
+// "/trials/3/decode/energy_j" → "trials[3].decode.energy_j", a path of the field table.
+std::string field_path(const std::string& pointer) {
+  std::string path;
+  std::size_t from = 1;
+  while (from <= pointer.size() && !pointer.empty()) {
+    const std::size_t slash = pointer.find('/', from);
+    const std::string token = pointer.substr(from, slash == std::string::npos ? std::string::npos : slash - from);
+    const bool index = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+    path += index ? "[" + token + "]" : (path.empty() ? "" : ".") + token;
+    if (slash == std::string::npos) break;
+    from = slash + 1;
+  }
+  return path;
+}
+
+// valijson names the bound a figure broke but not the figure; the table's range and the value say both.
+void name_values_out_of_range(const Json& document, std::vector<SchemaProblem>& problems) {
+  for (SchemaProblem& p : problems) {
+    if (!p.message.starts_with("Expected number greater than") && !p.message.starts_with("Expected number less than")) continue;
+    const EnergyFieldInfo* field = find_energy_report_field(field_path(p.pointer));
+    if (field == nullptr || !field->bounds) continue;
+    const Json::json_pointer at(p.pointer);
+    if (!document.contains(at) || !document.at(at).is_number()) continue;
+    p.message = fmt::format("{:g} is outside {}{}{}", document.at(at).get<double>(), field->bounds->text(),
+                            field->unit.empty() ? "" : " ", field->unit);
+  }
+}
+
 // Depth of [ and { nesting in JSON text, strings skipped; checked before parsing.
 std::size_t text_depth(std::string_view text) {
   std::size_t depth = 0;
@@ -161,6 +192,9 @@ std::vector<SchemaProblem> validate_energy_json(const OrderedJson& document) {
   Json normalized(document);
   integral_floats_as_integers(normalized);
   problems = compiled_schema().validate(normalized);
+  if (document.is_object() && document.value("schema_version", "") == energy_schema_version) {
+    name_values_out_of_range(normalized, problems);
+  }
   if (!problems.empty()) return problems;
 
   if (document.value("schema_version", "") == energy_schema_version) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/field_bounds.hpp"
 #include "report/report_json.hpp"
 #include "util/json.hpp"
 
@@ -36,8 +37,28 @@ enum class Nulls { always, in_1_2 };
 /// The unit a figure is in; its name carries it too (_mj, _j, _w, _s, _pct).
 enum class Unit { none, mJ, J, W, s, pct, tokens_per_s, Hz, bytes, billions };
 
+/// The unit as the docs and messages print it ("" for none).
+inline const char* unit_text(Unit unit) {
+  switch (unit) {
+    case Unit::none: return "";
+    case Unit::mJ: return "mJ";
+    case Unit::J: return "J";
+    case Unit::W: return "W";
+    case Unit::s: return "s";
+    case Unit::pct: return "%";
+    case Unit::tokens_per_s: return "tokens/s";
+    case Unit::Hz: return "Hz";
+    case Unit::bytes: return "bytes";
+    case Unit::billions: return "billions";
+  }
+  return "";
+}
+
 /// One JSON member of section S, held in S::*member. Absent on reading, a required field takes
-/// `fallback`; `check`, when set, refuses a value read with the message it returns.
+/// `fallback`; `check`, when set, refuses a value read with the message it returns. `bounds` is the
+/// range of a figure (for a section: the range its spread's figures take), checked by the 1.2 schema
+/// and on upload, not on reading. `in_every_1_2`: the 1.2 schema requires the member; true for what
+/// the writer always writes in 1.2, and for members optional in memory that every run fills.
 template <class S, class T>
 struct Field {
   const char* name;
@@ -47,6 +68,8 @@ struct Field {
   Unit unit = Unit::none;
   T fallback{};
   std::optional<std::string> (*check)(const T&) = nullptr;
+  std::optional<FieldBounds> bounds{};
+  bool in_every_1_2 = false;
 
   [[nodiscard]] Field absent_as(T value) const {
     Field copy = *this;
@@ -56,6 +79,23 @@ struct Field {
   [[nodiscard]] Field checked_by(std::optional<std::string> (*rule)(const T&)) const {
     Field copy = *this;
     copy.check = rule;
+    return copy;
+  }
+  [[nodiscard]] Field within(FieldBounds range) const {
+    Field copy = *this;
+    copy.bounds = range;
+    return copy;
+  }
+  /// Optional in memory (a published report may lack it), but every 1.2 run writes it.
+  [[nodiscard]] Field always_in_1_2() const {
+    Field copy = *this;
+    copy.in_every_1_2 = true;
+    return copy;
+  }
+  /// Written in every 1.2 report, yet required only by the schema's rule for the scenario.
+  [[nodiscard]] Field by_scenario_in_1_2() const {
+    Field copy = *this;
+    copy.in_every_1_2 = false;
     return copy;
   }
 };
@@ -91,12 +131,14 @@ template <class S, class T>
 [[nodiscard]] Field<S, T> required(const char* name, T S::*member, Since since, Unit unit = Unit::none) {
   static_assert(!Optional<T>::value, "a required field is never absent in memory");
   Field<S, T> field{name, member, Presence::required, since, unit};
+  field.in_every_1_2 = true;
   if constexpr (std::is_same_v<T, OrderedJson>) field.fallback = OrderedJson::object();
   return field;
 }
 template <class S, class T>
 [[nodiscard]] Field<S, T> nullable(const char* name, T S::*member, Since since, Unit unit = Unit::none) {
   Field<S, T> field{name, member, Presence::nullable, since, unit};
+  field.in_every_1_2 = true;
   if constexpr (std::is_same_v<T, OrderedJson>) field.fallback = OrderedJson::object();
   return field;
 }
@@ -106,7 +148,9 @@ template <class S, class T>
 }
 template <class S, class T>
 [[nodiscard]] Field<S, T> nullable_in_1_2(const char* name, T S::*member, Since since, Unit unit = Unit::none) {
-  return Field<S, T>{name, member, Presence::nullable_in_1_2, since, unit};
+  Field<S, T> field{name, member, Presence::nullable_in_1_2, since, unit};
+  field.in_every_1_2 = true;
+  return field;
 }
 
 template <class F>

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "report/figure_ranges.hpp"
 #include "report/measurement_claim.hpp"
 #include "report/stated_delta.hpp"
 
@@ -31,28 +32,11 @@ std::optional<std::string> source_violation(const EnergyReport& r) {
   return std::nullopt;
 }
 
-// Bounds the 1.1 schema does not state (the 1.2 schema does): a size and energies a real run can have.
-std::optional<std::string> implausible_number(const EnergyReport& r) {
-  if (const auto& n = r.workload.params_b; n && !(*n > 0 && *n <= 100000)) {
-    return fmt::format("workload.params_b {} is outside (0, 100000] billion parameters", *n);
-  }
-  const std::pair<const char*, const std::optional<double>*> energies[] = {
-      {"energy_per_token_mj", &r.results.energy_per_token_mj},
-      {"fp16_energy_per_token_mj", &r.results.fp16_energy_per_token_mj}};
-  for (const auto& [key, v] : energies) {
-    if (*v && !(**v >= 0 && **v <= 1e7)) return fmt::format("results.{} {} is outside [0, 1e7] mJ", key, **v);
-  }
-  if (const auto& pct = r.results.vs_fp16_energy_pct; pct && !(*pct >= -100 && *pct <= 1e6)) {
-    return fmt::format("results.vs_fp16_energy_pct {} is outside [-100, 1e6] %", *pct);
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::optional<std::string> upload_rule_violation(const EnergyReport& report) {
   if (auto wrong_source = source_violation(report)) return wrong_source;
-  if (auto implausible = implausible_number(report)) return implausible;
+  if (auto implausible = figure_out_of_range(report)) return implausible;
   return stated_delta_disagreement(report);
 }
 

@@ -1,7 +1,8 @@
 // Upload rules: what a report must also satisfy, beyond its schema, before the server stores it as a
 // replication — the basis must agree with the numbers, and the numbers must be ones a real run can
-// have (the 1.2 schema bounds them; a 1.1 schema does not). The measurement and stated-ΔE rules are
-// shared with `check` (report/measurement_claim.hpp, report/stated_delta.hpp).
+// have: every figure within the range the field table gives it, the ranges the 1.2 schema states,
+// applied to a report of any version (the 1.1 schema bounds next to nothing). The measurement and
+// stated-ΔE rules are shared with `check` (report/measurement_claim.hpp, report/stated_delta.hpp).
 #pragma once
 
 #include <optional>

@@ -1,6 +1,6 @@
 // The field table against what describes energy.json elsewhere: the "Fields" reference in
 // docs/energy-json.md is the table's own listing, and the shipped JSON Schema (1.2 rules) has exactly
-// the table's fields, with the table's JSON types.
+// the table's fields, with the table's JSON types, required lists and ranges.
 #include "report/energy_field_list.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "report/energy_schema.hpp"
+#include "report/schema_from_table.hpp"
 #include "util/file_io.hpp"
 #include "util/json.hpp"
 
@@ -111,6 +112,29 @@ TEST(EnergyFields, TheSchemaHasTheTablesFields) {
     EXPECT_TRUE(it->second.types.contains(json_type(f.type))) << f.path << ": " << f.type;
   }
   for (const auto& [path, field] : schema) EXPECT_TRUE(table_paths.contains(path)) << path << " is in the schema but not in the table";
+}
+
+TEST(EnergyFields, TheEmbeddedSchemaIsTheTablesSchema) {
+  const Json embedded = Json::parse(energy_schema_text());
+  const Json generated = energy_schema_from_table(energy_schema_text());
+  for (const Json& change : Json::diff(embedded, generated)) {
+    ADD_FAILURE() << "src/report/embed/energy.schema.json differs from the field table at " << change.at("path")
+                  << ": the table has " << change.value("value", Json("nothing"));
+  }
+}
+
+TEST(EnergyFields, ARangeOrRequirementOfTheSchemaComesFromTheTable) {
+  // Taken out of the file, each is written back from the table.
+  Json edited = Json::parse(energy_schema_text());
+  Json& results = edited["definitions"]["report_1_2"]["properties"]["results"];
+  results["properties"]["total_energy_joules"].erase("maximum");
+  results["properties"]["total_energy_joules"]["minimum"] = -5;
+  results["required"] = Json::array();
+  const Json generated = energy_schema_from_table(edited.dump());
+  EXPECT_EQ(generated, Json::parse(energy_schema_text()));
+  // A field of the table the schema has no place for is a mistake of the build.
+  edited["definitions"]["report_1_2"]["properties"]["results"]["properties"].erase("note");
+  EXPECT_THROW((void)energy_schema_from_table(edited.dump()), std::logic_error);
 }
 
 TEST(EnergyFields, PathsWithIndicesAreFieldsOfTheTable) {

@@ -9,10 +9,12 @@
 #include <set>
 
 #include "server_test_support.hpp"
+#include "support/golden.hpp"
 #include "support/session_evidence.hpp"
 #include "decide/estimate.hpp"
 #include "decide/prediction.hpp"
 #include "util/defaults.hpp"
+#include "util/json.hpp"
 
 namespace ecocompute::server {
 namespace {
@@ -144,6 +146,32 @@ TEST_F(ApiTest, MeasurementsFilterRows) {
     EXPECT_EQ(row["gpu_arch"], "ada");
     EXPECT_EQ(row["precision"], "INT8");
   }
+}
+
+// The field table's ranges and the members every 1.2 report needs hold for uploads: a figure outside
+// its range is refused naming the field, its value and the range (in a 1.1 report too, whose schema
+// bounds next to nothing), and a 1.2 report without a member the table requires is refused naming it.
+TEST_F(ApiTest, AnUploadOutsideARangeOrWithoutANeededMemberIsRefusedNamingIt) {
+  OrderedJson no_size = fixture_report();
+  no_size["workload"]["params_b"] = 0;
+  const HttpResponse sized = api_->handle(post("/v1/replications", no_size.dump()));
+  EXPECT_EQ(sized.status, 400);
+  EXPECT_NE(sized.body.find("workload.params_b 0 is outside (0, 100000] billions"), std::string::npos) << sized.body;
+
+  const OrderedJson run = read_json_file(ecocompute::testing::golden_path("energy/energy-Q8_0.json")).value();
+  OrderedJson hot = run;
+  hot["trials"][0]["decode"]["energy_j"] = 2e9;
+  const HttpResponse out_of_range = api_->handle(post("/v1/replications", hot.dump()));
+  EXPECT_EQ(out_of_range.status, 400);
+  EXPECT_NE(out_of_range.body.find("/trials/0/decode/energy_j: 2e+09 is outside [0, 1e+09] J"), std::string::npos)
+      << out_of_range.body;
+  OrderedJson unseeded = run;
+  unseeded["measurement"].erase("seed");
+  const HttpResponse missing = api_->handle(post("/v1/replications", unseeded.dump()));
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_NE(missing.body.find("/measurement"), std::string::npos) << missing.body;
+  EXPECT_NE(missing.body.find("'seed'"), std::string::npos) << missing.body;
+  EXPECT_EQ(stored(), 0);
 }
 
 TEST_F(ApiTest, AnUploadIsGradedStoredAndListed) {
