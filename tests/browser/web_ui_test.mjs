@@ -37,12 +37,13 @@ const watchdog = setTimeout(() => { console.error('timed out after 420 s'); proc
 
 // Start the server on a free loopback port with its own store.
 const portFile = join(work, 'port');
-// The decision model of the shipped evidence is fitted once and kept in a folder of the test's.
-process.env.ECOCOMPUTE_CACHE_DIR = join(work, 'cache');
+// The decision model of the shipped evidence: read from the ctest run's fit folder (tests/CMakeLists.txt),
+// else fitted once and kept in a folder of the test's. A server listens only after its fit.
+process.env.ECOCOMPUTE_CACHE_DIR ||= join(work, 'cache');
 const server = spawn(binary, ['--log-level', 'warn', 'serve', '--port', '0', '--port-file', portFile, '--db', join(work, 'r.sqlite'),
   '--web-dir', webDir, '--rate-limit', '0', '--store', join(work, 'no-store.sqlite')], { stdio: ['ignore', 'inherit', 'inherit'] });
 let port = 0;
-for (let i = 0; i < 300 && !port; i += 1) {
+for (let i = 0; i < 2400 && !port; i += 1) {
   if (existsSync(portFile)) port = Number(readFileSync(portFile, 'utf8').trim());
   if (!port) await sleep(50);
 }
@@ -398,7 +399,7 @@ async function startServer(extra) {
   const child = spawn(binary, ['--log-level', 'warn', 'serve', '--port', '0', '--port-file', file, '--db', join(dir, 'r.sqlite'),
     '--web-dir', webDir, '--rate-limit', '0', '--store', join(dir, 'no-store.sqlite'), ...extra], { stdio: ['ignore', 'inherit', 'inherit'] });
   let bound = 0;
-  for (let i = 0; i < 600 && !bound; i += 1) {
+  for (let i = 0; i < 2400 && !bound; i += 1) {
     if (existsSync(file)) bound = Number(readFileSync(file, 'utf8').trim());
     if (!bound) await sleep(50);
   }
