@@ -28,8 +28,9 @@ async function check(name, fn) {
 const transport = new StdioClientTransport({
   command: binary,
   args: ['--log-level', 'warn', 'mcp', '--store', '/nonexistent/ecocompute-mcp-test.sqlite'],
-  // The fitted model of the shipped evidence is kept in a folder of the test's, not in $HOME.
-  env: { ...process.env, ECOCOMPUTE_CACHE_DIR: join(tmpdir(), `ecocompute-mcp-test-${process.pid}`) },
+  // The fitted model of the shipped evidence: the ctest run's fit folder (tests/CMakeLists.txt), else a
+  // folder of the test's, never $HOME.
+  env: { ...process.env, ECOCOMPUTE_CACHE_DIR: process.env.ECOCOMPUTE_CACHE_DIR || join(tmpdir(), `ecocompute-mcp-test-${process.pid}`) },
   stderr: 'inherit',
 });
 const client = new Client({ name: 'ecocompute-mcp-client-test', version: '1.0.0' });
