@@ -93,15 +93,6 @@ constexpr const char* kSelectDerived = "SELECT content FROM derived WHERE key = 
 constexpr const char* kDeleteDerived = "DELETE FROM derived WHERE key = $1";
 constexpr const char* kInsertDerived = "INSERT INTO derived (key, version, content) VALUES ($1, $2, $3)";
 
-SqlValue optional_value(const std::optional<double>& v) {
-  if (v) return *v;
-  return std::monostate{};
-}
-SqlValue optional_value(const std::optional<std::string>& v) {
-  if (v) return *v;
-  return std::monostate{};
-}
-
 Session session_from(const SqlRow& r) {
   return Session{sql_text(r[0]).value_or(""), sql_text(r[1]).value_or(""), sql_text(r[2]).value_or(""),
                  sql_text(r[3]).value_or(""), sql_text(r[4]).value_or(""), sql_text(r[5]).value_or(""),

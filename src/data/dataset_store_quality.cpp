@@ -34,15 +34,6 @@ constexpr std::optional<QualityFigure> PublishedQualityRow::* kQualityFigures[] 
     &PublishedQualityRow::kld,         &PublishedQualityRow::mean_dp_pct, &PublishedQualityRow::rms_dp_pct,
     &PublishedQualityRow::same_top_p_pct};
 
-SqlValue optional_value(const std::optional<double>& v) {
-  if (v) return *v;
-  return std::monostate{};
-}
-SqlValue optional_value(const std::optional<std::string>& v) {
-  if (v) return *v;
-  return std::monostate{};
-}
-
 bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
 
 std::vector<SqlValue> quality_values(const PublishedQualityRow& r) {
@@ -115,7 +106,7 @@ Result<ImportSummary> DatasetStore::import_quality(const QualityBatch& batch) {
 }
 
 Result<std::vector<PublishedQualityRow>> DatasetStore::quality_rows(const std::optional<std::string>& precision) const {
-  auto rows = db_->query(quality_table::kSelectQuality, {quality_table::optional_value(precision)});
+  auto rows = db_->query(quality_table::kSelectQuality, {optional_value(precision)});
   if (!rows) return rows.error();
   std::vector<PublishedQualityRow> out;
   for (const SqlRow& r : *rows) out.push_back(quality_table::quality_row_from(r));

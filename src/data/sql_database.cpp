@@ -65,6 +65,16 @@ std::optional<std::int64_t> truncate_to_integer(double d) {
 }
 }  // namespace
 
+SqlValue optional_value(const std::optional<double>& v) {
+  if (v) return *v;
+  return std::monostate{};
+}
+
+SqlValue optional_value(const std::optional<std::string>& v) {
+  if (v) return *v;
+  return std::monostate{};
+}
+
 std::optional<std::string> sql_text(const SqlValue& value) {
   if (const auto* s = std::get_if<std::string>(&value)) return *s;
   if (const auto* n = std::get_if<std::int64_t>(&value)) return std::to_string(*n);

@@ -116,6 +116,10 @@ std::optional<std::string> sql_text(const SqlValue& value);
 std::optional<double> sql_real(const SqlValue& value);
 std::optional<std::int64_t> sql_integer(const SqlValue& value);
 
+/// The other way: a parameter from an optional figure or text, NULL when it is absent.
+SqlValue optional_value(const std::optional<double>& v);
+SqlValue optional_value(const std::optional<std::string>& v);
+
 namespace detail {
 
 /// Returns the start of `sql` for an error message (at most 60 characters, then "…").
