@@ -9,11 +9,13 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
+#include "data/quality_cost_detail.hpp"
 #include "util/precision.hpp"
 
 namespace ecocompute::data {
-namespace {
+namespace quality_detail {
 
 std::string squashed_name(std::string_view text) {
   std::string out;
@@ -44,6 +46,16 @@ std::string number_text(double v) {
   return buffer;
 }
 
+std::pair<double, double> times_or_divided(double v, double factor) {
+  return {std::min(v / factor, v * factor), std::max(v / factor, v * factor)};
+}
+
+}  // namespace quality_detail
+
+using namespace quality_detail;
+
+namespace {
+
 // The row a model's figure is read from: no importance matrix first (what `quantize` makes), then one
 // that does not say, then the first with one.
 const PublishedQualityRow* preferred_row(const std::vector<const PublishedQualityRow*>& rows) {
@@ -68,10 +80,14 @@ FormatQualityCost from_row(const PublishedQualityRow& row, QualityBasis basis, c
   cost.rms_dp_pct = value(row.rms_dp_pct);
   cost.same_top_p_pct = value(row.same_top_p_pct);
   cost.imatrix = row.imatrix;
+  cost.evidence_model = row.model;
+  cost.evidence_params_b = row.params_b;
   return cost;
 }
 
-FormatQualityCost unknown_cost(const std::string& precision, std::string reason) {
+}  // namespace
+
+FormatQualityCost quality_detail::unknown_cost(const std::string& precision, std::string reason) {
   FormatQualityCost cost;
   cost.basis_text = "none";
   cost.precision = precision;
@@ -81,8 +97,8 @@ FormatQualityCost unknown_cost(const std::string& precision, std::string reason)
 
 // Our probe's figure when the question is the fixture itself (its size and family): the mean of the runs,
 // the interval their range.
-std::optional<FormatQualityCost> fixture_cost(const QualityEvidence& evidence, double size_b, std::string_view family,
-                                        const std::string& precision) {
+std::optional<FormatQualityCost> quality_detail::fixture_cost(const QualityEvidence& evidence, double size_b,
+                                                              std::string_view family, const std::string& precision) {
   std::vector<const FixtureQuality*> runs;
   for (const FixtureQuality& f : evidence.fixture) {
     const bool same_size = std::abs(f.params_b - size_b) <= 0.15 * std::max(f.params_b, size_b);
@@ -103,13 +119,13 @@ std::optional<FormatQualityCost> fixture_cost(const QualityEvidence& evidence, d
   cost.delta_ppl_pct_low = low;
   cost.delta_ppl_pct_high = high;
   cost.kld = runs.front()->kld;
+  cost.evidence_model = runs.front()->model;
+  cost.evidence_params_b = runs.front()->params_b;
   cost.source = "our quality probe on " + runs.front()->model + ": " + runs.front()->source +
                 (runs.size() > 1 ? " and " + std::to_string(runs.size() - 1) + " more runs" : "");
   cost.uncertainty = "the range of " + std::to_string(runs.size()) + " measured run(s)";
   return cost;
 }
-
-}  // namespace
 
 namespace {
 
@@ -123,6 +139,10 @@ FormatQualityCost published_cost(const PublishedQualityRow& row, const std::stri
   cost.uncertainty = row.delta_ppl_pct->uncertainty
                          ? "± " + number_text(rule.published_z) + " published standard errors"
                          : "none printed: the figure as published";
+  if (row.kld && row.kld->uncertainty) {
+    cost.kld_low = std::max(0.0, row.kld->value - rule.published_z * *row.kld->uncertainty);
+    cost.kld_high = row.kld->value + rule.published_z * *row.kld->uncertainty;
+  }
   return cost;
 }
 
@@ -134,9 +154,8 @@ FormatQualityCost transferred_cost(const PublishedQualityRow& row, double size_b
   const double decades = std::abs(std::log10(size_b / row.params_b));
   const double model_factor = is_low_bit(precision) ? rule.low_bit_model_factor : rule.model_factor;
   const double factor = model_factor * std::pow(rule.size_factor_per_decade, decades);
-  const double v = *cost.delta_ppl_pct;
-  cost.delta_ppl_pct_low = std::min(v / factor, v * factor);
-  cost.delta_ppl_pct_high = std::max(v / factor, v * factor);
+  std::tie(cost.delta_ppl_pct_low, cost.delta_ppl_pct_high) = times_or_divided(*cost.delta_ppl_pct, factor);
+  if (cost.kld) std::tie(cost.kld_low, cost.kld_high) = times_or_divided(*cost.kld, factor);
   cost.uncertainty = "×/÷ " + number_text(factor) + " (another " + row.arch_family + " model: ×" +
                      number_text(model_factor) + ", " + number_text(decades) + " decades of size: ×" +
                      number_text(rule.size_factor_per_decade) + " per decade)";
@@ -164,12 +183,10 @@ std::string sizes_text(double low, double high) { return number_text(low) + "–
 
 }  // namespace
 
-FormatQualityCost quality_cost_for(const QualityEvidence& evidence, double size_b, std::string_view arch,
-                             std::string_view precision, std::string_view model, const QualityTransferRule& rule) {
-  const std::string type = canonical_quality_precision(precision);
+FormatQualityCost quality_detail::published_quality_cost(const QualityEvidence& evidence, double size_b, std::string_view arch,
+                                                         const std::string& type, std::string_view model,
+                                                         const QualityTransferRule& rule) {
   const std::string family = squashed_name(arch);
-  if (!(size_b > 0) || !std::isfinite(size_b)) return unknown_cost(type, "no model size");
-  if (auto fixture = fixture_cost(evidence, size_b, family, type)) return *fixture;
   std::vector<const PublishedQualityRow*> family_rows, rows;
   for (const PublishedQualityRow& r : evidence.published) {
     if (r.arch_family != family || r.baseline != "F16") continue;
@@ -204,6 +221,14 @@ FormatQualityCost quality_cost_for(const QualityEvidence& evidence, double size_
   return transferred_cost(*preferred_row(nearest_model_rows(rows, size_b)), size_b, type, rule);
 }
 
+FormatQualityCost quality_cost_for(const QualityEvidence& evidence, double size_b, std::string_view arch,
+                                   std::string_view precision, std::string_view model, const QualityTransferRule& rule) {
+  return quality_cost_for(evidence,
+                          QualityQuestion{.size_b = size_b, .model = std::string(model), .engine = "llama.cpp",
+                                          .precision = std::string(precision), .arch = std::string(arch)},
+                          rule);
+}
+
 Result<QualityEvidence> quality_evidence(const DatasetStore& store) {
   QualityEvidence evidence;
   auto published = store.quality_rows();
@@ -211,17 +236,13 @@ Result<QualityEvidence> quality_evidence(const DatasetStore& store) {
   evidence.published = std::move(*published);
   auto rows = store.rows(RowQuery{});
   if (!rows) return rows.error();
-  for (const DataRow& r : *rows) {
-    auto delta = r.delta_perplexity_pct();
-    if (r.weights != "trained-fixture" || !delta) continue;
-    evidence.fixture.push_back(FixtureQuality{r.model, r.params_b, "llama", r.precision, *delta, r.kld,
-                                              "session " + r.session_id + ", row " + r.row_key});
-  }
+  add_measured_quality(evidence, *rows);
   return evidence;
 }
 
 std::string_view to_string(QualityBasis basis) noexcept {
   switch (basis) {
+    case QualityBasis::measured: return "measured";
     case QualityBasis::published: return "published";
     case QualityBasis::transferred: return "transferred";
     case QualityBasis::measured_on_fixture: return "measured_on_fixture";
@@ -249,6 +270,13 @@ QualityCheck check_delta_ppl_pct(const FormatQualityCost& cost, double max_delta
   return QualityCheck::uncertain;
 }
 
+QualityCheck check_kld(const FormatQualityCost& cost, double max_kld) {
+  if (!cost.kld) return QualityCheck::unknown;
+  if (cost.kld_high.value_or(*cost.kld) <= max_kld) return QualityCheck::within;
+  if (cost.kld_low.value_or(*cost.kld) > max_kld) return QualityCheck::exceeds;
+  return QualityCheck::uncertain;
+}
+
 void to_json(Json& j, const FormatQualityCost& c) {
   j = Json{{"basis", to_string(c.basis)}, {"basis_text", c.basis_text}, {"precision", c.precision}};
   auto put = [&j](const char* name, const std::optional<double>& v) {
@@ -258,11 +286,15 @@ void to_json(Json& j, const FormatQualityCost& c) {
   put("delta_ppl_pct_low", c.delta_ppl_pct_low);
   put("delta_ppl_pct_high", c.delta_ppl_pct_high);
   put("kld", c.kld);
+  put("kld_low", c.kld_low);
+  put("kld_high", c.kld_high);
+  put("evidence_params_b", c.evidence_params_b);
   put("mean_dp_pct", c.mean_dp_pct);
   put("rms_dp_pct", c.rms_dp_pct);
   put("same_top_p_pct", c.same_top_p_pct);
   const std::pair<const char*, const std::string*> texts[] = {
-      {"source", &c.source}, {"uncertainty", &c.uncertainty}, {"imatrix", &c.imatrix}, {"reason", &c.reason}};
+      {"source", &c.source}, {"uncertainty", &c.uncertainty}, {"imatrix", &c.imatrix},
+      {"evidence_model", &c.evidence_model}, {"reason", &c.reason}, {"note", &c.note}};
   for (const auto& [name, text] : texts) {
     if (!text->empty()) j[name] = *text;
   }

@@ -8,6 +8,7 @@
 
 #include "decide/estimate.hpp"
 #include "decide/prediction.hpp"
+#include "decide/quality_answer.hpp"
 
 namespace ecocompute::decide {
 namespace {
@@ -85,9 +86,10 @@ Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionIn
   if (precision.is_baseline) {
     c.delta_ppl_pct = 0.0;
     c.kld = 0.0;
-  } else if (auto quality = find_quality_cost(evidence, engine, std::string(precision.name), question.params_b)) {
-    c.delta_ppl_pct = quality->delta_perplexity_pct;
-    c.kld = quality->kld;
+  } else {
+    c.quality = quality_answer(evidence, q);
+    c.delta_ppl_pct = c.quality->delta_ppl_pct;
+    c.kld = c.quality->kld;
   }
   const Step step = roofline_step(question.gpu, precision, compute_params_b(q), batch, context);
   c.latency_ms_per_token = step.seconds * 1000;

@@ -8,6 +8,7 @@
 
 #include "data/gpu_spec.hpp"
 #include "decide/place_basis.hpp"
+#include "decide/quality_answer.hpp"
 #include "report/throttled_trials.hpp"
 #include "util/precision.hpp"
 
@@ -91,23 +92,6 @@ void write_verdict(EstimateResponse& out, const Query& q) {
   if (!out.prediction.memory.fp16_fits || !out.prediction.memory.fits) out.verdict += " " + memory_note(out.prediction.memory, std::string(q.precision.name)) + ".";
 }
 
-// The quality cost, borrowed when measured on another GPU than the one asked about.
-void attach_quality(EstimateResponse& out, const Query& q, const Evidence& evidence) {
-  out.quality_cost = find_quality_cost(evidence, q.engine, std::string(q.precision.name), q.params_b);
-  if (!out.quality_cost) {
-    out.notes.push_back(fmt::format("no measured quality cost for {} with {}", q.precision.name, q.engine));
-    return;
-  }
-  data::FigureBasis& qb = out.quality_cost->basis;
-  const auto measured_on = data::find_gpu(qb.gpu);
-  const bool other = q.gpu ? !(measured_on && measured_on->name == q.gpu->name) : qb.arch != q.arch;
-  if (other && qb.borrowed_from.empty()) {
-    qb.borrowed_from = fmt::format("{} ({})", qb.gpu, qb.arch);
-    qb = qb.at_most(data::Basis::borrowed, fmt::format("borrowed: measured on {}, not on the {} asked about", qb.gpu, q.gpu ? q.gpu->name : q.arch));
-  }
-  out.verdict += " Quality: " + out.quality_cost->note + ".";
-}
-
 Json echo(const Query& q, const Prediction& p) {
   return Json{{"params_b", q.params_b},        {"active_params_b", q.active_params_b ? Json(*q.active_params_b) : Json(nullptr)},
               {"arch", q.arch},   {"gpu", q.gpu ? q.gpu->name : std::string()},
@@ -147,43 +131,9 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   out.notes = out.prediction.notes;
   if (out.basis == data::Basis::measured) note_throttled(out, *q, evidence);
   write_verdict(out, *q);
-  attach_quality(out, *q, evidence);
+  out.quality_cost = quality_answer(evidence, *q);
+  out.verdict += " " + quality_sentence(out.quality_cost);
   return out;
-}
-
-std::optional<QualityCost> find_quality_cost(const Evidence& evidence, const std::string& engine, const std::string& precision,
-                                             double params_b) {
-  const data::DataRow* best = nullptr;
-  double best_distance = 0;
-  const std::vector<data::DataRow>& rows = evidence.key_rows(engine, precision).with_quality;
-  for (const data::DataRow& r : rows) {
-    const double distance = std::abs(std::log(r.params_b / params_b));
-    if (best == nullptr || distance < best_distance) {
-      best = &r;
-      best_distance = distance;
-    }
-  }
-  if (best == nullptr) return std::nullopt;
-  QualityCost q;
-  q.delta_perplexity_pct = *best->delta_perplexity_pct();
-  q.kld = best->kld;
-  q.measured_at_b = best->params_b;
-  q.model = best->model;
-  q.basis.sessions = {evidence.session_label(best->session_id)};
-  q.basis.gpu = best->gpu;
-  q.basis.arch = best->gpu_arch;
-  if (best->params_b == params_b) {
-    q.basis.basis = data::Basis::measured;
-    q.basis.label = fmt::format("measured on {} ({}, session {})", best->model, best->gpu, q.basis.sessions.front());
-    q.note = fmt::format("perplexity {:+.1f} % vs FP16, measured on {} ({})", q.delta_perplexity_pct, best->model, best->gpu);
-  } else {
-    q.basis.basis = data::Basis::borrowed;
-    q.basis.borrowed_from = fmt::format("{} ({:g} B), the nearest measured size", best->model, best->params_b);
-    q.basis.label = "borrowed from " + q.basis.borrowed_from;
-    q.note = fmt::format("perplexity {:+.1f} % vs FP16 measured on {} ({:g} B), the nearest measured size, not at {:g} B",
-                         q.delta_perplexity_pct, best->model, best->params_b, params_b);
-  }
-  return q;
 }
 
 }  // namespace ecocompute::decide

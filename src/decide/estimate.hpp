@@ -2,7 +2,7 @@
 // engine save energy per token?" — the prediction of the decision model (prediction.hpp) in the
 // published /v1/estimate shape: ΔE with its 95 % predictive interval for the user's card, a
 // recommendation from that interval, the basis of every figure, the energy per token, the memory it
-// needs, the measured quality cost and the measured points of the format. The JSON field names are a
+// needs, the quality cost with its own basis (quality_answer.hpp) and the measured points of the format. The JSON field names are a
 // superset of the published ones.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "data/basis.hpp"
+#include "data/quality_cost.hpp"
 #include "decide/evidence.hpp"
 #include "decide/prediction.hpp"
 #include "util/defaults.hpp"
@@ -48,16 +49,6 @@ struct Anchor {
   std::string gpu;
 };
 
-/// The measured quality cost of a precision, from the closest measured size.
-struct QualityCost {
-  double delta_perplexity_pct = 0;
-  std::optional<double> kld;
-  double measured_at_b = 0;
-  std::string model;
-  data::FigureBasis basis;  ///< measured (that size) or borrowed (the nearest measured size: said so)
-  std::string note;
-};
-
 struct EstimateResponse {
   Json input;
   Prediction prediction;             ///< the answer behind every figure below
@@ -70,7 +61,7 @@ struct EstimateResponse {
   std::optional<double> crossover_b; ///< where the model's ΔE crosses 0 inside the measured sizes
   std::vector<Anchor> anchors;
   std::vector<std::string> notes;
-  std::optional<QualityCost> quality_cost;
+  data::FormatQualityCost quality_cost;  ///< always present: basis none (with the reason) when unknown
 };
 
 /// quantize if the whole interval < 0, do_not_quantize if > 0, else depends (also with no interval).
@@ -87,16 +78,11 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
 /// Reads a request from /v1/estimate JSON; the error names the field.
 Result<EstimateRequest> estimate_request_from_json(const Json& body);
 
-/// The measured quality cost of a precision nearest to `params_b`, if any row has one.
-std::optional<QualityCost> find_quality_cost(const Evidence& evidence, const std::string& engine, const std::string& precision,
-                                             double params_b);
-
 /// The size where the model's mean ΔE crosses 0 inside the format's measured sizes there, if it does.
 std::optional<double> crossover_size(const Evidence& evidence, const Query& q);
 
 void to_json(Json& j, const EstimateResponse& response);
 void to_json(Json& j, const Anchor& anchor);
-void to_json(Json& j, const QualityCost& cost);
 /// The terminal text of `ecocompute estimate`.
 std::string to_text(const EstimateResponse& response);
 

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include "decide/estimate.hpp"
+
+#include "data/quality_text.hpp"
 #include "util/precision.hpp"
 
 namespace ecocompute::decide {
@@ -42,11 +44,6 @@ void to_json(Json& j, const Anchor& a) {
            {"params_b", a.params_b}, {"delta_pct", a.delta_pct}, {"batch", a.batch}, {"session", a.session}};
 }
 
-void to_json(Json& j, const QualityCost& q) {
-  j = Json{{"delta_perplexity_pct", q.delta_perplexity_pct}, {"kld", json_or_null(q.kld)}, {"measured_at_b", q.measured_at_b},
-           {"model", q.model}, {"basis", to_string(q.basis.basis)}, {"basis_detail", q.basis}, {"note", q.note}};
-}
-
 void to_json(Json& j, const EstimateResponse& r) {
   const Prediction& p = r.prediction;
   const Query& q = p.query;
@@ -72,10 +69,9 @@ void to_json(Json& j, const EstimateResponse& r) {
   j["figure_basis"] = Json{{"delta_pct", p.delta ? Json(p.delta->basis) : Json(nullptr)},
                            {"energy", p.energy ? Json(p.energy->basis) : Json(nullptr)},
                            {"fp16_energy", p.fp16_energy ? Json(p.fp16_energy->basis) : Json(nullptr)},
-                           {"quality", r.quality_cost ? Json(r.quality_cost->basis) : Json(nullptr)},
                            {"weight_gb", data::modelled_basis("N × bits per weight / 8 (weights only)")},
                            {"memory", p.memory.basis}};
-  j["quality_cost"] = json_or_null(r.quality_cost);
+  j["quality_cost"] = r.quality_cost;
   j["energy_estimate"] = energy_json(p);
 }
 
@@ -98,7 +94,8 @@ std::string to_text(const EstimateResponse& r) {
     out += fmt::format("  energy basis: {} — {}\n", to_string(p.energy->basis.basis), p.energy->basis.label);
     out += fmt::format("  F16 energy basis: {} — {}\n", to_string(p.fp16_energy->basis.basis), p.fp16_energy->basis.label);
   }
-  if (r.quality_cost) out += "  quality: " + r.quality_cost->note + " [" + std::string(to_string(r.quality_cost->basis.basis)) + "]\n";
+  out += "  quality: " + data::to_text(r.quality_cost) + " [" + std::string(to_string(r.quality_cost.basis)) + "]\n";
+  if (!r.quality_cost.note.empty()) out += "  quality note: " + r.quality_cost.note + "\n";
   for (const Anchor& a : r.anchors) {
     out += fmt::format("  measured: {:g} B batch {} {:+.2f} % n={} {} ({}, {})\n", a.params_b, a.batch, a.delta_pct, a.n, a.model, a.gpu, a.session);
   }

@@ -31,8 +31,11 @@ Result<Evidence> read_store(const data::DatasetStore& store) {
   if (!rows) return rows.error();
   auto sessions = store.sessions();
   if (!sessions) return sessions.error();
+  auto quality = store.quality_rows();
+  if (!quality) return quality.error();
   e.rows = std::move(*rows);
   e.sessions = std::move(*sessions);
+  e.published_quality = std::move(*quality);
   return e;
 }
 
@@ -120,6 +123,19 @@ const KeyRows& Evidence::key_rows(const std::string& engine, const std::string& 
   return it->second;
 }
 
+const data::QualityEvidence& Evidence::quality_evidence(const std::string& engine, const std::string& precision) const {
+  const std::string key = model_key(engine, precision);
+  const std::lock_guard lock(quality_read->mutex);
+  auto [it, added] = quality_read->by_key.try_emplace(key);
+  if (added) {
+    auto evidence = std::make_shared<data::QualityEvidence>();
+    evidence->published = published_quality;
+    data::add_measured_quality(*evidence, key_rows(engine, precision).with_quality);
+    it->second = std::move(evidence);
+  }
+  return *it->second;
+}
+
 void Evidence::index() {
   std::map<std::string, std::vector<data::DataRow>> by_key;
   for (const data::DataRow& r : rows) by_key[model_key(r.engine, r.precision)].push_back(r);
@@ -135,6 +151,9 @@ Result<Evidence> load_evidence(std::shared_ptr<data::DatasetStore> store, RowLoa
   if (!sessions) return sessions.error();
   e.sessions = std::move(*sessions);
   e.index_sessions();
+  auto quality = store->quality_rows();
+  if (!quality) return quality.error();
+  e.published_quality = std::move(*quality);
   auto stored = store->derived(kModelKey, *version);
   if (stored && *stored) e.model = parse_model(**stored, "");
   if (!e.model || loading == RowLoading::all) {

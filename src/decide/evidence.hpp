@@ -14,6 +14,7 @@
 
 #include "data/data_row.hpp"
 #include "data/dataset_store.hpp"
+#include "data/quality_cost.hpp"
 #include "decide/decision_model.hpp"
 #include "util/result.hpp"
 
@@ -53,6 +54,17 @@ struct Evidence {
   std::shared_ptr<KeyRowsRead> key_rows_read = std::make_shared<KeyRowsRead>();
   /// Builds key_rows_index from `rows`.
   void index();
+
+  /// The published quality rows (llama.cpp's perplexity tables) the store holds.
+  std::vector<data::PublishedQualityRow> published_quality;
+  /// The quality evidence of an engine and format: the published rows with that key's measured rows
+  /// (real weights, the fixture), made once per key and kept.
+  [[nodiscard]] const data::QualityEvidence& quality_evidence(const std::string& engine, const std::string& precision) const;
+  struct QualityRead {
+    std::mutex mutex;
+    std::map<std::string, std::shared_ptr<const data::QualityEvidence>> by_key;
+  };
+  std::shared_ptr<QualityRead> quality_read = std::make_shared<QualityRead>();
 
   /// Sessions by id, indexed once (index_sessions()) so that naming the sessions of many rows does not
   /// scan every session for each.

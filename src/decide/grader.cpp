@@ -8,7 +8,9 @@
 
 #include "data/dataset_import.hpp"
 #include "data/gpu_spec.hpp"
+#include "data/quality_text.hpp"
 #include "decide/prediction.hpp"
+#include "decide/quality_answer.hpp"
 #include "report/measurement_claim.hpp"
 #include "report/stated_delta.hpp"
 
@@ -212,6 +214,9 @@ GradeResult grade_report(const report::EnergyReport& r, const Evidence& evidence
   const std::string session = data::report_session(r, "the graded report").id;
   grade_against_model(g, key, r.system_under_test.gpu, *r.workload.params_b, r.workload.load_level(), *g.measured_delta_pct, session,
                       evidence);
+  Query q = question_of(r.system_under_test.gpu, key, *r.workload.params_b, r.workload.load_level());
+  q.model = r.workload.model_name;
+  g.quality = report_quality(r, evidence, q);
   return g;
 }
 
@@ -306,7 +311,9 @@ GradeResult grade_point(const GradePoint& point, const Evidence& evidence) {
   g.measured_delta_from = "stated";
   g.stated_delta_pct = point.delta_pct;
   g.warnings.push_back("a share link's point carries no measurement_source: its basis is taken as the link states it");
-  grade_against_model(g, CurveKey{point.gpu_arch, point.engine, point.precision}, "", point.params_b, 1, point.delta_pct, "", evidence);
+  const CurveKey key{point.gpu_arch, point.engine, point.precision};
+  grade_against_model(g, key, "", point.params_b, 1, point.delta_pct, "", evidence);
+  if (g.reference == "model") g.quality = quality_answer(evidence, question_of("", key, point.params_b, 1));
   return g;
 }
 
@@ -332,12 +339,14 @@ void to_json(Json& j, const GradeResult& g) {
            {"curve", json_or_null(g.curve)},
            {"curve_session", g.curve_session},
            {"reference_basis", g.reference_basis ? Json(*g.reference_basis) : Json(nullptr)},
-           {"warnings", g.warnings}};
+           {"warnings", g.warnings},
+           {"quality_cost", g.quality ? Json(*g.quality) : Json(nullptr)}};
 }
 
 std::string to_text(const GradeResult& g) {
   std::string out = fmt::format("{}: {}\n  rules: {}\n", to_string(g.grade), g.reason, describe(g.rules));
   for (const std::string& w : g.warnings) out += "  warning: " + w + "\n";
+  if (g.quality) out += "  quality: " + data::to_text(*g.quality) + " [" + std::string(data::to_string(g.quality->basis)) + "]\n";
   return out;
 }
 

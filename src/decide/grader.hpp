@@ -21,6 +21,7 @@
 #include "data/curve_set.hpp"
 #include "data/data_row.hpp"
 #include "data/published_reference.hpp"
+#include "data/quality_cost.hpp"
 #include "decide/evidence.hpp"
 #include "report/energy_report.hpp"
 #include "util/defaults.hpp"
@@ -76,6 +77,9 @@ struct GradeResult {
   std::string curve_session;                 ///< published: the reference's source
   std::optional<data::FigureBasis> reference_basis;  ///< ours: the basis of the model's figure
   std::vector<std::string> warnings;         ///< e.g. a stated ΔE its energies contradict; a borrowed curve
+  /// Ours: what the graded format costs in quality (the report's own probe on real weights, else the
+  /// evidence's answer for its architecture and size), with its own basis.
+  std::optional<data::FormatQualityCost> quality;
 
   /// Returns 0 inside, 1 outside, 2 not gradeable.
   [[nodiscard]] int exit_code() const noexcept;

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "data/engine_name.hpp"
+#include "data/quality_text.hpp"
 #include "decide/optimizer.hpp"
 #include "data/request_fields.hpp"
 
@@ -130,6 +131,7 @@ void to_json(Json& j, const Candidate& c) {
            {"basis_detail", {{"energy", c.energy_basis}, {"latency", c.latency_basis}, {"vram", c.vram_basis}}},
            {"delta_ppl_pct", json_or_null(c.delta_ppl_pct)},
            {"kld", json_or_null(c.kld)},
+           {"quality", c.quality ? Json(*c.quality) : Json(nullptr)},
            {"feasible", c.feasible},
            {"violations", c.violations}};
 }
@@ -189,7 +191,8 @@ std::string candidate_line(const Candidate& c) {
                      "[modelled]  {:>6.1f} GB [modelled]  ΔPPL {}{}",
                      c.precision, c.batch, c.context, pct(c.delta_pct),
                      c.energy_mj_per_token ? fmt::format("{:.1f}", *c.energy_mj_per_token) : "—", to_string(c.energy_basis.basis),
-                     c.latency_ms_per_token, c.throughput_tok_s, c.vram_gb, pct(c.delta_ppl_pct),
+                     c.latency_ms_per_token, c.throughput_tok_s, c.vram_gb,
+                     pct(c.delta_ppl_pct) + (c.quality ? fmt::format(" [{}]", data::to_string(c.quality->basis)) : ""),
                      c.violations.empty() ? "" : "  ✗ " + fmt::format("{}", fmt::join(c.violations, "; ")));
 }
 
@@ -206,6 +209,7 @@ std::string to_text(const OptimizeResponse& r) {
     out += basis_line("energy", r.recommended->energy_basis);
     out += basis_line("latency", r.recommended->latency_basis);
     out += basis_line("memory", r.recommended->vram_basis);
+    if (r.recommended->quality) out += "  quality: " + data::to_text(*r.recommended->quality) + "\n";
   } else {
     out += "recommended: none (no candidate meets every constraint)\n";
   }

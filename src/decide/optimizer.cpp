@@ -165,6 +165,26 @@ Json input_echo(const OptimizeRequest& request, const Grid& grid, std::size_t ca
               {"grid", {{"precisions", precisions}, {"batches", grid.batches}, {"contexts", grid.contexts}, {"candidates", candidates}}}};
 }
 
+struct QualityFigure {
+  const char* name;
+  const char* unit;
+  std::optional<double> value, low, high;
+};
+
+// Why a quality cost does not meet a ceiling (with its basis, so that a transferred figure reads as one),
+// or nothing when it does.
+std::optional<std::string> quality_violation(const data::FormatQualityCost& q, const QualityFigure& f, data::QualityCheck check,
+                                             double ceiling) {
+  if (check == data::QualityCheck::within) return std::nullopt;
+  if (check == data::QualityCheck::unknown) return fmt::format("quality unknown: no {} figure for {} ({})", f.name, q.precision, q.reason.empty() ? q.basis_text : q.reason);
+  const std::string interval = f.low && f.high ? fmt::format(" ({:.3g} … {:.3g}{})", *f.low, *f.high, f.unit) : "";
+  if (check == data::QualityCheck::exceeds) {
+    return fmt::format("{} {:+.3g}{}{} > {:g}{}, {}", f.name, *f.value, f.unit, interval, ceiling, f.unit, q.basis_text);
+  }
+  return fmt::format("{} {:+.3g}{}{} may exceed {:g}{}: the interval straddles it, {}", f.name, *f.value, f.unit, interval, ceiling, f.unit,
+                     q.basis_text);
+}
+
 // Marks the candidate infeasible, with each reason, when it breaks a constraint.
 void apply_constraints(Candidate& c, const OptimizeRequest& request, const GpuSpec& gpu) {
   auto violate = [&](std::string what) {
@@ -181,19 +201,17 @@ void apply_constraints(Candidate& c, const OptimizeRequest& request, const GpuSp
   if (request.min_throughput && c.throughput_tok_s < *request.min_throughput) {
     violate(fmt::format("throughput {:.1f} tok/s < {:g}", c.throughput_tok_s, *request.min_throughput));
   }
-  if (request.max_delta_ppl_pct) {
-    if (!c.delta_ppl_pct) {
-      violate("quality unknown (no measured perplexity for " + c.precision + ")");
-    } else if (*c.delta_ppl_pct > *request.max_delta_ppl_pct) {
-      violate(fmt::format("perplexity {:+.1f} % > {:g} %", *c.delta_ppl_pct, *request.max_delta_ppl_pct));
+  // FP16 is the reference (no quality cost). A format passes only when its whole interval is under the
+  // ceiling: one whose interval straddles it is not known to meet it.
+  if (c.quality && request.max_delta_ppl_pct) {
+    const QualityFigure ppl{"perplexity", "%", c.quality->delta_ppl_pct, c.quality->delta_ppl_pct_low, c.quality->delta_ppl_pct_high};
+    if (auto why = quality_violation(*c.quality, ppl, data::check_delta_ppl_pct(*c.quality, *request.max_delta_ppl_pct), *request.max_delta_ppl_pct)) {
+      violate(std::move(*why));
     }
   }
-  if (request.max_kld) {
-    if (!c.kld) {
-      violate("quality unknown (no measured KL divergence for " + c.precision + ")");
-    } else if (*c.kld > *request.max_kld) {
-      violate(fmt::format("KL divergence {:.4f} > {:g}", *c.kld, *request.max_kld));
-    }
+  if (c.quality && request.max_kld) {
+    const QualityFigure kld{"KL divergence", "", c.quality->kld, c.quality->kld_low, c.quality->kld_high};
+    if (auto why = quality_violation(*c.quality, kld, data::check_kld(*c.quality, *request.max_kld), *request.max_kld)) violate(std::move(*why));
   }
   if (request.objective == Objective::min_energy && !c.relative_energy) violate("energy unknown (basis unavailable)");
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "data/basis.hpp"
+#include "data/quality_cost.hpp"
 #include "decide/evidence.hpp"
 #include "util/cpu_budget.hpp"
 #include "util/defaults.hpp"
@@ -66,8 +67,9 @@ struct Candidate {
   double throughput_tok_s = 0;                  ///< batch / step time
   std::string bound;                            ///< "memory" or "compute": the roof that binds
   double vram_gb = 0;                           ///< weights + KV cache (runtime buffers not included)
-  std::optional<double> delta_ppl_pct;
+  std::optional<double> delta_ppl_pct;          ///< the quality cost's central figure (0 for FP16)
   std::optional<double> kld;
+  std::optional<data::FormatQualityCost> quality;  ///< with its basis, interval and source; absent for FP16
   data::FigureBasis energy_basis, latency_basis, vram_basis;
   std::string confidence;                       ///< of the energy, at most "medium" (latency is modelled)
   std::string recommendation;                   ///< the estimator's for this precision; "baseline" for FP16

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 #include <filesystem>
 
+#include "data/quality_text.hpp"
 #include "decide/architectures.hpp"
 #include "decide/estimate.hpp"
 #include "data/gpu_spec.hpp"
@@ -140,6 +141,7 @@ Result<ToolOutput> recommend_config(const Json& arguments, const decide::Evidenc
                        data::to_string(c.energy_basis.basis), c.energy_basis.label, data::to_string(c.latency_basis.basis),
                        data::to_string(c.vram_basis.basis));
     if (c.energy_basis.basis == data::Basis::modelled) text += " The recommendation rests on a model, not a measurement.";
+    if (c.quality) text += " Quality: " + data::to_text(*c.quality) + " [" + std::string(data::to_string(c.quality->basis)) + "].";
   } else {
     text = "No candidate meets the constraints.";
     if (answer->closest_infeasible) {
@@ -286,13 +288,15 @@ std::vector<Tool> make_tools(const decide::Evidence& evidence) {
       "(or architecture) and engine: ΔE % with its 95 % interval for the user's card, the energy per token, whether it "
       "fits in the GPU's memory, the basis of each figure (measured, interpolated, "
       "extrapolated, borrowed, modelled, unavailable, with the sessions and GPU behind it), a recommendation (quantize / do_not_quantize / depends), the crossover size and the "
-      "measured quality cost where known. An estimate is never presented as a measurement.",
+      "quality cost of the format (perplexity change with its interval, KLD where known, with its own basis: measured, "
+      "published, transferred, measured_on_fixture or none, and its source). An estimate is never presented as a measurement.",
       estimate_schema(), [&evidence](const Json& a) { return should_i_quantize(a, evidence); }});
   tools.push_back(Tool{
       "recommend_config", "Recommend a configuration",
       "Recommends the precision, batch and context for a model on a GPU under an objective (min_energy, min_latency, "
       "max_throughput, min_vram) and constraints (latency, memory, throughput, and quality such as 'nothing worse "
-      "than +1 % perplexity'), with the energy/latency Pareto front and the closest infeasible candidate.",
+      "than +1 % perplexity': a format passes only when its whole quality interval is under the ceiling), with each "
+      "candidate's quality cost and its basis, the energy/latency Pareto front and the closest infeasible candidate.",
       optimize_schema(), [&evidence](const Json& a) { return recommend_config(a, evidence); }});
   tools.push_back(Tool{"list_architectures", "List architectures",
                        "Lists the GPU architectures, engines and precisions measured, with each one's measured sizes, "

@@ -14,6 +14,7 @@
 #include "decide/estimate.hpp"
 #include "decide/grader.hpp"
 #include "decide/optimizer.hpp"
+#include "decide/quality_answer.hpp"
 #include "ecocompute/build_info.hpp"
 #include "server/api_error.hpp"
 #include "server/openapi.hpp"
@@ -216,7 +217,10 @@ Result<HttpResponse> Api::measurements(const HttpRequest& request) const {
         (model && row.model != *model)) {
       continue;
     }
-    rows.push_back(Json(row));
+    Json j = row;
+    // Synthetic weights have no perplexity: the format's quality cost for that model, with its own basis.
+    if (auto quality = decide::row_quality(evidence_, row)) j["quality_cost"] = *quality;
+    rows.push_back(std::move(j));
   }
   Json sessions = Json::array();
   for (const data::Session& s : evidence_.sessions) sessions.push_back(Json(s));

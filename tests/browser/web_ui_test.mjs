@@ -174,6 +174,33 @@ await check('an estimate shows the same verdict as the API', async () => {
   await page.screenshot({ path: join(artefacts, 'estimate-verdict.png'), fullPage: true });
 });
 
+await check('estimate and optimize state the quality cost with its own basis (llama.cpp\'s published table)', async () => {
+  const p = await freshPage(context, base);
+  await p.click('#tab-estimate');
+  // The form's headline question: H200, llama.cpp.
+  await p.fill('#estimate-form input[name=params_b]', '8.03');
+  await p.selectOption('#estimate-form select[name=precision]', 'Q4_K_M');
+  await p.click('#estimate-form button[type=submit]');
+  await p.waitForSelector('#estimate-quality', { timeout: 15000 });
+  const expected = await (await fetch(`${base}/v1/estimate?params_b=8.03&gpu=H200&engine=llama.cpp&precision=Q4_K_M`)).json();
+  assert.equal(expected.quality_cost.basis, 'transferred');
+  assert.equal(await p.getAttribute('#estimate-quality', 'data-basis'), expected.quality_cost.basis);
+  assert.match(await p.textContent('#estimate-quality'), /perplexity \+2\.82 % vs FP16 \(interval .*\) .*transferred from LLaMA 3 8B \[basis: transferred\]\. Source: tools\/perplexity\/README\.md:/);
+  // "Nothing worse than +1 % perplexity" rules out the 4-bit formats for an 8 B model.
+  await p.click('#tab-optimize');
+  await p.fill('#optimize-form input[name=params_b]', '8');
+  await p.fill('#optimize-form input[name=max_delta_ppl_pct]', '1');
+  await p.click('#optimize-form button[type=submit]');
+  await p.waitForSelector('#optimize-quality', { timeout: 15000 });
+  const recommended = await p.textContent('#optimize-recommended');
+  assert.match(recommended, /^Recommended with /);
+  assert.doesNotMatch(recommended, /: (Q4_K_M|Q4_0|IQ4_NL),/);
+  assert.match(await p.getAttribute('#optimize-quality', 'data-basis'), /^(transferred|reference)$/);
+  await p.screenshot({ path: join(artefacts, 'optimize-quality.png'), fullPage: true });
+  assert.deepEqual(p.scriptErrors, []);
+  await p.close();
+});
+
 await check('an architecture without a curve is an error until a borrow is asked for', async () => {
   const p = await freshPage(context, base);  // the 400 is expected: kept off the main page's console
   await p.click('#tab-estimate');
@@ -753,6 +780,12 @@ await check('tested models: batch, concurrency and engine columns, sortable, fil
   }
   assert.deepEqual(served.map((c) => Number(c[col('Concurrency')])).sort((a, b) => a - b),
     apiServed.map((r) => Number(/\|c(\d+)\|/.exec(r.row_key)[1])).sort((a, b) => a - b));
+  // Synthetic-weights rows show their format's quality cost marked with its basis, never as measured.
+  await p.fill('#models-filter', 'synthetic Llama-3-8B shape');
+  const synthetic = await cells();
+  assert.ok(synthetic.length > 0);
+  assert.ok(synthetic.some((c) => /^\+\d+\.\d\d \((published|transferred)\)$/.test(c[col('Δ perplexity %')])), synthetic.map((c) => c[col('Δ perplexity %')]).join(' | '));
+  for (const c of synthetic) assert.match(c[col('Δ perplexity %')], /\((published|transferred|none)\)$|^–$/);
   // Sorting: ΔE ascending, then descending; rows without a figure last.
   await p.fill('#models-filter', '');
   const numbers = async (name) => (await cells()).map((c) => c[col(name)]).filter((t) => t !== '–').map(Number);

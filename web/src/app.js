@@ -277,11 +277,7 @@ async function submitEstimate(event) {
     line.textContent = `ΔE ${signed(e.delta_pct)} % vs FP16${ci} · basis: ${e.basis} · confidence: ${e.confidence} · architecture used: ${e.arch_used} · engine: ${e.engine} `;
     line.appendChild(badge(e.recommendation.replace(/_/g, ' '), e.recommendation));
     result.appendChild(line);
-    if (e.quality_cost) {
-      const q = document.createElement('p');
-      q.textContent = `Quality cost: perplexity ${signed(e.quality_cost.delta_perplexity_pct, 2)} % (${e.quality_cost.basis} at ${e.quality_cost.measured_at_b} B, ${e.quality_cost.model}).`;
-      result.appendChild(q);
-    }
+    result.appendChild(qualityParagraph(e.quality_cost, 'estimate-quality'));
     if (e.energy_estimate) {
       const q = document.createElement('p');
       const ci = Array.isArray(e.energy_estimate.mj_per_token_ci) ? ` (95 % ${fmt(e.energy_estimate.mj_per_token_ci[0], 0)} … ${fmt(e.energy_estimate.mj_per_token_ci[1], 0)})` : '';
@@ -289,7 +285,7 @@ async function submitEstimate(event) {
       result.appendChild(q);
     }
     result.appendChild(figureBases(e.figure_basis, 'estimate-bases', {
-      delta_pct: 'ΔE', energy: 'energy per token', fp16_energy: 'FP16 energy', quality: 'quality', weight_gb: 'weights (memory)' }));
+      delta_pct: 'ΔE', energy: 'energy per token', fp16_energy: 'FP16 energy', weight_gb: 'weights (memory)' }));
     for (const n of e.notes || []) { const p = document.createElement('p'); p.className = 'summary'; p.textContent = n; result.appendChild(p); }
   } catch (err) {
     result.innerHTML = '';
@@ -347,6 +343,8 @@ async function submitOptimize(event) {
       ? `Recommended with ${r.engine || body.engine}: ${r.precision}, batch ${r.batch}, context ${r.context} — energy ${fmt(r.energy_j_per_1k_tokens, 0)} J/1k tokens [${r.basis.energy}], ΔE ${signed(r.delta_pct_vs_fp16)} % vs FP16, ${fmt(r.latency_ms_per_token, 1)} ms/token [${r.basis.latency}], ${fmt(r.vram_gb, 1)} GB [${r.basis.vram}]; ${o.feasible_count} feasible.`
       : `Nothing meets the constraints${o.closest_infeasible ? `; closest: ${o.closest_infeasible.precision} batch ${o.closest_infeasible.batch} (${o.closest_infeasible.violations.join('; ')})` : ''}.`;
     result.appendChild(p);
+    const lead = o.recommended || o.closest_infeasible;
+    if (lead) result.appendChild(qualityParagraph(lead.quality, 'optimize-quality'));
     if (o.rests_on_model) {
       const w = document.createElement('p');
       w.id = 'optimize-model-warning';
@@ -405,6 +403,7 @@ function showOverlay(o, g, source) {
   p.appendChild(b);
   result.appendChild(p);
   const reason = document.createElement('p'); reason.className = 'summary'; reason.textContent = g.reason; result.appendChild(reason);
+  if (g.quality_cost) result.appendChild(qualityParagraph(g.quality_cost, 'run-quality'));
   const link = $('share-link');
   const url = new URL(window.location.href);
   url.search = '';

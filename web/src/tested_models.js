@@ -29,9 +29,14 @@ const MODEL_COLUMNS = [
   { key: 'fp16', label: 'FP16 J / 1M', num: true, value: (r) => r.fp16_energy_per_token_mj * 1000, text: (v) => fmt(v, 0) },
   { key: 'delta', label: 'ΔE %', num: true, value: (r) => r.delta_pct, text: (v) => signed(v) },
   { key: 'n', label: 'n', num: true, value: (r) => r.n_trials || 1, text: (v) => String(v) },
-  { key: 'dppl', label: 'Δ perplexity %', num: true, value: (r) => r.delta_perplexity_pct, text: (v) => signed(v, 2) },
+  // Measured on the row's own weights where it has a perplexity; otherwise (synthetic weights) the format's
+  // quality cost for that model from the evidence, marked with its basis so it never reads as measured.
+  { key: 'dppl', label: 'Δ perplexity %', num: true,
+    value: (r) => (missing(r.delta_perplexity_pct) && r.quality_cost ? r.quality_cost.delta_ppl_pct : r.delta_perplexity_pct),
+    text: (v, r) => (missing(r.delta_perplexity_pct) && r.quality_cost ? (missing(v) ? `– (${r.quality_cost.basis})` : `${signed(v, 2)} (${r.quality_cost.basis})`) : signed(v, 2)),
+    title: (r) => (missing(r.delta_perplexity_pct) && r.quality_cost ? (r.quality_cost.reason || `${r.quality_cost.basis_text}: ${r.quality_cost.source}`) : '') },
 ];
-const cellText = (col, r) => { const v = col.value(r); return col.text ? col.text(v) : String(v ?? '–'); };
+const cellText = (col, r) => { const v = col.value(r); return col.text ? col.text(v, r) : String(v ?? '–'); };
 const missing = (v) => v === null || v === undefined || (typeof v === 'number' && !isFinite(v));
 
 function visibleModelRows() {
@@ -83,6 +88,7 @@ function renderModels() {
     for (const col of MODEL_COLUMNS) {
       const td = document.createElement('td');
       td.textContent = cellText(col, r);
+      if (col.title && col.title(r)) td.title = col.title(r);
       if (col.num) td.className = 'num';
       if (col.key === 'model' && r.model !== td.textContent) td.title = `the report names the model "${r.model}"`;
       tr.appendChild(td);

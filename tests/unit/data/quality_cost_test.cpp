@@ -165,6 +165,88 @@ TEST_F(QualityCostFixture, TheFixturesOwnSizeIsMeasuredOnTheFixture) {
   EXPECT_EQ(quality_cost_for(*evidence, fixture_b, "qwen2", "Q4_K_M").basis, QualityBasis::none);
 }
 
+// Real-weights rows as the RTX 4090 bitsandbytes runs give them (tests/unit/data/dataset_store_test.cpp
+// reads the same figures from data/published).
+QualityEvidence measured_evidence() {
+  QualityEvidence evidence = readme_evidence();
+  const std::pair<const char*, double> nf4[] = {{"Qwen/Qwen2-0.5B", 9.452}, {"TinyLlama/TinyLlama-1.1B-Chat-v1.0", 5.005},
+                                                {"Qwen/Qwen2.5-3B", 27.564}, {"Qwen/Qwen2-7B", 12.057}};
+  const double sizes[] = {0.5, 1.1, 3.0, 7.0};
+  for (std::size_t i = 0; i < 4; ++i) {
+    evidence.measured.push_back(MeasuredQuality{nf4[i].first, sizes[i], "transformers+bitsandbytes", "NF4", nf4[i].second, std::nullopt,
+                                                "RTX 4090", "session s, row " + std::to_string(i)});
+  }
+  return evidence;
+}
+
+TEST(FormatQualityCost, ANamedModelsOwnRunIsMeasuredAnyOtherModelsIsTransferredWithTheMeasuredSpread) {
+  const QualityEvidence evidence = measured_evidence();
+  const QualityQuestion named{.size_b = 3.09, .model = "Qwen2.5-3B", .engine = "Transformers+BitsAndBytes", .precision = "nf4", .arch = {}};
+  const FormatQualityCost own = quality_cost_for(evidence, named);
+  EXPECT_EQ(own.basis, QualityBasis::measured);
+  EXPECT_EQ(own.basis_text, "measured on Qwen/Qwen2.5-3B");
+  EXPECT_DOUBLE_EQ(*own.delta_ppl_pct, 27.564);
+  EXPECT_NE(own.source.find("RTX 4090"), std::string::npos) << own.source;
+
+  QualityQuestion other = named;
+  other.model = "Qwen2.5-3B-Instruct-variant-of-another-size";
+  other.size_b = 2.0;
+  const FormatQualityCost moved = quality_cost_for(evidence, other);
+  EXPECT_EQ(moved.basis, QualityBasis::transferred);
+  EXPECT_EQ(moved.evidence_model, "Qwen/Qwen2.5-3B");  // nearest in log size to 2 B
+  // ×/÷ (27.564 / 5.005) × 1.5^|log10(2 / 3)|.
+  const double factor = 27.564 / 5.005 * std::pow(1.5, std::abs(std::log10(2.0 / 3.0)));
+  EXPECT_NEAR(*moved.delta_ppl_pct_high / *moved.delta_ppl_pct, factor, 1e-9);
+  EXPECT_NE(moved.uncertainty.find("4 measured models"), std::string::npos) << moved.uncertainty;
+
+  QualityQuestion far = named;
+  far.size_b = 70;
+  EXPECT_EQ(quality_cost_for(evidence, far).basis, QualityBasis::none);  // beyond 7 B × 2
+  // Another engine's measurement never answers: llama.cpp has no NF4 row anywhere.
+  QualityQuestion gguf = named;
+  gguf.engine = "llama.cpp";
+  EXPECT_EQ(quality_cost_for(evidence, gguf).basis, QualityBasis::none);
+}
+
+TEST(FormatQualityCost, PublishedLlamaCppFiguresAnswerLlamaCppOnlyAndAnUnnamedModelIsAssumedLlama) {
+  const QualityEvidence evidence = readme_evidence();
+  const FormatQualityCost unnamed = quality_cost_for(evidence, QualityQuestion{.size_b = 8.03, .model = {}, .engine = "llama.cpp", .precision = "Q4_0", .arch = {}});
+  EXPECT_EQ(unnamed.basis, QualityBasis::transferred);
+  EXPECT_NE(unnamed.note.find("the model is not named"), std::string::npos) << unnamed.note;
+  const FormatQualityCost mystery = quality_cost_for(evidence, QualityQuestion{.size_b = 8.03, .model = "house-model-8b", .engine = "llama.cpp", .precision = "Q4_0", .arch = {}});
+  EXPECT_NE(mystery.note.find("architecture of house-model-8b is not known"), std::string::npos) << mystery.note;
+  const FormatQualityCost mistral = quality_cost_for(evidence, QualityQuestion{.size_b = 7.24, .model = "Mistral-7B-v0.3", .engine = "llama.cpp", .precision = "Q4_0", .arch = {}});
+  EXPECT_EQ(mistral.basis, QualityBasis::transferred);
+  EXPECT_TRUE(mistral.note.empty()) << mistral.note;
+  EXPECT_EQ(quality_cost_for(evidence, QualityQuestion{.size_b = 3.8, .model = "Phi-3-mini", .engine = "llama.cpp", .precision = "Q4_0", .arch = {}}).basis,
+            QualityBasis::none);
+  // The same type quantized by another engine is not llama.cpp's figure.
+  EXPECT_EQ(quality_cost_for(evidence, QualityQuestion{.size_b = 8.03, .model = {}, .engine = "vllm", .precision = "Q4_0", .arch = {}}).basis,
+            QualityBasis::none);
+}
+
+TEST(FormatQualityCost, ModelArchFamilyReadsTheName) {
+  EXPECT_EQ(model_arch_family("meta-llama/Meta-Llama-3-8B"), "llama");
+  EXPECT_EQ(model_arch_family("TinyLlama/TinyLlama-1.1B-Chat-v1.0"), "llama");
+  EXPECT_EQ(model_arch_family("Mistral-7B"), "llama");
+  EXPECT_EQ(model_arch_family("Qwen/Qwen2.5-14B"), "qwen2");
+  EXPECT_EQ(model_arch_family("google/gemma-2-9b"), "gemma");
+  EXPECT_EQ(model_arch_family("my-model"), "");
+  EXPECT_EQ(model_arch_family(""), "");
+}
+
+TEST(QualityCheckTest, KldUsesItsOwnInterval) {
+  const QualityEvidence evidence = readme_evidence();
+  const FormatQualityCost q4_0 = quality_cost_for(evidence, 8.03, "llama", "Q4_0", "Meta-Llama-3-8B");
+  ASSERT_TRUE(q4_0.kld && q4_0.kld_low && q4_0.kld_high);
+  EXPECT_LT(*q4_0.kld_low, *q4_0.kld);
+  EXPECT_EQ(check_kld(q4_0, *q4_0.kld_high), QualityCheck::within);
+  EXPECT_EQ(check_kld(q4_0, *q4_0.kld), QualityCheck::uncertain);
+  EXPECT_EQ(check_kld(q4_0, *q4_0.kld_low / 2), QualityCheck::exceeds);
+  FormatQualityCost none;
+  EXPECT_EQ(check_kld(none, 1.0), QualityCheck::unknown);
+}
+
 TEST(QualityCheckTest, AnIntervalAcrossTheCeilingIsUncertain) {
   FormatQualityCost cost;
   cost.delta_ppl_pct = 0.9;

@@ -51,16 +51,63 @@ TEST(Estimate, IsThePredictionInThePublishedShape) {
 }
 
 TEST(Estimate, ThreeBillionNf4SavesButCostsPerplexity) {
-  auto e = estimate(ask(3, "ada", "NF4"), published_evidence());
+  // Named: the model's own measured figure (RTX 4090, bitsandbytes, real weights).
+  EstimateRequest named = ask(3, "ada", "NF4");
+  named.model = "Qwen2.5-3B";
+  auto e = estimate(named, published_evidence());
   ASSERT_TRUE(e) << e.error().describe();
-  ASSERT_TRUE(e->quality_cost);
-  EXPECT_NEAR(e->quality_cost->delta_perplexity_pct, 27.6, 0.1);
-  EXPECT_EQ(e->quality_cost->basis.basis, Basis::measured);
-  EXPECT_NE(e->verdict.find("Quality: perplexity"), std::string::npos) << e->verdict;
-  // Measured at 3 B only: 2.9 B borrows the nearest measured size's cost, and says so.
+  EXPECT_NEAR(*e->quality_cost.delta_ppl_pct, 27.6, 0.1);
+  EXPECT_EQ(e->quality_cost.basis, data::QualityBasis::measured);
+  EXPECT_EQ(e->quality_cost.basis_text, "measured on Qwen/Qwen2.5-3B");
+  EXPECT_NE(e->verdict.find("Quality: perplexity +27.6 %"), std::string::npos) << e->verdict;
+  // Unnamed at 2.9 B: the nearest measured model's figure, transferred with the spread the five measured
+  // models show (NF4 +5.0 … +27.6 %: ×5.5), never called measured.
   auto near = estimate(ask(2.9, "ada", "NF4"), published_evidence());
-  ASSERT_TRUE(near && near->quality_cost);
-  EXPECT_EQ(near->quality_cost->basis.basis, Basis::borrowed);
+  ASSERT_TRUE(near) << near.error().describe();
+  const data::FormatQualityCost& q = near->quality_cost;
+  EXPECT_EQ(q.basis, data::QualityBasis::transferred);
+  EXPECT_EQ(q.evidence_model, "Qwen/Qwen2.5-3B");
+  ASSERT_TRUE(q.delta_ppl_pct_low && q.delta_ppl_pct_high);
+  EXPECT_LT(*q.delta_ppl_pct_low, 5.1);
+  EXPECT_GT(*q.delta_ppl_pct_high / *q.delta_ppl_pct, 5.5);
+  EXPECT_EQ(data::check_delta_ppl_pct(q, 1.0), data::QualityCheck::exceeds);
+}
+
+// The H200 sessions use synthetic weights: their quality comes from llama.cpp's published table, with
+// its own basis beside the measured ΔE.
+TEST(Estimate, EveryGgufAnswerStatesItsQualityCostWithABasisAndASource) {
+  EstimateRequest r = ask(8.03, "", "Q4_K_M");
+  r.gpu = "H200";
+  r.engine = "llama.cpp";
+  auto unnamed = estimate(r, published_evidence());
+  ASSERT_TRUE(unnamed) << unnamed.error().describe();
+  EXPECT_EQ(unnamed->quality_cost.basis, data::QualityBasis::transferred);
+  EXPECT_EQ(unnamed->quality_cost.basis_text, "transferred from LLaMA 3 8B");
+  EXPECT_NE(unnamed->quality_cost.note.find("not named"), std::string::npos) << unnamed->quality_cost.note;
+  EXPECT_NE(unnamed->quality_cost.source.find("tools/perplexity/README.md:"), std::string::npos) << unnamed->quality_cost.source;
+  EXPECT_EQ(unnamed->verdict.find("no measured quality cost"), std::string::npos) << unnamed->verdict;
+  EXPECT_NE(unnamed->verdict.find("Quality: perplexity +2.82 %"), std::string::npos) << unnamed->verdict;
+  // The energy basis stays the energy's (interpolated between the measured places here), whatever the
+  // quality's basis.
+  EXPECT_EQ(unnamed->basis, Basis::interpolated);
+  const Json j = *unnamed;
+  EXPECT_EQ(j["basis"], "interpolated");
+  EXPECT_EQ(j["quality_cost"]["basis"], "transferred");
+  EXPECT_FALSE(j["figure_basis"].contains("quality"));
+
+  r.model = "Meta-Llama-3-8B";
+  auto named = estimate(r, published_evidence());
+  ASSERT_TRUE(named) << named.error().describe();
+  EXPECT_EQ(named->quality_cost.basis, data::QualityBasis::published);
+  EXPECT_TRUE(named->quality_cost.note.empty());
+
+  r.model = "Qwen2.5-14B";
+  r.params_b.reset();
+  auto qwen = estimate(r, published_evidence());
+  ASSERT_TRUE(qwen) << qwen.error().describe();
+  EXPECT_EQ(qwen->quality_cost.basis, data::QualityBasis::none);
+  EXPECT_NE(qwen->quality_cost.reason.find("qwen2"), std::string::npos) << qwen->quality_cost.reason;
+  EXPECT_NE(qwen->verdict.find("Quality: unknown for this model"), std::string::npos) << qwen->verdict;
 }
 
 TEST(Estimate, TheCrossoverLiesWhereTheModelsMeanChangesSign) {

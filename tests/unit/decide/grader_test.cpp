@@ -90,6 +90,30 @@ TEST(Grader, AReportOfAStoredSessionIsGradedWithoutItsOwnSession) {
   EXPECT_NE(g.exit_code(), 2) << g.reason;
   EXPECT_TRUE(contains(g.reason, "the report's own session left out")) << g.reason;
   for (const GradeAnchor& a : g.anchors) { EXPECT_FALSE(contains(a.label, "GPU-1e49a711")) << a.label; }
+  // Synthetic weights carry no quality: the grade states the format's cost for the real model of that
+  // shape ("synthetic Llama-3-8B shape"), from llama.cpp's published table, with that basis.
+  ASSERT_TRUE(g.quality);
+  EXPECT_EQ(g.quality->basis, data::QualityBasis::published);
+  EXPECT_EQ(g.quality->precision, "Q4_0");
+  EXPECT_TRUE(contains(g.quality->basis_text, "LLaMA 3 8B")) << g.quality->basis_text;
+  EXPECT_TRUE(contains(to_text(g), "quality: Q4_0: ΔPPL")) << to_text(g);
+  EXPECT_EQ(Json(g)["quality_cost"]["basis"], "published");
+}
+
+TEST(Grader, AReportsOwnProbeOnRealWeightsIsItsQualityCost) {
+  report::EnergyReport r = ada_int8_1p1(301.6);
+  r.workload.weights = report::WeightsKind::real;
+  r.quality = report::QualitySection{};
+  r.quality->delta_vs_fp16_pct = 0.55;
+  r.quality->delta_vs_fp16_pct_se = 0.05;
+  const GradeResult g = grade_report(r, published_evidence());
+  ASSERT_TRUE(g.quality);
+  EXPECT_EQ(g.quality->basis, data::QualityBasis::measured);
+  EXPECT_EQ(g.quality->basis_text, "measured on this run's weights (m)");
+  EXPECT_NEAR(*g.quality->delta_ppl_pct_high, 0.55 + 1.96 * 0.05, 1e-12);
+  // The same report without real weights: the evidence's answer (TinyLlama-size INT8, transferred).
+  r.workload.weights = report::WeightsKind::synthetic;
+  EXPECT_EQ(grade_report(r, published_evidence()).quality->basis, data::QualityBasis::transferred);
 }
 
 TEST(Grader, ABatchLevelIsGradedAgainstTheModelAtThatBatch) {

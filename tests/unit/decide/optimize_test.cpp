@@ -78,6 +78,50 @@ TEST(Optimize, QualityConstraintFlipsThreeBillionNf4) {
   }
 }
 
+// GGUF formats: llama.cpp's published table (LLaMA 3 8B, transferred to an unnamed 8 B model ×/÷ 2)
+// decides, as the example says: ΔPPL ≤ 1 % keeps Q8_0 and Q6_K and excludes Q4_0 and Q4_K_M.
+TEST(Optimize, MaxDeltaPplOnePercentExcludesQ4FormatsForAnEightBillionGgufModel) {
+  OptimizeRequest r;
+  r.params_b = 8.03;
+  r.gpu = "H200";
+  r.engine = "llama.cpp";
+  r.precisions = {"F16", "Q8_0", "Q6_K", "Q4_K_M", "Q4_0"};
+  r.batches = {1};
+  r.contexts = {2048};
+  auto free = optimize(r, published_evidence());
+  ASSERT_TRUE(free && free->recommended) << (free ? "no recommendation" : free.error().describe());
+  EXPECT_TRUE(free->recommended->precision == "Q4_0" || free->recommended->precision == "Q4_K_M") << free->recommended->precision;
+  r.max_delta_ppl_pct = 1.0;
+  auto strict = optimize(r, published_evidence());
+  ASSERT_TRUE(strict && strict->recommended) << (strict ? "no recommendation" : strict.error().describe());
+  EXPECT_TRUE(strict->recommended->precision == "Q8_0" || strict->recommended->precision == "Q6_K") << strict->recommended->precision;
+  for (const char* kept : {"Q8_0", "Q6_K"}) {
+    const Candidate* c = find(*strict, kept, 1);
+    ASSERT_TRUE(c && c->quality) << kept;
+    EXPECT_TRUE(c->feasible) << kept;
+    EXPECT_EQ(c->quality->basis, data::QualityBasis::transferred);
+  }
+  for (const char* dropped : {"Q4_0", "Q4_K_M"}) {
+    const Candidate* c = find(*strict, dropped, 1);
+    ASSERT_TRUE(c) << dropped;
+    EXPECT_FALSE(c->feasible) << dropped;
+    ASSERT_EQ(c->violations.size(), 1u) << dropped;
+    EXPECT_NE(c->violations.front().find("transferred from LLaMA 3 8B"), std::string::npos) << c->violations.front();
+  }
+  // The JSON carries each candidate's quality with its basis.
+  const Json j = *strict;
+  EXPECT_EQ(j["recommended"]["quality"]["basis"], "transferred");
+  // A Qwen2 model has no published figure: every quantized format's quality is unknown, so only F16 passes.
+  r.model = "Qwen2-7B";
+  r.params_b = 7.62;
+  auto qwen = optimize(r, published_evidence());
+  ASSERT_TRUE(qwen && qwen->recommended) << (qwen ? "no recommendation" : qwen.error().describe());
+  EXPECT_EQ(qwen->recommended->precision, "F16");
+  const Candidate* q8 = find(*qwen, "Q8_0", 1);
+  ASSERT_TRUE(q8 && !q8->violations.empty());
+  EXPECT_NE(q8->violations.front().find("quality unknown"), std::string::npos) << q8->violations.front();
+}
+
 TEST(Optimize, AConfigurationThatDoesNotFitIsInfeasible) {
   OptimizeRequest r;
   r.params_b = 70;
