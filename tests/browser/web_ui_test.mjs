@@ -185,7 +185,7 @@ await check('estimate and optimize state the quality cost with its own basis (ll
   const expected = await (await fetch(`${base}/v1/estimate?params_b=8.03&gpu=H200&engine=llama.cpp&precision=Q4_K_M`)).json();
   assert.equal(expected.quality_cost.basis, 'transferred');
   assert.equal(await p.getAttribute('#estimate-quality', 'data-basis'), expected.quality_cost.basis);
-  assert.match(await p.textContent('#estimate-quality'), /perplexity \+2\.82 % vs FP16 \(interval .*\) .*transferred from LLaMA 3 8B \[basis: transferred\]\. Source: tools\/perplexity\/README\.md:/);
+  assert.match(await p.textContent('#estimate-quality'), /perplexity \+2\.82 % vs FP16 \(interval \+1\.41 … \+5\.64 %\), KLD 0\.0313 — transferred from LLaMA 3 8B \[basis: transferred\]\. Source: tools\/perplexity\/README\.md:\d+ .*Note: the model is not named/);
   // "Nothing worse than +1 % perplexity" rules out the 4-bit formats for an 8 B model.
   await p.click('#tab-optimize');
   await p.fill('#optimize-form input[name=params_b]', '8');

@@ -57,6 +57,22 @@ await check('should_i_quantize answers with an estimate and its basis', async ()
   assert.equal(r.content[0].type, 'text');
 });
 
+await check('should_i_quantize and recommend_config state the quality cost with its own basis', async () => {
+  const r = await client.callTool({ name: 'should_i_quantize', arguments: { params_b: 8.03, gpu: 'H200', engine: 'llama.cpp', precision: 'Q4_0' } });
+  assert.equal(r.isError, false);
+  assert.equal(r.structuredContent.quality_cost.basis, 'transferred');
+  assert.match(r.structuredContent.quality_cost.source, /tools\/perplexity\/README\.md:\d+/);
+  assert.match(r.content[0].text, /Quality: perplexity \+7\.52 % vs F16/);
+  const o = await client.callTool({ name: 'recommend_config', arguments: { params_b: 8.03, gpu: 'H200', engine: 'llama.cpp', max_delta_ppl_pct: 1 } });
+  assert.equal(o.isError, false);
+  const rec = o.structuredContent.recommended;
+  assert.ok(rec && !['Q4_0', 'Q4_K_M', 'IQ4_NL'].includes(rec.precision), JSON.stringify(rec && rec.precision));
+  for (const c of o.structuredContent.pareto_energy_latency.filter((c) => c.precision === 'Q4_0')) assert.equal(c.feasible, false);
+  assert.ok(!o.structuredContent.alternatives.some((c) => c.precision === 'Q4_0'));
+  assert.ok(rec.quality === null || rec.quality.basis === 'transferred');
+  assert.match(o.content[0].text, /Quality: Q(8_0|6_K): ΔPPL|Recommended: F(P)?16 /);
+});
+
 await check('should_i_quantize reports bad input as a tool error', async () => {
   const r = await client.callTool({ name: 'should_i_quantize', arguments: { params_b: -1, arch: 'ada' } });
   assert.equal(r.isError, true);

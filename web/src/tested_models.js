@@ -90,6 +90,7 @@ function renderModels() {
       td.textContent = cellText(col, r);
       if (col.title && col.title(r)) td.title = col.title(r);
       if (col.num) td.className = 'num';
+      td.dataset.key = col.key;
       if (col.key === 'model' && r.model !== td.textContent) td.title = `the report names the model "${r.model}"`;
       tr.appendChild(td);
     }
