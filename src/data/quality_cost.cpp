@@ -50,6 +50,15 @@ std::pair<double, double> times_or_divided(double v, double factor) {
   return {std::min(v / factor, v * factor), std::max(v / factor, v * factor)};
 }
 
+void set_mean_and_range(FormatQualityCost& cost, const std::vector<double>& runs) {
+  if (runs.empty()) return;
+  double sum = 0;
+  for (double v : runs) sum += v;
+  cost.delta_ppl_pct = sum / static_cast<double>(runs.size());
+  cost.delta_ppl_pct_low = *std::min_element(runs.begin(), runs.end());
+  cost.delta_ppl_pct_high = *std::max_element(runs.begin(), runs.end());
+}
+
 }  // namespace quality_detail
 
 using namespace quality_detail;
@@ -109,15 +118,9 @@ std::optional<FormatQualityCost> quality_detail::fixture_cost(const QualityEvide
   cost.basis = QualityBasis::measured_on_fixture;
   cost.basis_text = "measured on the fixture";
   cost.precision = precision;
-  double sum = 0, low = runs.front()->delta_ppl_pct, high = low;
-  for (const FixtureQuality* f : runs) {
-    sum += f->delta_ppl_pct;
-    low = std::min(low, f->delta_ppl_pct);
-    high = std::max(high, f->delta_ppl_pct);
-  }
-  cost.delta_ppl_pct = sum / static_cast<double>(runs.size());
-  cost.delta_ppl_pct_low = low;
-  cost.delta_ppl_pct_high = high;
+  std::vector<double> figures;
+  for (const FixtureQuality* f : runs) figures.push_back(f->delta_ppl_pct);
+  set_mean_and_range(cost, figures);
   cost.kld = runs.front()->kld;
   cost.evidence_model = runs.front()->model;
   cost.evidence_params_b = runs.front()->params_b;

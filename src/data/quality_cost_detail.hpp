@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "data/quality_cost.hpp"
 
@@ -21,6 +22,9 @@ bool is_low_bit(std::string_view precision);
 std::string number_text(double v);
 /// ×/÷ factor around v, as (low, high).
 std::pair<double, double> times_or_divided(double v, double factor);
+
+/// Several runs of one figure: their mean as the figure, their range as its interval.
+void set_mean_and_range(FormatQualityCost& cost, const std::vector<double>& runs);
 
 FormatQualityCost unknown_cost(const std::string& precision, std::string reason);
 /// Our probe's figure when the question is the fixture itself (its size and family).

@@ -58,15 +58,9 @@ std::optional<FormatQualityCost> measured_cost(const std::vector<const MeasuredQ
   }
   if (runs.empty()) return std::nullopt;
   FormatQualityCost cost = from_measured(*runs.front(), QualityBasis::measured, type);
-  double sum = 0, low = runs.front()->delta_ppl_pct, high = low;
-  for (const MeasuredQuality* m : runs) {
-    sum += m->delta_ppl_pct;
-    low = std::min(low, m->delta_ppl_pct);
-    high = std::max(high, m->delta_ppl_pct);
-  }
-  cost.delta_ppl_pct = sum / static_cast<double>(runs.size());
-  cost.delta_ppl_pct_low = low;
-  cost.delta_ppl_pct_high = high;
+  std::vector<double> figures;
+  for (const MeasuredQuality* m : runs) figures.push_back(m->delta_ppl_pct);
+  set_mean_and_range(cost, figures);
   cost.uncertainty = runs.size() == 1 ? "one run: no interval of its own (the figure as measured)"
                                       : "the range of " + std::to_string(runs.size()) + " runs";
   if (runs.size() > 1) cost.source += " and " + std::to_string(runs.size() - 1) + " more runs";
