@@ -5,25 +5,18 @@
 #include <cstdint>
 #include <string_view>
 
-#include "decide/evidence.hpp"
+#include "published_evidence.hpp"
 #include "server/replication_upload.hpp"
-#include "util/log.hpp"
 
-namespace {
-const ecocompute::decide::Evidence& evidence() {
-  static const ecocompute::decide::Evidence e = [] {
-    ecocompute::log::set_level(ecocompute::log::Level::quiet);
-    auto loaded = ecocompute::decide::load_published_evidence();
-    if (!loaded) __builtin_trap();  // the fuzzer needs the shipped data: ECOCOMPUTE_DATA_DIR
-    return std::move(loaded).value();
-  }();
-  return e;
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  fuzz_support::load_published_evidence_once();
+  return 0;
 }
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const ecocompute::server::CheckedUpload checked = ecocompute::server::check_upload(text, evidence());
+  const ecocompute::server::CheckedUpload checked =
+      ecocompute::server::check_upload(text, fuzz_support::published_evidence());
   // Exactly one of the two is set.
   if (checked.replication.has_value() == checked.rejection.has_value()) __builtin_trap();
   return 0;

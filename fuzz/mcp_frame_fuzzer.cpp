@@ -6,25 +6,17 @@
 #include <sstream>
 #include <string>
 
-#include "decide/evidence.hpp"
+#include "published_evidence.hpp"
 #include "mcp/mcp_server.hpp"
 #include "util/json.hpp"
-#include "util/log.hpp"
 
-namespace {
-const ecocompute::decide::Evidence& evidence() {
-  static const ecocompute::decide::Evidence e = [] {
-    ecocompute::log::set_level(ecocompute::log::Level::quiet);
-    auto loaded = ecocompute::decide::load_published_evidence();
-    if (!loaded) __builtin_trap();  // the fuzzer needs the shipped data: ECOCOMPUTE_DATA_DIR
-    return std::move(loaded).value();
-  }();
-  return e;
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  fuzz_support::load_published_evidence_once();
+  return 0;
 }
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  ecocompute::mcp::McpServer server(ecocompute::mcp::make_tools(evidence()));
+  ecocompute::mcp::McpServer server(ecocompute::mcp::make_tools(fuzz_support::published_evidence()));
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
   std::ostringstream out;
   server.run(in, out);

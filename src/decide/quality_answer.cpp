@@ -5,12 +5,13 @@
 #include <fmt/format.h>
 
 #include "util/precision.hpp"
+#include "util/statistics.hpp"
 
 namespace ecocompute::decide {
 
 namespace {
 
-// A report's own probe, with its interval (± 1.96 standard errors where the report gives one).
+// A report's own probe, with its 95 % interval (± kZ95 standard errors where the report gives one).
 std::optional<data::FormatQualityCost> own_probe(const report::EnergyReport& r) {
   const auto& quality = r.quality;
   const auto weights = r.workload.weights;
@@ -22,16 +23,16 @@ std::optional<data::FormatQualityCost> own_probe(const report::EnergyReport& r) 
   cost.precision = r.workload.precision;
   cost.delta_ppl_pct = quality->delta_vs_fp16_pct;
   if (quality->delta_vs_fp16_pct_se) {
-    cost.delta_ppl_pct_low = *quality->delta_vs_fp16_pct - 1.96 * *quality->delta_vs_fp16_pct_se;
-    cost.delta_ppl_pct_high = *quality->delta_vs_fp16_pct + 1.96 * *quality->delta_vs_fp16_pct_se;
-    cost.uncertainty = "± 1.96 standard errors of the run's own probe";
+    cost.delta_ppl_pct_low = *quality->delta_vs_fp16_pct - kZ95 * *quality->delta_vs_fp16_pct_se;
+    cost.delta_ppl_pct_high = *quality->delta_vs_fp16_pct + kZ95 * *quality->delta_vs_fp16_pct_se;
+    cost.uncertainty = fmt::format("± {} standard errors of the run's own probe", kZ95);
   } else {
     cost.uncertainty = "the run's probe gives no standard error";
   }
   cost.kld = quality->kld;
   if (quality->kld && quality->kld_se) {
-    cost.kld_low = std::max(0.0, *quality->kld - 1.96 * *quality->kld_se);
-    cost.kld_high = *quality->kld + 1.96 * *quality->kld_se;
+    cost.kld_low = std::max(0.0, *quality->kld - kZ95 * *quality->kld_se);
+    cost.kld_high = *quality->kld + kZ95 * *quality->kld_se;
   }
   cost.same_top_p_pct = quality->top1_agreement_pct;
   cost.evidence_model = r.workload.model_name;
