@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/server_metrics.hpp"
 #include "engine/sse_reader.hpp"
 
 namespace ecocompute::engine {
@@ -255,6 +256,26 @@ RequestRecord EndpointClient::send(const CompletionRequest& request, const std::
   record.prompt_tokens = prompt_tokens;
   record.output_tokens = output_tokens;
   return record;
+}
+
+Result<double> EndpointClient::running_requests() const {
+  httplib::Client client = make_client(spec_, options_);
+  // A metrics read that hangs must not hold the trial's end for the completion read timeout.
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(5, 0);
+  const std::string url = spec_.scheme_host_port + "/metrics";
+  const httplib::Result result = client.Get("/metrics");
+  if (!result) {
+    return unexpected(ErrorCode::unavailable, url + ": no response (" + describe_http_error(result.error()) + ")");
+  }
+  if (result->status != 200) {
+    return unexpected(ErrorCode::unavailable, url + ": HTTP " + std::to_string(result->status) +
+                                                  " (llama-server exports its metrics only when started with --metrics)");
+  }
+  if (const auto running = engine::running_requests(result->body)) return *running;
+  std::string names;
+  for (std::string_view g : running_request_gauges()) names += (names.empty() ? "" : ", ") + std::string(g);
+  return unexpected(ErrorCode::unavailable, url + ": none of the running-request gauges (" + names + ")");
 }
 
 Result<std::vector<std::string>> EndpointClient::list_models() const {

@@ -35,6 +35,10 @@ struct EndpointOptions {
   bool ignore_eos = true;
   Seconds connect_timeout{10.0};
   Seconds read_timeout{600.0};  ///< longest silence inside a response
+  /// Reads the server's running requests from its /metrics while each trial runs
+  /// (protocol/server_occupancy.hpp), every occupancy_interval.
+  bool read_occupancy = false;
+  Seconds occupancy_interval{0.2};
 };
 
 /// One request of a request set.
@@ -79,6 +83,10 @@ class EndpointClient {
 
   /// GET <base>/models: returns the served model ids, or an unavailable error naming the URL.
   [[nodiscard]] Result<std::vector<std::string>> list_models() const;
+  /// GET <scheme_host_port>/metrics: the requests the server says it is running now (server_metrics.hpp).
+  /// An unavailable error names the URL and why: no response, an HTTP status (llama-server answers 501
+  /// or 404 unless started with --metrics), or no running-request gauge in the text.
+  [[nodiscard]] Result<double> running_requests() const;
 
   /// Returns the JSON body send() posts for `request` (for tests and the log).
   [[nodiscard]] std::string request_body(const CompletionRequest& request) const;

@@ -400,6 +400,32 @@ OrderedJson sequential_rule_json(const SweepResult& sweep) {
 
 }  // namespace
 
+// The servers' occupancy at a level over its ok trials' steady windows (--server-occupancy): the share
+// of the window at each number of running requests and the mean; null when it was not read.
+OrderedJson server_occupancy_json(const std::vector<const LevelRun*>& runs) {
+  protocol::OccupancyShares shares;
+  int read = 0, asked = 0;
+  std::string unavailable;
+  for (const LevelRun* r : runs) {
+    if (r->occupancy.samples.empty() && r->occupancy.unavailable.empty()) continue;
+    ++asked;
+    if (unavailable.empty()) unavailable = r->occupancy.unavailable;
+    if (!r->is_ok()) continue;
+    const double before = shares.covered_s;
+    shares.add(r->occupancy.samples, r->steady.begin, r->steady.end);
+    read += shares.covered_s > before ? 1 : 0;
+  }
+  if (asked == 0) return nullptr;
+  OrderedJson share_of = OrderedJson::object();
+  for (const auto& [occupancy, share] : shares.shares()) share_of[std::to_string(occupancy)] = share;
+  return OrderedJson{{"source", "GET /metrics"},
+                     {"trials_read", read},
+                     {"window_seconds_covered", shares.covered_s},
+                     {"mean_running_requests", json_or_null(shares.mean())},
+                     {"share_of_window_at", share_of},
+                     {"unavailable", text_or_null(unavailable)}};
+}
+
 OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis& analysis,
                                  const ServingContext& context) {
   OrderedJson endpoints = OrderedJson::array();
@@ -436,7 +462,8 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                                  {"itl_s", percentiles_json(l.itl_s)},
                                  {"first_block", first_block_json(l.first_block, is_measured)},
                                  {"failures", l.failures},
-                                 {"request_failures", request_failures_json(l)}});
+                                 {"request_failures", request_failures_json(l)},
+                                 {"server_occupancy", server_occupancy_json(runs_of(sweep, l.endpoint, l.concurrency))}});
   }
   OrderedJson paired = OrderedJson::array();
   for (const auto& p : analysis.paired) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -133,6 +134,8 @@ LevelRun run_level(const engine::EndpointClient& client, std::span<const engine:
     state.changed.notify_all();
   };
 
+  std::optional<OccupancySampler> occupancy;
+  if (client.options().read_occupancy) occupancy.emplace(client, clock, client.options().occupancy_interval);
   run.whole.begin = clock.now();
   meter::Window whole_window = meter.begin("serving-whole");
   std::vector<std::thread> workers;
@@ -168,6 +171,7 @@ LevelRun run_level(const engine::EndpointClient& client, std::span<const engine:
   }
   for (std::thread& t : workers) t.join();
   run.whole.end = clock.now();
+  if (occupancy) run.occupancy = occupancy->stop();
   auto whole = meter.end(std::move(whole_window));
   if (whole) {
     run.whole.measurement = std::move(*whole);

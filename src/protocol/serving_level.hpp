@@ -24,6 +24,7 @@
 #include "engine/endpoint_client.hpp"
 #include "meter/measurement.hpp"
 #include "meter/meter.hpp"
+#include "protocol/server_occupancy.hpp"
 #include "util/clock.hpp"
 
 namespace ecocompute::protocol {
@@ -65,6 +66,8 @@ struct LevelRun {
   /// requests sent, and of those failed; 0 and 0 when the trial had none.
   std::int64_t level_warmup_sent = 0;
   std::int64_t level_warmup_failed = 0;
+  /// The server's running requests through the trial (EndpointOptions::read_occupancy); empty when not read.
+  OccupancyTrace occupancy;
 
   /// Returns the requests that were sent and failed (each carries its reason).
   [[nodiscard]] std::int64_t failed_requests() const;

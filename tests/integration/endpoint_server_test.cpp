@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -56,7 +57,7 @@ class ServerProcess {
       }
       ::execl(binary.c_str(), binary.c_str(), "-m", model.c_str(), "--host", "127.0.0.1", "--port", port_text.c_str(),
               "-t", "1", "-tb", "1", "-c", "1024", "--parallel", "4", "-ngl", "0", "--no-webui", "-a", alias.c_str(),
-              static_cast<char*>(nullptr));
+              "--metrics", static_cast<char*>(nullptr));
       ::_exit(127);
     }
   }
@@ -132,7 +133,8 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
   const std::string command = "'" + std::string(ECOCOMPUTE_BINARY) + "' measure-endpoint --endpoint F16=" + url +
                               " --endpoint F16B=" + url +
                               " --concurrency 1,2,4 -k 2 --n-requests 8 --prompt-words 3-6 --output-tokens 32-48"
-                              " --seed 11 --requests-per-stream 2 --warmup-requests 1 --no-energy --timeout 120 -o '" +
+                              " --seed 11 --requests-per-stream 2 --warmup-requests 1 --no-energy --timeout 120"
+                              " --server-occupancy -o '" +
                               out.string() + "' > '" + (dir_ / "stdout").string() + "' 2> '" +
                               (dir_ / "stderr").string() + "'";
   const int status = std::system(command.c_str());
@@ -163,6 +165,7 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
 
   const nlohmann::json sweep = nlohmann::json::parse(slurp(out / "sweep.json"));
   ASSERT_EQ(sweep["levels"].size(), 6u);
+  double most_running = 0.0;
   for (const auto& level : sweep["levels"]) {
     EXPECT_EQ(level["trials_ok"], 2) << level.dump();
     // Each trial sends max(8 requests, 2 × C): 8 at every level here, all of them answered.
@@ -177,7 +180,20 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
     EXPECT_FALSE(level["ttft_s"]["p50"].is_null());
     EXPECT_FALSE(level["itl_s"]["p99"].is_null());
     EXPECT_TRUE(level["window_mj_per_token"].is_null());
+    // llama-server (--metrics, 4 slots) said how many requests it was running through every trial.
+    const auto& occupancy = level["server_occupancy"];
+    ASSERT_TRUE(occupancy.is_object()) << level.dump();
+    EXPECT_EQ(occupancy["trials_read"], 2) << occupancy.dump();
+    EXPECT_TRUE(occupancy["unavailable"].is_null()) << occupancy.dump();
+    ASSERT_TRUE(occupancy["mean_running_requests"].is_number()) << occupancy.dump();
+    EXPECT_GE(occupancy["mean_running_requests"].get<double>(), 0.0);
+    EXPECT_LE(occupancy["mean_running_requests"].get<double>(), 4.0);
+    double shares = 0;
+    for (const auto& [running, share] : occupancy["share_of_window_at"].items()) shares += share.get<double>();
+    EXPECT_NEAR(shares, 1.0, 1e-9) << occupancy.dump();
+    most_running = std::max(most_running, occupancy["mean_running_requests"].get<double>());
   }
+  EXPECT_GT(most_running, 0.0) << "no level saw a running request";
   EXPECT_EQ(sweep["endpoints"][0]["baseline"], true);
   EXPECT_EQ(sweep["measurement_source"], "none");
   ASSERT_EQ(sweep["break_even"].size(), 1u);

@@ -69,6 +69,7 @@ struct EndpointFlags {
   std::string api = "completions";
   bool no_stream = false;
   bool no_ignore_eos = false;
+  bool server_occupancy = false;
   double timeout_s = 600.0;
   std::string gpu;
   std::string gpus;
@@ -236,6 +237,7 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   endpoint_options.api = flags.api == "chat" ? engine::EndpointApi::chat : engine::EndpointApi::completions;
   endpoint_options.stream = !flags.no_stream;
   endpoint_options.ignore_eos = !flags.no_ignore_eos;
+  endpoint_options.read_occupancy = flags.server_occupancy;
   endpoint_options.read_timeout = Seconds{flags.timeout_s};
   const auto clock = system_clock();
   std::vector<engine::EndpointClient> clients;
@@ -396,6 +398,9 @@ Command make_measure_endpoint_command(CLI::App& root) {
       ->capture_default_str()
       ->check(CLI::IsMember({"completions", "chat"}));
   app->add_flag("--no-stream", flags->no_stream, "Ask for whole responses (no TTFT / inter-token latency)");
+  app->add_flag("--server-occupancy", flags->server_occupancy,
+                "Read each server's running requests (its batch) from GET /metrics through every trial; sweep.json "
+                "gives each level's occupancy (llama-server: start it with --metrics; vLLM, SGLang, TGI export it)");
   app->add_flag("--no-ignore-eos", flags->no_ignore_eos,
                 "Do not send ignore_eos (for servers that reject it; outputs may then stop early)");
   app->add_option("--timeout", flags->timeout_s, "Longest silence inside a response, seconds")
