@@ -1,6 +1,7 @@
 #include "protocol/serving_level.hpp"
 
 #include <algorithm>
+#include <barrier>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -92,7 +93,7 @@ double tokens_inside(std::span<const engine::RequestRecord> records, Seconds beg
 
 LevelRun run_level(const engine::EndpointClient& client, std::span<const engine::CompletionRequest> requests,
                    int concurrency, std::int64_t n_requests, meter::Meter& meter, const Clock& clock,
-                   const std::atomic<bool>* cancel) {
+                   const std::atomic<bool>* cancel, bool lockstep) {
   ECO_CHECK(!requests.empty() && concurrency >= 1 && n_requests >= 1, "run_level: empty request set or level");
   LevelRun run;
   run.label = client.spec().label;
@@ -102,6 +103,10 @@ LevelRun run_level(const engine::EndpointClient& client, std::span<const engine:
   LoopState state;
   const bool streamed = client.options().stream;
   auto is_cancelled = [&] { return cancel != nullptr && cancel->load(std::memory_order_relaxed); };
+  // Lockstep: every worker takes its request, then all start together, and all wait for the round's end.
+  // A worker left without a request drops out, which also counts as its arrival in the current round.
+  std::optional<std::barrier<>> rounds;
+  if (lockstep) rounds.emplace(concurrency);
 
   auto worker = [&] {
     while (true) {
@@ -111,10 +116,12 @@ LevelRun run_level(const engine::EndpointClient& client, std::span<const engine:
         if (state.next >= n_requests || is_cancelled()) {
           state.draining = true;
           state.changed.notify_all();
+          if (rounds) rounds->arrive_and_drop();
           break;
         }
         index = state.next++;
       }
+      if (rounds) rounds->arrive_and_wait();
       bool produced = false;
       auto first_text = [&] {
         std::lock_guard lock(state.mutex);
@@ -125,9 +132,12 @@ LevelRun run_level(const engine::EndpointClient& client, std::span<const engine:
       if (!streamed) first_text();  // a response not streamed is "producing" from the moment it is sent
       const auto& request = requests[static_cast<std::size_t>(index) % requests.size()];
       engine::RequestRecord record = client.send(request, cancel, streamed ? first_text : std::function<void()>{});
-      std::lock_guard lock(state.mutex);
-      records[static_cast<std::size_t>(index)] = std::move(record);
-      if (produced) --state.producing;
+      {
+        std::lock_guard lock(state.mutex);
+        records[static_cast<std::size_t>(index)] = std::move(record);
+        if (produced) --state.producing;
+      }
+      if (rounds) rounds->arrive_and_wait();
     }
     std::lock_guard lock(state.mutex);
     ++state.workers_done;

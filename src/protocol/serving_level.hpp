@@ -84,10 +84,13 @@ struct LevelRun {
 /// Runs `n_requests` requests, taken from `requests` in order (cycling), through `client` with
 /// `concurrency` in flight, and meters the whole run and the steady-state window on `meter`.
 /// `cancel` (may be null) stops sending and cuts streams short; the run is then marked cancelled.
+/// `lockstep`: rounds instead of a closed loop — the C requests of a round are sent together and the next
+/// round starts when all of them have ended, so a server with C slots runs a batch of C through each round
+/// (with one output length, the round's requests end together) instead of whatever the loop leaves running.
 [[nodiscard]] LevelRun run_level(const engine::EndpointClient& client,
                                  std::span<const engine::CompletionRequest> requests, int concurrency,
                                  std::int64_t n_requests, meter::Meter& meter, const Clock& clock,
-                                 const std::atomic<bool>* cancel);
+                                 const std::atomic<bool>* cancel, bool lockstep = false);
 
 /// Counts the tokens of `records` inside [begin, end] by the rule above (ok records only).
 [[nodiscard]] double tokens_inside(std::span<const engine::RequestRecord> records, Seconds begin, Seconds end);

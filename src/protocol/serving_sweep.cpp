@@ -190,7 +190,8 @@ SweepResult run_sweep(std::span<const engine::EndpointClient> clients,
       (void)client.send(requests[static_cast<std::size_t>(w) % requests.size()], cancel);
     }
     LevelRun run = run_level(client, requests, step.concurrency,
-                             design.requests_per_trial(step.concurrency, requests.size()), meter, clock, cancel);
+                             design.requests_per_trial(step.concurrency, requests.size()), meter, clock, cancel,
+                             design.lockstep);
     run.level_warmup_sent = warm.sent;
     run.level_warmup_failed = warm.failed;
     run.endpoint = step.endpoint;

@@ -377,6 +377,21 @@ TEST_F(EndpointCliTest, LevelCommandRunsOncePerLevelBeforeAllItsBlocksAndIsRecor
       << err();
 }
 
+TEST_F(EndpointCliTest, LockstepNeedsOneOutputLengthAndIsRecorded) {
+  ecocompute::testing::FakeOpenAiServer server(overlapping_streams);
+  const std::string endpoint = "--endpoint F16=" + server.base_url() + "#m ";
+  EXPECT_EQ(run(endpoint + "--lockstep --output-tokens 16-32 --no-energy"), 2);
+  EXPECT_NE(err().find("--lockstep: the request set's max_tokens run from 16 to 32"), std::string::npos) << err();
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+  ASSERT_EQ(run(endpoint + "--lockstep --output-tokens 16 --concurrency 1,2 -k 1 --n-requests 4 --level-warmup 0 --no-energy"), 0)
+      << err();
+  const auto sweep = nlohmann::json::parse(slurp(dir_ / "out" / "sweep.json"));
+  EXPECT_EQ(sweep["lockstep"], true);
+  for (const auto& level : sweep["levels"]) EXPECT_EQ(level["trials_ok"], 1) << level.dump();
+  // Without --server-occupancy nothing was read from the server.
+  for (const auto& level : sweep["levels"]) EXPECT_TRUE(level["server_occupancy"].is_null()) << level.dump();
+}
+
 TEST_F(EndpointCliTest, TargetCiFlagsAreCheckedAndTheRuleIsRecordedPerLevel) {
   ecocompute::testing::FakeOpenAiServer server(overlapping_streams);
   const std::string url = server.base_url();

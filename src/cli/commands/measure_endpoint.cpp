@@ -70,6 +70,7 @@ struct EndpointFlags {
   bool no_stream = false;
   bool no_ignore_eos = false;
   bool server_occupancy = false;
+  bool lockstep = false;
   double timeout_s = 600.0;
   std::string gpu;
   std::string gpus;
@@ -199,6 +200,7 @@ int run_measure_endpoint(const EndpointFlags& flags) {
       flags.endpoint_order == "baseline-first" ? protocol::EndpointOrder::baseline_first : protocol::EndpointOrder::alternating;
   design.target_ci_pt = flags.target_ci_pt;
   design.min_trials = flags.min_trials;
+  design.lockstep = flags.lockstep;
   if (design.target_ci_pt && specs.size() < 2) {
     return report_error(Error{ErrorCode::invalid_argument,
                               "--target-ci: one endpoint gives no paired ΔE to stop on; name a candidate endpoint"});
@@ -231,6 +233,17 @@ int run_measure_endpoint(const EndpointFlags& flags) {
     seed_text = std::to_string(options.seed);
     request_set = fmt::format("{} requests drawn with seed {}: prompts of {} words, max_tokens {}", options.count,
                               options.seed, flags.prompt_words, flags.output_tokens);
+  }
+  if (flags.lockstep && !requests.empty()) {
+    const auto [shortest, longest] = std::minmax_element(requests.begin(), requests.end(), [](const auto& a, const auto& b) {
+      return a.max_tokens < b.max_tokens;
+    });
+    if (shortest->max_tokens != longest->max_tokens) {
+      return report_error(Error{ErrorCode::invalid_argument,
+                                fmt::format("--lockstep: the request set's max_tokens run from {} to {}; a round holds the "
+                                            "batch only if its requests end together: give one length (--output-tokens N)",
+                                            shortest->max_tokens, longest->max_tokens)});
+    }
   }
 
   engine::EndpointOptions endpoint_options;
@@ -398,6 +411,9 @@ Command make_measure_endpoint_command(CLI::App& root) {
       ->capture_default_str()
       ->check(CLI::IsMember({"completions", "chat"}));
   app->add_flag("--no-stream", flags->no_stream, "Ask for whole responses (no TTFT / inter-token latency)");
+  app->add_flag("--lockstep", flags->lockstep,
+                "Send each level's requests in rounds of C started together, the next round when all have ended "
+                "(holds the server's batch at C; needs one output length: --output-tokens N)");
   app->add_flag("--server-occupancy", flags->server_occupancy,
                 "Read each server's running requests (its batch) from GET /metrics through every trial; sweep.json "
                 "gives each level's occupancy (llama-server: start it with --metrics; vLLM, SGLang, TGI export it)");

@@ -111,6 +111,41 @@ TEST(ServingLevel, KeepsCInFlightAndMetersASteadyWindowInsideTheWholeRun) {
   EXPECT_DOUBLE_EQ(*f.whole_mj_per_total_token, run.whole.energy()->value / (run.whole.tokens + prompt_tokens) * 1000.0);
 }
 
+// Streams of different lengths: in a closed loop a short request's stream sends its next request while
+// the long ones still run; in lockstep no request of a round is sent before every request of the round
+// before it has ended, and each round is C requests.
+TEST(ServingLevel, LockstepSendsEachRoundOnlyWhenTheWholeRoundBeforeItHasEnded) {
+  FakeOpenAiServer server([](const nlohmann::json& body) {
+    return paced_stream(body["prompt"] == "a b c" ? 2 : 8);
+  });
+  const auto client = client_for(server);
+  ConstantPowerMeter meter;
+  constexpr int kC = 3;
+  const LevelRun run = run_level(client, kRequests, kC, 4 * kC, meter, *system_clock(), nullptr, true);
+  ASSERT_EQ(run.records.size(), 12u);
+  EXPECT_EQ(run.failed_requests(), 0);
+  ASSERT_TRUE(run.is_ok()) << run.reason();
+  for (std::size_t round = 1; round < 4; ++round) {
+    double latest_end = 0, earliest_send = 1e300;
+    for (std::size_t i = (round - 1) * kC; i < round * kC; ++i) latest_end = std::max(latest_end, run.records[i].finished.value);
+    for (std::size_t i = round * kC; i < (round + 1) * kC; ++i) earliest_send = std::min(earliest_send, run.records[i].sent.value);
+    EXPECT_GE(earliest_send, latest_end) << "round " << round;
+  }
+}
+
+TEST(ServingLevel, ALockstepRoundShortOfRequestsEndsTheRun) {
+  FakeOpenAiServer server([](const nlohmann::json&) { return paced_stream(3); });
+  const auto client = client_for(server);
+  ConstantPowerMeter meter;
+  // 7 requests at C = 3: two whole rounds and a last round of one, then every worker has left.
+  const LevelRun run = run_level(client, kRequests, 3, 7, meter, *system_clock(), nullptr, true);
+  ASSERT_EQ(run.records.size(), 7u);
+  EXPECT_EQ(run.failed_requests(), 0);
+  EXPECT_EQ(run.unsent_requests(), 0);
+  EXPECT_GE(run.records[6].sent.value, std::max({run.records[3].finished.value, run.records[4].finished.value,
+                                                 run.records[5].finished.value}));
+}
+
 TEST(ServingLevel, TooFewRequestsToReachCStreamsLeavesNoWindow) {
   FakeOpenAiServer server([](const nlohmann::json&) { return paced_stream(3); });
   const auto client = client_for(server);
