@@ -6,6 +6,8 @@
 
 #include "engine/endpoint_client.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "engine/server_metrics.hpp"
@@ -273,9 +275,8 @@ Result<double> EndpointClient::running_requests() const {
                                                   " (llama-server exports its metrics only when started with --metrics)");
   }
   if (const auto running = engine::running_requests(result->body)) return *running;
-  std::string names;
-  for (std::string_view g : running_request_gauges()) names += (names.empty() ? "" : ", ") + std::string(g);
-  return unexpected(ErrorCode::unavailable, url + ": none of the running-request gauges (" + names + ")");
+  return unexpected(ErrorCode::unavailable,
+                    fmt::format("{}: none of the running-request gauges ({})", url, fmt::join(running_request_gauges(), ", ")));
 }
 
 Result<std::vector<std::string>> EndpointClient::list_models() const {

@@ -35,10 +35,6 @@ struct EndpointOptions {
   bool ignore_eos = true;
   Seconds connect_timeout{10.0};
   Seconds read_timeout{600.0};  ///< longest silence inside a response
-  /// Reads the server's running requests from its /metrics while each trial runs
-  /// (protocol/server_occupancy.hpp), every occupancy_interval.
-  bool read_occupancy = false;
-  Seconds occupancy_interval{0.2};
 };
 
 /// One request of a request set.

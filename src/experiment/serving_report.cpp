@@ -503,7 +503,7 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                      {"request_set", context.request_set},
                      {"trials_per_level", sweep.design.trials},
                      {"order", sweep.design.level_by_level ? "level_by_level" : "blocks_interleave_levels"},
-                     {"lockstep", sweep.design.lockstep},
+                     {"lockstep", sweep.design.trial.lockstep},
                      {"endpoint_order", std::string(protocol::to_string(sweep.design.endpoint_order))},
                      {"level_warmup_trials", sweep.design.level_warmup_trials},
                      {"sequential_rule", sequential_rule_json(sweep)},

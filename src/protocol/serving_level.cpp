@@ -93,7 +93,7 @@ double tokens_inside(std::span<const engine::RequestRecord> records, Seconds beg
 
 LevelRun run_level(const engine::EndpointClient& client, std::span<const engine::CompletionRequest> requests,
                    int concurrency, std::int64_t n_requests, meter::Meter& meter, const Clock& clock,
-                   const std::atomic<bool>* cancel, bool lockstep) {
+                   const std::atomic<bool>* cancel, const LevelOptions& options) {
   ECO_CHECK(!requests.empty() && concurrency >= 1 && n_requests >= 1, "run_level: empty request set or level");
   LevelRun run;
   run.label = client.spec().label;
@@ -106,7 +106,7 @@ LevelRun run_level(const engine::EndpointClient& client, std::span<const engine:
   // Lockstep: every worker takes its request, then all start together, and all wait for the round's end.
   // A worker left without a request drops out, which also counts as its arrival in the current round.
   std::optional<std::barrier<>> rounds;
-  if (lockstep) rounds.emplace(concurrency);
+  if (options.lockstep) rounds.emplace(concurrency);
 
   auto worker = [&] {
     while (true) {
@@ -145,7 +145,7 @@ LevelRun run_level(const engine::EndpointClient& client, std::span<const engine:
   };
 
   std::optional<OccupancySampler> occupancy;
-  if (client.options().read_occupancy) occupancy.emplace(client, clock, client.options().occupancy_interval);
+  if (options.read_occupancy) occupancy.emplace(client, clock, options.occupancy_interval);
   run.whole.begin = clock.now();
   meter::Window whole_window = meter.begin("serving-whole");
   std::vector<std::thread> workers;

@@ -66,7 +66,7 @@ struct LevelRun {
   /// requests sent, and of those failed; 0 and 0 when the trial had none.
   std::int64_t level_warmup_sent = 0;
   std::int64_t level_warmup_failed = 0;
-  /// The server's running requests through the trial (EndpointOptions::read_occupancy); empty when not read.
+  /// The server's running requests through the trial (LevelOptions::read_occupancy); empty when not read.
   OccupancyTrace occupancy;
 
   /// Returns the requests that were sent and failed (each carries its reason).
@@ -81,16 +81,24 @@ struct LevelRun {
   [[nodiscard]] std::string reason() const;
 };
 
+/// How a metered trial sends its requests and what it reads beside them.
+struct LevelOptions {
+  /// Rounds instead of a closed loop: the C requests of a round are sent together and the next round
+  /// starts when all of them have ended, so a server with C slots runs a batch of C through each round
+  /// (with one output length, the round's requests end together) instead of whatever the loop leaves running.
+  bool lockstep = false;
+  /// Reads the server's running requests from its /metrics through the trial (server_occupancy.hpp).
+  bool read_occupancy = false;
+  Seconds occupancy_interval{0.2};
+};
+
 /// Runs `n_requests` requests, taken from `requests` in order (cycling), through `client` with
 /// `concurrency` in flight, and meters the whole run and the steady-state window on `meter`.
 /// `cancel` (may be null) stops sending and cuts streams short; the run is then marked cancelled.
-/// `lockstep`: rounds instead of a closed loop — the C requests of a round are sent together and the next
-/// round starts when all of them have ended, so a server with C slots runs a batch of C through each round
-/// (with one output length, the round's requests end together) instead of whatever the loop leaves running.
 [[nodiscard]] LevelRun run_level(const engine::EndpointClient& client,
                                  std::span<const engine::CompletionRequest> requests, int concurrency,
                                  std::int64_t n_requests, meter::Meter& meter, const Clock& clock,
-                                 const std::atomic<bool>* cancel, bool lockstep = false);
+                                 const std::atomic<bool>* cancel, const LevelOptions& options = {});
 
 /// Counts the tokens of `records` inside [begin, end] by the rule above (ok records only).
 [[nodiscard]] double tokens_inside(std::span<const engine::RequestRecord> records, Seconds begin, Seconds end);

@@ -191,7 +191,7 @@ SweepResult run_sweep(std::span<const engine::EndpointClient> clients,
     }
     LevelRun run = run_level(client, requests, step.concurrency,
                              design.requests_per_trial(step.concurrency, requests.size()), meter, clock, cancel,
-                             design.lockstep);
+                             design.trial);
     run.level_warmup_sent = warm.sent;
     run.level_warmup_failed = warm.failed;
     run.endpoint = step.endpoint;

@@ -53,8 +53,9 @@ struct SweepDesign {
   /// every candidate's paired ΔE CI at that level is within ± target_ci_pt; `trials` is then the most.
   std::optional<double> target_ci_pt;
   int min_trials = defaults::min_trials;
-  /// Metered trials in lockstep rounds (run_level): C requests sent together, the next C when all ended.
-  bool lockstep = false;
+  /// How every metered trial runs (lockstep rounds, the server's occupancy read); level warm-ups are
+  /// plain closed loops that read nothing.
+  LevelOptions trial;
 
   /// Returns a usage error naming the first bad field, or nothing.
   [[nodiscard]] Result<void> validate() const;

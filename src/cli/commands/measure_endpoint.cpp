@@ -200,7 +200,8 @@ int run_measure_endpoint(const EndpointFlags& flags) {
       flags.endpoint_order == "baseline-first" ? protocol::EndpointOrder::baseline_first : protocol::EndpointOrder::alternating;
   design.target_ci_pt = flags.target_ci_pt;
   design.min_trials = flags.min_trials;
-  design.lockstep = flags.lockstep;
+  design.trial.lockstep = flags.lockstep;
+  design.trial.read_occupancy = flags.server_occupancy;
   if (design.target_ci_pt && specs.size() < 2) {
     return report_error(Error{ErrorCode::invalid_argument,
                               "--target-ci: one endpoint gives no paired ΔE to stop on; name a candidate endpoint"});
@@ -250,7 +251,6 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   endpoint_options.api = flags.api == "chat" ? engine::EndpointApi::chat : engine::EndpointApi::completions;
   endpoint_options.stream = !flags.no_stream;
   endpoint_options.ignore_eos = !flags.no_ignore_eos;
-  endpoint_options.read_occupancy = flags.server_occupancy;
   endpoint_options.read_timeout = Seconds{flags.timeout_s};
   const auto clock = system_clock();
   std::vector<engine::EndpointClient> clients;

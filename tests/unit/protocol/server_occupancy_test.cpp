@@ -50,14 +50,12 @@ TEST(OccupancyShares, NothingCoveredHasNoMeanAndNoShares) {
 // The fake server answers completions only: /metrics is a 404, which the trial records and survives.
 TEST(OccupancySampler, AServerWithoutMetricsIsRecordedAsUnavailableAndTheTrialStillRuns) {
   ::ecocompute::testing::FakeOpenAiServer server([](const nlohmann::json&) { return ::ecocompute::testing::good_stream(4); });
-  engine::EndpointOptions options;
-  options.read_occupancy = true;
-  options.occupancy_interval = Seconds{0.01};
-  const engine::EndpointClient client(*engine::parse_endpoint_spec("F16=" + server.base_url() + "#fake-model"), options,
+  const engine::EndpointClient client(*engine::parse_endpoint_spec("F16=" + server.base_url() + "#fake-model"), {},
                                       system_clock());
+  const LevelOptions options{.read_occupancy = true, .occupancy_interval = Seconds{0.01}};
   meter::NullMeter meter("no energy in this test");
   const std::vector<engine::CompletionRequest> requests{{"a b", 8}};
-  const LevelRun run = run_level(client, requests, 2, 6, meter, *system_clock(), nullptr);
+  const LevelRun run = run_level(client, requests, 2, 6, meter, *system_clock(), nullptr, options);
   EXPECT_EQ(run.failed_requests(), 0);
   EXPECT_TRUE(run.occupancy.samples.empty());
   EXPECT_NE(run.occupancy.unavailable.find("/metrics: HTTP 404"), std::string::npos) << run.occupancy.unavailable;

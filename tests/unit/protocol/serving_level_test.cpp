@@ -121,7 +121,8 @@ TEST(ServingLevel, LockstepSendsEachRoundOnlyWhenTheWholeRoundBeforeItHasEnded) 
   const auto client = client_for(server);
   ConstantPowerMeter meter;
   constexpr int kC = 3;
-  const LevelRun run = run_level(client, kRequests, kC, 4 * kC, meter, *system_clock(), nullptr, true);
+  const LevelRun run =
+      run_level(client, kRequests, kC, 4 * kC, meter, *system_clock(), nullptr, LevelOptions{.lockstep = true});
   ASSERT_EQ(run.records.size(), 12u);
   EXPECT_EQ(run.failed_requests(), 0);
   ASSERT_TRUE(run.is_ok()) << run.reason();
@@ -138,7 +139,8 @@ TEST(ServingLevel, ALockstepRoundShortOfRequestsEndsTheRun) {
   const auto client = client_for(server);
   ConstantPowerMeter meter;
   // 7 requests at C = 3: two whole rounds and a last round of one, then every worker has left.
-  const LevelRun run = run_level(client, kRequests, 3, 7, meter, *system_clock(), nullptr, true);
+  const LevelRun run =
+      run_level(client, kRequests, 3, 7, meter, *system_clock(), nullptr, LevelOptions{.lockstep = true});
   ASSERT_EQ(run.records.size(), 7u);
   EXPECT_EQ(run.failed_requests(), 0);
   EXPECT_EQ(run.unsent_requests(), 0);
