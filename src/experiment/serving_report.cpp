@@ -11,6 +11,7 @@
 
 #include "report/environment_fingerprint.hpp"
 #include "experiment/report_builder.hpp"
+#include "protocol/occupancy_energy.hpp"
 #include "util/json.hpp"
 
 namespace ecocompute::experiment {
@@ -404,8 +405,10 @@ OrderedJson sequential_rule_json(const SweepResult& sweep) {
 // of the window at each number of running requests and the mean; null when it was not read.
 OrderedJson server_occupancy_json(const std::vector<const LevelRun*>& runs) {
   protocol::OccupancyShares shares;
-  int read = 0, asked = 0;
-  std::string unavailable;
+  std::map<int, protocol::OccupancyEnergy> energy_at;
+  int read = 0, asked = 0, split = 0;
+  double split_joules = 0.0, window_joules = 0.0;
+  std::string unavailable, not_split;
   for (const LevelRun* r : runs) {
     if (r->occupancy.samples.empty() && r->occupancy.unavailable.empty()) continue;
     ++asked;
@@ -414,16 +417,41 @@ OrderedJson server_occupancy_json(const std::vector<const LevelRun*>& runs) {
     const double before = shares.covered_s;
     shares.add(r->occupancy.samples, r->steady.begin, r->steady.end);
     read += shares.covered_s > before ? 1 : 0;
+    const protocol::OccupancySplit part = protocol::split_by_occupancy(*r);
+    if (!part.not_split.empty()) {
+      if (not_split.empty()) not_split = part.not_split;
+      continue;
+    }
+    ++split;
+    window_joules += part.window_joules;
+    for (const auto& [running, e] : part.at) split_joules += e.joules;
+    protocol::add_split(energy_at, part.at);
   }
   if (asked == 0) return nullptr;
   OrderedJson share_of = OrderedJson::object();
   for (const auto& [occupancy, share] : shares.shares()) share_of[std::to_string(occupancy)] = share;
+  OrderedJson at = OrderedJson::object();
+  for (const auto& [running, e] : energy_at) {
+    at[std::to_string(running)] =
+        OrderedJson{{"seconds", e.seconds},
+                    {"energy_j", e.joules},
+                    {"output_tokens", e.tokens},
+                    {"mj_per_output_token", e.tokens > 0.0 ? OrderedJson(e.joules / e.tokens * 1e3) : OrderedJson(nullptr)}};
+  }
   return OrderedJson{{"source", "GET /metrics"},
                      {"trials_read", read},
                      {"window_seconds_covered", shares.covered_s},
                      {"mean_running_requests", json_or_null(shares.mean())},
                      {"share_of_window_at", share_of},
-                     {"unavailable", text_or_null(unavailable)}};
+                     {"unavailable", text_or_null(unavailable)},
+                     {"energy_at", OrderedJson{{"basis", "measured: the windows' counter energy, spread over the "
+                                                         "spans between readings by the GPU's power trace"},
+                                               {"trials_split", split},
+                                               {"share_of_window_energy", window_joules > 0.0
+                                                                              ? OrderedJson(split_joules / window_joules)
+                                                                              : OrderedJson(nullptr)},
+                                               {"running_requests", at},
+                                               {"not_split", split == 0 ? OrderedJson(text_or_null(not_split)) : OrderedJson(nullptr)}}}};
 }
 
 OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis& analysis,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <barrier>
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -159,6 +160,8 @@ LevelRun run_level(const engine::EndpointClient& client, std::span<const engine:
     if (!state.draining) {
       lock.unlock();
       run.steady.begin = clock.now();
+      run.wall_minus_clock_us =
+          static_cast<std::int64_t>(clock.wall_us()) - std::llround(run.steady.begin.value * 1e6);
       steady_window.emplace(meter.begin("serving-steady"));
       lock.lock();
       state.changed.wait(lock, [&] { return state.draining; });

@@ -68,6 +68,9 @@ struct LevelRun {
   std::int64_t level_warmup_failed = 0;
   /// The server's running requests through the trial (LevelOptions::read_occupancy); empty when not read.
   OccupancyTrace occupancy;
+  /// The host's wall clock (µs, the time base of the driver's power samples) minus the run's clock
+  /// (µs), taken as the steady window opened: places the occupancy readings on the power trace.
+  std::int64_t wall_minus_clock_us = 0;
 
   /// Returns the requests that were sent and failed (each carries its reason).
   [[nodiscard]] std::int64_t failed_requests() const;

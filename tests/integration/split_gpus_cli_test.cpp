@@ -153,6 +153,43 @@ TEST_F(SplitGpusCliTest, MeasureEndpointOverTwoGpusSumsBothCountersPerWindow) {
   EXPECT_NE(both_flags.err.find("--gpu"), std::string::npos) << both_flags.err;
 }
 
+TEST_F(SplitGpusCliTest, MeasureEndpointSplitsEachWindowsEnergyByTheServersOccupancy) {
+  // The fake server exports the requests it is answering on /metrics; the two GPUs draw 400 W together.
+  ecocompute::testing::FakeOpenAiServer server(
+      [](const nlohmann::json&) {
+        ecocompute::testing::FakeReply reply = ecocompute::testing::good_stream(24);
+        reply.delay_between = std::chrono::milliseconds(15);
+        return reply;
+      },
+      64, 0, /*with_metrics=*/true);
+  const std::string out = (dir_ / "serving").string();
+  const Outcome run = ecocompute("measure-endpoint --endpoint F16=" + server.base_url() +
+                                 "#fake-model --concurrency 3 -k 2 --n-requests 9 --output-tokens 24 --server-occupancy"
+                                 " --gpus " + both() + " --out '" + out + "'");
+  ASSERT_EQ(run.status, 0) << run.err << run.out;
+  const auto sweep = nlohmann::json::parse(slurp(dir_ / "serving" / "sweep.json"));
+  ASSERT_EQ(sweep["levels"].size(), 1u);
+  const auto& level = sweep["levels"][0];
+  ASSERT_EQ(level["trials_ok"], 2) << level.dump();
+  const auto& energy = level["server_occupancy"]["energy_at"];
+  ASSERT_TRUE(energy.is_object()) << level["server_occupancy"].dump();
+  EXPECT_EQ(energy["trials_split"], 2) << energy.dump();
+  EXPECT_TRUE(energy["not_split"].is_null()) << energy.dump();
+  // The readings start before the steady window opens, so its whole energy is split.
+  EXPECT_NEAR(energy["share_of_window_energy"].get<double>(), 1.0, 1e-6) << energy.dump();
+  ASSERT_FALSE(energy["running_requests"].empty()) << energy.dump();
+  double tokens = 0.0;
+  for (const auto& [running, at] : energy["running_requests"].items()) {
+    const double seconds = at["seconds"].get<double>();
+    ASSERT_GT(seconds, 0.0) << running << ": " << at.dump();
+    // 100 W + 300 W whatever the occupancy: each span's energy is the two GPUs' power over its time.
+    EXPECT_NEAR(at["energy_j"].get<double>() / seconds, kFirstWatts + kSecondWatts,
+                0.05 * (kFirstWatts + kSecondWatts)) << running << ": " << at.dump();
+    tokens += at["output_tokens"].get<double>();
+  }
+  EXPECT_NEAR(tokens, level["window_tokens"].get<double>(), 1e-6 * tokens) << energy.dump();
+}
+
 TEST_F(SplitGpusCliTest, BadGpuListsAreRefusedNamingTheFlag) {
   const std::string program = " -- sleep 0";
   Outcome twice = ecocompute(std::string("meter --gpus ") + kFirst + "," + kFirst + program);

@@ -72,8 +72,9 @@ class FakeOpenAiServer {
   /// `threads` bounds the streams it serves at once (one thread each).
   /// `listen_backlog` (0: httplib's, 5) is how many connections the kernel queues before accept();
   /// a load of C clients connecting at once needs at least C, or connects are dropped and reset.
+  /// `with_metrics` adds GET /metrics: the requests being answered, as llama-server --metrics exports them.
   explicit FakeOpenAiServer(std::function<FakeReply(const nlohmann::json&)> script, std::size_t threads = 64,
-                            int listen_backlog = 0)
+                            int listen_backlog = 0, bool with_metrics = false)
       : script_(std::move(script)) {
     server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     auto handle = [this](const httplib::Request& request, httplib::Response& response) {
@@ -82,10 +83,12 @@ class FakeOpenAiServer {
         std::lock_guard lock(mutex_);
         bodies_.push_back(body);
       }
+      ++running_;
       FakeReply reply = script_(body);
       response.status = reply.status;
       if (!reply.stream || reply.status != 200) {
         response.set_content(reply.body, "application/json");
+        --running_;
         return;
       }
       auto shared = std::make_shared<FakeReply>(std::move(reply));
@@ -99,10 +102,15 @@ class FakeOpenAiServer {
         if (*next > 0 && shared->delay_between.count() > 0) std::this_thread::sleep_for(shared->delay_between);
         const std::string& event = shared->events[(*next)++];
         return sink.write(event.data(), event.size());
-      });
+      }, [this](bool) { --running_; });
     };
     server_.Post("/v1/completions", handle);
     server_.Post("/v1/chat/completions", handle);
+    if (with_metrics) {
+      server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+        response.set_content("llamacpp:requests_processing " + std::to_string(running_.load()) + "\n", "text/plain");
+      });
+    }
     server_.Get("/v1/models", [](const httplib::Request&, httplib::Response& response) {
       response.set_content(R"({"object":"list","data":[{"id":"fake-model","object":"model"}]})", "application/json");
     });
@@ -137,6 +145,7 @@ class FakeOpenAiServer {
 
  private:
   std::function<FakeReply(const nlohmann::json&)> script_;
+  std::atomic<int> running_{0};
   httplib::Server server_;
   std::thread thread_;
   int port_ = 0;
