@@ -193,39 +193,6 @@ TEST(AnswerBasis, SizesOutsideThePhysicalRangeAreRefused) {
   EXPECT_TRUE(estimate(r, published_evidence()));
 }
 
-TEST(AnswerBasis, ABatchASessionMeasuredIsMeasuredNotModelled) {
-  // The evidence plus one row of the 7 B NF4 session measured at batch 8 (what a batch campaign brings).
-  const Evidence& shipped = published_evidence();
-  EstimateRequest r;
-  r.params_b = 7;
-  r.gpu = "RTX 4090";
-  r.precision = "NF4";
-  r.batch = 8;
-  auto modelled = estimate(r, shipped);
-  ASSERT_TRUE(modelled) << modelled.error().describe();
-  EXPECT_EQ(modelled->basis, Basis::modelled);
-  EXPECT_TRUE(modelled->prediction.modelled);
-  std::vector<data::DataRow> rows = shipped.rows;
-  const auto one = std::find_if(rows.begin(), rows.end(), [&](const data::DataRow& row) {
-    return row.gpu == "RTX 4090" && row.precision == "NF4" && row.params_b == 7 && row.batch_size == 1;
-  });
-  ASSERT_NE(one, rows.end());
-  data::DataRow batch8 = *one;
-  batch8.row_key += "|b8";
-  batch8.batch_size = 8;
-  batch8.fp16_energy_per_token_mj = one->fp16_energy_per_token_mj * 0.7;
-  batch8.energy_per_token_mj = batch8.fp16_energy_per_token_mj * 0.8;  // ΔE −20 % at batch 8
-  rows.push_back(batch8);
-  const Evidence with_batch = evidence_from(rows, shipped.sessions);
-  auto measured = estimate(r, with_batch);
-  ASSERT_TRUE(measured) << measured.error().describe();
-  EXPECT_EQ(measured->basis, Basis::measured);
-  EXPECT_FALSE(measured->prediction.modelled);
-  EXPECT_NEAR(*measured->delta_pct, -20.0, 2.0);  // the model's mean for a card there, near the one measured
-  ASSERT_TRUE(measured->prediction.energy);
-  EXPECT_EQ(measured->prediction.energy->basis.basis, Basis::measured);
-  EXPECT_LT(width(*measured), width(*modelled));
-}
 
 // The figures of one configuration, as JSON, with what depends on the grid by design removed.
 Json figures(const Candidate& c) {

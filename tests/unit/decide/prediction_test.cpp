@@ -79,35 +79,6 @@ TEST(Prediction, AMeasuredPlaceGivesAnIntervalForANewCard) {
   EXPECT_GT(q4_0.high - q4_0.low, 2 * 1.96 * std::log(1.005) * (100 + q4_0.value));
 }
 
-TEST(Prediction, AFigureNamesTheSessionsOfTheNearestMeasuredPlacesAndListsAFewOfMany) {
-  // 8.0 B lies between the measured 7.62 B (Qwen2-7B) and 8.03 B (Llama-3-8B): the interpolated figure
-  // names the sessions of those two places, not of every size measured (0.49–14.8 B).
-  const Figure below = delta(ask(7.615616512, "H200", "Q4_K_M"));
-  const Figure above = delta(ask(kLlama3_8B, "H200", "Q4_K_M"));
-  const Figure between = delta(ask(8.0, "H200", "Q4_K_M"));
-  ASSERT_EQ(below.basis.basis, Basis::measured);
-  ASSERT_EQ(between.basis.basis, Basis::interpolated);
-  EXPECT_EQ(between.basis.session_count, below.basis.session_count + above.basis.session_count);
-  // A place many cards measured: its answer lists kListedSessions labels and counts them all, so an
-  // answer's size does not grow with the store.
-  std::vector<data::DataRow> rows = published_evidence().rows;
-  const std::size_t original = rows.size();
-  for (std::size_t i = 0; i < original; ++i) {
-    const data::DataRow r = rows[i];
-    if (r.precision != "Q4_0" || std::abs(r.params_b - kLlama3_8B) > 1e-6 || r.batch_size != 1) continue;
-    for (int copy = 0; copy < 15; ++copy) {
-      data::DataRow again = r;
-      again.session_id = r.session_id + "-card-" + std::to_string(copy);
-      rows.push_back(again);
-    }
-  }
-  const Evidence many = evidence_from(std::move(rows), published_evidence().sessions);
-  auto p = predict(many, ask(kLlama3_8B, "H200", "Q4_0"));
-  ASSERT_TRUE(p && p->delta);
-  EXPECT_EQ(p->delta->basis.session_count, 32u);  // the two shipped cards and 30 copies
-  EXPECT_EQ(p->delta->basis.sessions.size(), data::kListedSessions);
-  EXPECT_NE(p->delta->basis.label.find("and 20 more"), std::string::npos) << p->delta->basis.label;
-}
 
 TEST(Prediction, AnF16ThatCannotFitIsSaid) {
   for (double n : {70.0, 400.0}) {
