@@ -55,9 +55,10 @@
 #              $PAIR_ARCH jobs, F16 vs Q8_0,Q4_0, k = 2) run on A alone, on B alone, then on both; each
 #              run inside `meter --gpus A,B`, after an idle window on both: the attribution check (the
 #              idle GPU's energy above its idle power while the other works) and the wall times; pair.tar.gz
-#   split:<arch>  one model on one GPU and split over two: F16 vs $SPLIT_FORMATS (Q4_K_M), k = 3,
-#              corrected edges, 3-s decode windows, 1-s prefill and 5-s idle windows, for each of
-#              $SPLIT_MODES (single,layer,tensor,row: single is GPU A alone); split-<arch>.tar.gz
+#   split:<arch>  one model on one GPU and split over $SPLIT_GPUS (2): F16 vs $SPLIT_FORMATS (Q4_K_M),
+#              k = $SPLIT_K (3), corrected edges, 3-s decode windows, 1-s prefill and 5-s idle windows, at
+#              batch $SPLIT_BATCHES (unset: 1), extra measure flags $SPLIT_ARGS, for each of $SPLIT_MODES
+#              (single,layer,tensor,row: single is GPU A alone); split-<arch>$SPLIT_TAG.tar.gz
 #   serve:<arch>  llama-server (CUDA) serving synthetic <arch> at F16 and $SERVE_FORMAT (Q4_K_M), both on
 #              GPU A (scripts/device/serve_level.sh); `measure-endpoint` over concurrency $SERVE_LEVELS
 #              (1,2,4,8,16,32,64), k = $SERVE_K (3), $SERVE_REQUESTS (24) requests of $SERVE_OUTPUT (64-128) tokens,
@@ -334,14 +335,19 @@ PY
     split:*)
       arch=${step#split:}
       f16=$(synth_f16 "$arch")
-      a=$(gpu_uuid 1); b=$(gpu_uuid 2)
-      [ -n "$b" ] || { echo "split: needs two GPUs"; status=2; continue; }
+      n=${SPLIT_GPUS:-2}; a=$(gpu_uuid 1)
+      list=$(nvidia-smi --query-gpu=uuid --format=csv,noheader | head -n "$n" | tr -d ' ' | paste -sd,)
+      if (( n < 2 )) || [ "$(echo "$list" | tr , '\n' | grep -c .)" -lt "$n" ]; then
+        echo "split: needs $n GPUs (SPLIT_GPUS), this machine has $(echo "$list" | tr , '\n' | grep -c .)"; status=2; continue
+      fi
+      batches=(); [ -z "${SPLIT_BATCHES-}" ] || batches=(--batch "$SPLIT_BATCHES")
       for mode in $(echo "${SPLIT_MODES:-single,layer,tensor,row}" | tr , ' '); do
-        if [ "$mode" = single ]; then where=(--gpu "$a"); else where=(--gpus "$a,$b" --split-mode "$mode"); fi
-        measure_into "/tmp/eco/split-$arch/$mode" "${MEASURE_TIMEOUT:-200}" -m "$f16" -p "${SPLIT_FORMATS:-Q4_K_M}" \
-          "${where[@]}" -k 3 --edges corrected --min-window 3 --min-prefill-window 1 --idle-window 5
+        if [ "$mode" = single ]; then where=(--gpu "$a"); else where=(--gpus "$list" --split-mode "$mode"); fi
+        measure_into "/tmp/eco/split-$arch${SPLIT_TAG-}/$mode" "${MEASURE_TIMEOUT:-200}" -m "$f16" -p "${SPLIT_FORMATS:-Q4_K_M}" \
+          "${where[@]}" "${batches[@]}" -k "${SPLIT_K:-3}" --edges corrected --min-window 3 --min-prefill-window 1 \
+          --idle-window 5 ${SPLIT_ARGS-}
       done
-      pack "split-$arch" "/tmp/eco/split-$arch" ;;
+      pack "split-$arch${SPLIT_TAG-}" "/tmp/eco/split-$arch${SPLIT_TAG-}" ;;
     serve:*)
       arch=${step#serve:}
       f16=$(synth_f16 "$arch")

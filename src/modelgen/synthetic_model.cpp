@@ -69,6 +69,10 @@ const std::vector<ModelShape>& shape_table() {
     t.push_back(qwen2("qwen2-7b", "Qwen2-7B", 28, 3584, 28, 4, 18944, 152064, false, 1e-6F));
     t.push_back(qwen2("qwen2.5-3b", "Qwen2.5-3B", 36, 2048, 16, 2, 11008, 151936, true, 1e-6F));
     t.push_back(qwen2("qwen2.5-14b", "Qwen2.5-14B", 48, 5120, 40, 8, 13824, 152064, false, 1e-5F));
+    // The sizes served on H200 nodes, whose F16 baseline needs a RAM-backed file system (65 GB) or
+    // several GPUs (141 GB): docs/findings/h200-32b-70b-plan.md.
+    t.push_back(qwen2("qwen2.5-32b", "Qwen2.5-32B", 64, 5120, 40, 8, 27648, 152064, false, 1e-5F));
+    t.push_back(llama3("llama3.1-70b", "Llama-3.1-70B", 80, 8192, 64, 28672, 131072, false));
     // Two-layer shapes with the real tokenizers, small enough for unit and integration tests.
     t.push_back(test_only(llama3("", "Llama-3", 2, 64, 4, 128, 8192, false), "llama3-tiny"));
     t.back().n_head_kv = 2;

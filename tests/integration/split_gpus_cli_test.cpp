@@ -46,10 +46,12 @@ class SplitGpusCliTest : public ecocompute::testing::ScratchDirTest {
 
   static std::string both() { return std::string(kFirst) + "," + kSecond; }
 
-  // A window's energy against constant powers: the edges' bound plus the few milliseconds by which
-  // the meter's clock and the fake's can differ.
+  // A window's energy against constant powers: the edges' bound, 2 % for the rate at which the meter's
+  // clock and the fake's can differ, and 20 ms of power for a thread descheduled between reading a
+  // counter and stamping the time (on a loaded 2-core machine under AddressSanitizer a 0.05-s window
+  // once read 3.7 J of 5.2). Still far from the other GPU's power: 100 W against 300 W.
   static void expect_power(double energy, double duration, double watts, double edge_bound, const std::string& where) {
-    EXPECT_NEAR(energy, watts * duration, edge_bound + 0.02 * watts * duration + 0.05) << where;
+    EXPECT_NEAR(energy, watts * duration, edge_bound + 0.02 * watts * duration + 0.02 * watts + 0.05) << where;
   }
 };
 
@@ -178,13 +180,17 @@ TEST_F(SplitGpusCliTest, MeasureEndpointSplitsEachWindowsEnergyByTheServersOccup
   // The readings start before the steady window opens, so its whole energy is split.
   EXPECT_NEAR(energy["share_of_window_energy"].get<double>(), 1.0, 1e-6) << energy.dump();
   ASSERT_FALSE(energy["running_requests"].empty()) << energy.dump();
-  double tokens = 0.0;
+  double tokens = 0.0, first_watts = 0.0;
   for (const auto& [running, at] : energy["running_requests"].items()) {
     const double seconds = at["seconds"].get<double>();
     ASSERT_GT(seconds, 0.0) << running << ": " << at.dump();
-    // 100 W + 300 W whatever the occupancy: each span's energy is the two GPUs' power over its time.
-    EXPECT_NEAR(at["energy_j"].get<double>() / seconds, kFirstWatts + kSecondWatts,
-                0.05 * (kFirstWatts + kSecondWatts)) << running << ": " << at.dump();
+    // 100 W + 300 W whatever the occupancy: the flat traces spread each window's counter energy by time
+    // alone, so every occupancy has the same watts (the counters', which differ between the two trials
+    // only by the edges' timing), near the two GPUs' sum.
+    const double watts = at["energy_j"].get<double>() / seconds;
+    if (first_watts == 0.0) first_watts = watts;
+    EXPECT_NEAR(watts, first_watts, 0.03 * first_watts) << running << ": " << at.dump();
+    EXPECT_NEAR(watts, kFirstWatts + kSecondWatts, 0.1 * (kFirstWatts + kSecondWatts)) << running << ": " << at.dump();
     tokens += at["output_tokens"].get<double>();
   }
   EXPECT_NEAR(tokens, level["window_tokens"].get<double>(), 1e-6 * tokens) << energy.dump();

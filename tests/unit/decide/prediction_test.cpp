@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "data/gpu_spec.hpp"
+#include "support/decide_query.hpp"
 #include "support/published_evidence.hpp"
 #include "support/session_evidence.hpp"
 #include "util/precision.hpp"
@@ -22,16 +23,7 @@ using data::Basis;
 constexpr double kLlama3_8B = 8.030261248;  // the measured shape's parameters
 
 Query ask(double n, const std::string& gpu, const std::string& precision, int batch = 1, int context = 2048) {
-  Query q;
-  q.params_b = n;
-  auto spec = data::find_gpu(gpu);
-  q.gpu = *spec;
-  q.arch = spec->arch;
-  q.precision = *parse_precision(precision);
-  q.engine = std::string(q.precision.default_engine);
-  q.batch = batch;
-  q.context = context;
-  return q;
+  return ::ecocompute::testing::ask_query(n, gpu, precision, batch, context);
 }
 
 Figure delta(const Query& q) {

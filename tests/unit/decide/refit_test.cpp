@@ -9,11 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "data/gpu_spec.hpp"
 #include "decide/estimate.hpp"
 #include "decide/prediction.hpp"
+#include "support/decide_query.hpp"
 #include "support/published_evidence.hpp"
-#include "util/precision.hpp"
 
 namespace ecocompute::decide {
 namespace refit_cases {
@@ -24,16 +23,7 @@ using data::Basis;
 constexpr double kLlama3_8B = 8.030261248;  // the measured shape's parameters
 
 Query ask(double n, const std::string& gpu, const std::string& precision) {
-  Query q;
-  q.params_b = n;
-  auto spec = data::find_gpu(gpu);
-  q.gpu = *spec;
-  q.arch = spec->arch;
-  q.precision = *parse_precision(precision);
-  q.engine = std::string(q.precision.default_engine);
-  q.batch = 1;
-  q.context = 2048;
-  return q;
+  return ::ecocompute::testing::ask_query(n, gpu, precision);
 }
 
 Figure delta(const Query& q) {

@@ -30,6 +30,11 @@ TEST(SyntheticModel, ParameterCountsMatchThePublishedModels) {
   EXPECT_EQ(count("qwen2-7b"), 7'615'616'512ULL);
   EXPECT_EQ(count("qwen2.5-3b"), 3'085'938'688ULL);
   EXPECT_EQ(count("qwen2.5-14b"), 14'770'033'664ULL);
+  // Qwen2.5-32B (untied, q/k/v biases): 2 × 152064×5120 + 64 × 487,605,248 + 5120 = 32,763,876,352.
+  EXPECT_EQ(count("qwen2.5-32b"), 32'763'876'352ULL);
+  // Llama-3.1-70B: 2 × 128256×8192 + 80 × (q, o 8192² + k, v 2×8192×1024 + ffn 3×8192×28672 + norms)
+  // + 8192 = 70,553,706,496.
+  EXPECT_EQ(count("llama3.1-70b"), 70'553'706'496ULL);
 }
 
 TEST(SyntheticModel, TinyTestShapeCountIsTheHandSum) {
@@ -75,7 +80,7 @@ TEST(SyntheticModel, RealShapesAreValidAndHaveTheirTokenizer) {
     EXPECT_FALSE(s.vocab.empty()) << s.id;
     if (!s.test_only) ++real;
   }
-  EXPECT_EQ(real, 8);
+  EXPECT_EQ(real, 10);
 }
 
 TEST(SyntheticModel, UnknownArchitectureListsTheKnownOnes) {
