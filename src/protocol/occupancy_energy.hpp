@@ -21,11 +21,11 @@ struct OccupancyEnergy {
   double tokens = 0.0;  ///< output tokens (serving_level.hpp's counting rule)
 };
 
-/// Why a trial's window could not be split (empty when it could).
+/// One trial's steady window split by occupancy, or why it could not be.
 struct OccupancySplit {
   std::map<int, OccupancyEnergy> at;  ///< by running requests (the reading rounded to a whole request)
   double window_joules = 0.0;         ///< the window's counter energy
-  std::string not_split;              ///< why nothing was split: no readings, no power trace, …
+  std::string not_split;              ///< why nothing was split (no energy, readings or power trace); empty when split
 };
 
 /// Splits an ok trial's steady window by the server's occupancy (see above). Time before the first
