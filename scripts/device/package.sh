@@ -5,6 +5,8 @@
 # bench/decode_profile (the decode steps `session.sh profile:` runs under Nsight Compute) always travels.
 # BUNDLE_TESTS=0 neither builds nor packs gpu_tests and decode_loop_bench (about 0.95 MB packed): the
 # device call carries 64 MiB with the working tree, and a measuring session needs neither.
+# BUNDLE_SERVER=0 (with a CUDA libllama here) leaves llama-server out: only `serve:` runs it, and its
+# shared build takes minutes on 2 cores.
 #
 # The GPU machine has CUDA, cmake and gcc but none of our Debian libraries and no package registry, so
 # we build here (nvcc 13.0 matches its driver) against a CUDA libllama, built here or there
@@ -40,7 +42,9 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLA
 targets=(ecocompute decode_profile)
 [ "${BUNDLE_TESTS:-1}" = 0 ] || targets+=(decode_loop_bench gpu_tests)
 cmake --build "$build" --target "${targets[@]}" -j "$(nproc)"
-[ "$llama_there" = 1 ] || "$root/scripts/build_llama_server.sh" shared
+with_server=0
+[ "$llama_there" = 1 ] || [ "${BUNDLE_SERVER:-1}" = 0 ] || with_server=1
+[ "$with_server" = 0 ] || "$root/scripts/build_llama_server.sh" shared
 
 stage=$(mktemp -d)
 mkdir -p "$stage/bundle/bin" "$stage/bundle/lib"
@@ -48,9 +52,12 @@ cp "$build/bin/ecocompute" "$build/bench/decode_profile" "$stage/bundle/bin/"
 [ "${BUNDLE_TESTS:-1}" = 0 ] || cp "$build/bench/decode_loop_bench" "$build/tests/gpu_tests" "$stage/bundle/bin/"
 strip "$stage/bundle/bin/"*
 if [ "$llama_there" != 1 ]; then
+  cp -a "$root/third_party/llama-cuda/lib/"*.so* "$stage/bundle/lib/"
+fi
+if [ "$with_server" = 1 ]; then
   cp "$root/third_party/llama-server-shared/bin/llama-server" "$stage/bundle/bin/"
   strip "$stage/bundle/bin/llama-server"
-  cp -a "$root/third_party/llama-cuda/lib/"*.so* "$root/third_party/llama-server-shared/lib/"*.so* "$stage/bundle/lib/"
+  cp -a "$root/third_party/llama-server-shared/lib/"*.so* "$stage/bundle/lib/"
 fi
 # Shared libraries from Debian that the GPU machine's image may lack; the C/C++ runtime, CUDA and
 # libllama's own come from there.

@@ -43,7 +43,8 @@
 #              $PROFILE_LAYERS (2) layers (every matrix at the full shape, so each kernel is the full model's),
 #              F16 and $PROFILE_FORMATS (the atlas's five) at batch $PROFILE_BATCHES (1,2,4,8,16,32,64), one
 #              profiled step after 32 warm-up steps, --clock-control none: per kernel its name, time and DRAM
-#              bytes; one CSV per format and batch, packed as profile-<arch>.tar.gz
+#              bytes; one CSV per format and batch, packed as profile-<arch>.tar.gz. PROFILE_F16=0 leaves F16
+#              out (profiled at every batch by 2026-12-04; under ncu its batch-64 step alone takes > 120 s)
 #   prequantize:<arch>  quantizes synthetic <arch>'s F16 into the cache for $PREQUANTIZE_FORMATS (a later call's
 #              campaign then starts measuring at once); evict:<types> removes cached types (disk room)
 #   drop:<arch>  removes synthetic <arch>'s F16 file (disk room before another size; its cached
@@ -269,7 +270,9 @@ for step in "${steps[@]}"; do
       ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
       [ -n "$ncu" ] || { echo "profile: no ncu"; status=2; continue; }
       "$ncu" --version | tail -1 | tee "$dir/ncu-version.txt"
-      for file in "$small" $(cut -f1 "$dir/files.tsv"); do
+      files=$(cut -f1 "$dir/files.tsv")
+      [ "${PROFILE_F16:-1}" = 0 ] || files="$small $files"
+      for file in $files; do
         type=$("$eco" inspect "$file" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['gguf_type'])")
         for b in $(echo "${PROFILE_BATCHES:-1,2,4,8,16,32,64}" | tr , ' '); do
           if (( $(seconds_left) < 45 )); then echo "profile: stopped, less than 45 s left"; status=1; break 2; fi
