@@ -26,8 +26,11 @@ struct ConfigQuestion {
 };
 
 /// Scores one configuration. `fp16_batch_one_mj`: F16's energy per token at batch 1 and this context
-/// on the same GPU, the denominator of relative_energy. Errors are predict()'s.
+/// on the same GPU, the denominator of relative_energy. `quality`: the format's quality cost for this
+/// question and engine, which depends on neither batch nor context: answered here when empty and kept
+/// there for the format's other configurations. Errors are predict()'s.
 Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionInfo& precision, const std::string& engine, int batch,
-                               int context, std::optional<double> fp16_batch_one_mj, const Evidence& evidence);
+                               int context, std::optional<double> fp16_batch_one_mj, const Evidence& evidence,
+                               std::optional<data::FormatQualityCost>& quality);
 
 }  // namespace ecocompute::decide

@@ -186,16 +186,22 @@ bool FamilyFit::needs_missing_prior(const ModelPoint& p) const {
   return false;
 }
 
-double FamilyFit::covariance(const ModelPoint& a, const ModelPoint& b) const {
-  double v = components_.covariance(a, b, design_.mean_log_size);
-  if (!second_stage_) return v;
-  for (const FixedEffect& e : effects_at(a)) {
+std::vector<FamilyFit::PriorTerm> FamilyFit::prior_terms(const ModelPoint& a) const {
+  std::vector<PriorTerm> terms;
+  if (!second_stage_) return terms;
+  for (FixedEffect& e : effects_at(a)) {
     if (e.kind == EffectKind::level) continue;
-    const double zb = covariate(e, b, design_.mean_log_size);
-    if (zb == 0) continue;
     const auto prior = priors_.find(e.kind);
-    if (prior != priors_.end()) v += prior->second.variance * covariate(e, a, design_.mean_log_size) * zb;
+    if (prior == priors_.end()) continue;
+    const double weight = prior->second.variance * covariate(e, a, design_.mean_log_size);
+    if (weight != 0) terms.push_back(PriorTerm{std::move(e), weight});
   }
+  return terms;
+}
+
+double FamilyFit::covariance(const ModelPoint& a, const std::vector<PriorTerm>& a_terms, const ModelPoint& b) const {
+  double v = components_.covariance(a, b, design_.mean_log_size);
+  for (const PriorTerm& t : a_terms) v += t.weight * covariate(t.effect, b, design_.mean_log_size);
   return v;
 }
 
@@ -221,7 +227,8 @@ bool FamilyFit::factor() {
     points.push_back(l.point);
   }
   for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < n; ++j) k(i, j) += covariance(points[i], points[j]);
+    const std::vector<PriorTerm> terms = prior_terms(points[i]);
+    for (std::size_t j = 0; j < n; ++j) k(i, j) += covariance(points[i], terms, points[j]);
   }
   auto chol = cholesky(k);
   if (!chol) return false;
@@ -244,22 +251,24 @@ std::optional<LatentPrediction> FamilyFit::predict(const ModelPoint& p) const {
   if (!design_.has(FixedEffect{EffectKind::level, p.key, 0}) || needs_missing_prior(p)) return std::nullopt;
   LatentPrediction out;
   const std::vector<double> x = design_.row(p);
+  const std::vector<PriorTerm> terms = prior_terms(p);
   std::vector<double> k_star(locations_.size());
-  for (std::size_t i = 0; i < locations_.size(); ++i) k_star[i] = covariance(p, locations_[i].point);
+  for (std::size_t i = 0; i < locations_.size(); ++i) k_star[i] = covariance(p, terms, locations_[i].point);
   out.mean = dot(x, beta_) + prior_mean(p) + dot(k_star, alpha_);
   std::vector<double> r = x;
   const std::vector<double> xk = transpose_times(k_inverse_x_, k_star);
   for (std::size_t j = 0; j < r.size(); ++j) r[j] -= xk[j];
-  out.mean_var = std::max(covariance(p, p) - quadratic_form(k_inverse_, k_star) + quadratic_form(beta_cov_, r), 0.0);
+  out.mean_var = std::max(covariance(p, terms, p) - quadratic_form(k_inverse_, k_star) + quadratic_form(beta_cov_, r), 0.0);
   out.card_var = components_.card_var(p.key);
-  if (theta_cov_ || !priors_.empty()) out.log_variance_sd = log_variance_sd(p, out);
+  if (!variances_only_ && (theta_cov_ || !priors_.empty())) out.log_variance_sd = log_variance_sd(p, out);
   return out;
 }
 
 std::optional<double> FamilyFit::predict_mean(const ModelPoint& p) const {
   if (!design_.has(FixedEffect{EffectKind::level, p.key, 0}) || needs_missing_prior(p)) return std::nullopt;
   double mean = dot(design_.row(p), beta_) + prior_mean(p);
-  for (std::size_t i = 0; i < locations_.size(); ++i) mean += covariance(p, locations_[i].point) * alpha_[i];
+  const std::vector<PriorTerm> terms = prior_terms(p);
+  for (std::size_t i = 0; i < locations_.size(); ++i) mean += covariance(p, terms, locations_[i].point) * alpha_[i];
   return mean;
 }
 

@@ -101,7 +101,15 @@ class FamilyFit {
 
  private:
   bool factor();  // K, its Cholesky factor, β, α, Cov(β) from the locations and components
-  [[nodiscard]] double covariance(const ModelPoint& a, const ModelPoint& b) const;  // components + effect priors
+  // An effect drawn from its prior at a point, with its prior variance times its covariate there: the
+  // point's part of that effect's covariance with any other point, worked out once per point.
+  struct PriorTerm {
+    FixedEffect effect;
+    double weight = 0;
+  };
+  [[nodiscard]] std::vector<PriorTerm> prior_terms(const ModelPoint& a) const;
+  // The components' covariance of a and b plus that of the effects drawn from priors (a's terms).
+  [[nodiscard]] double covariance(const ModelPoint& a, const std::vector<PriorTerm>& a_terms, const ModelPoint& b) const;
   [[nodiscard]] double prior_mean(const ModelPoint& p) const;
   [[nodiscard]] double center_of(const FixedEffect& effect) const;
   [[nodiscard]] double log_variance_sd(const ModelPoint& p, const LatentPrediction& at) const;
@@ -119,6 +127,7 @@ class FamilyFit {
   std::vector<FreeComponent> free_;      // the components the cells identify
   std::optional<Matrix> theta_cov_;      // Σ_θ over free_ (log scale)
   std::vector<FamilyFit> perturbed_;     // the model with free component j moved by kGradientStep
+  bool variances_only_ = false;          // a moved copy: its predictions feed a gradient of variances
   Matrix chol_, k_inverse_, k_inverse_x_, beta_cov_;
   std::vector<double> beta_, alpha_;
 };

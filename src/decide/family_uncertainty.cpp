@@ -64,6 +64,7 @@ void FamilyFit::prepare_uncertainty(double card_floor, const std::optional<Matri
     copy.perturbed_.clear();
     copy.theta_cov_.reset();
     copy.free_.clear();  // a moved copy answers variances only
+    copy.variances_only_ = true;
     VarianceComponents c = components_;
     set_components(free_, moved, card_floor, locations_, c);
     if (!copy.finalize(priors_, c)) {

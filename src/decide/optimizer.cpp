@@ -258,7 +258,8 @@ std::optional<double> fp16_energy_at_batch_one(const ConfigQuestion& question, c
                                                const Evidence& evidence) {
   auto baseline = parse_precision("F16");
   if (!baseline) return std::nullopt;
-  auto scored = score_config(question, *baseline, engine, 1, context, std::nullopt, evidence);
+  std::optional<data::FormatQualityCost> no_quality;  // F16 is the baseline: none is asked
+  auto scored = score_config(question, *baseline, engine, 1, context, std::nullopt, evidence, no_quality);
   if (!scored) return std::nullopt;
   return scored->energy_mj_per_token;
 }
@@ -317,6 +318,7 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
   const std::size_t total = grid->precisions.size() * grid->batches.size() * grid->contexts.size();
   for (const PrecisionInfo& p : grid->precisions) {
     const std::string engine = request.engine.empty() ? std::string(p.default_engine) : request.engine;
+    std::optional<data::FormatQualityCost> quality;  // the format's, answered at its first configuration
     for (int batch : grid->batches) {
       for (int context : grid->contexts) {
         if (budget != nullptr && budget->exhausted()) {
@@ -327,7 +329,7 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
         }
         auto [baseline, added] = fp16_batch_one.try_emplace({engine, context});
         if (added) baseline->second = fp16_energy_at_batch_one(grid->question, engine, context, evidence);
-        auto scored = score_config(grid->question, p, engine, batch, context, baseline->second, evidence);
+        auto scored = score_config(grid->question, p, engine, batch, context, baseline->second, evidence, quality);
         if (!scored) {
           out.skipped[std::string(p.name)] = scored.error().message();
           break;

@@ -24,7 +24,11 @@ namespace ecocompute::decide {
 std::optional<Matrix> parameter_covariance(const std::function<double(const std::vector<double>&)>& objective,
                                            const std::vector<double>& at, double step, std::size_t* flattest);
 
-/// k(s): the 97.5 % quantile of Z·√(V/V̂) for Z standard normal and ln V ~ N(ln V̂, s²).
+/// P(Z·√(V/V̂) ≤ q) for Z standard normal and ln V ~ N(ln V̂, s²) (20-point Gauss–Hermite).
+double mixture_cdf(double q, double log_variance_sd);
+
+/// k(s): the 97.5 % quantile of Z·√(V/V̂) for Z standard normal and ln V ~ N(ln V̂, s²); s is
+/// taken in [0, 5].
 double mixture_quantile_factor(double log_variance_sd);
 
 }  // namespace ecocompute::decide

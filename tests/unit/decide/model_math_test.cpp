@@ -60,5 +60,17 @@ TEST(VarianceUncertainty, AnUncertainVarianceWidensTheInterval) {
   EXPECT_LT(mixture_quantile_factor(1.0), 4.0);
 }
 
+TEST(VarianceUncertainty, TheQuantileSolvesTheMixtureToRounding) {
+  // A plain normal first: its 97.5 % point.
+  EXPECT_NEAR(mixture_cdf(1.959963984540054, 0.0), 0.975, 1e-15);
+  for (double s : {1e-5, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.5, 5.0}) {
+    const double k = mixture_quantile_factor(s);
+    EXPECT_NEAR(mixture_cdf(k, s), 0.975, 1e-13) << s;
+    // and it is that quantile to a relative 1e-9, not merely a point where the CDF is flat
+    EXPECT_LT(mixture_cdf(k * (1 - 1e-9), s), 0.975) << s;
+    EXPECT_GT(mixture_cdf(k * (1 + 1e-9), s), 0.975) << s;
+  }
+}
+
 }  // namespace
 }  // namespace ecocompute::decide
