@@ -41,9 +41,8 @@ TEST(Prediction, AnswersAreContinuousInSizeWhereTheyUsedToSnap) {
   // −29.77] at 0.494 B, −35.47 [−40.74, −29.74] at 0.497 B): the size terms' short length scale
   // (nearly a model-by-model effect) moves it smoothly within 1 % of size, never by a jump. The
   // interval need not widen there: with the 14.8 B atlas shipped its log-scale half-width at 0.497 B
-  // is 0.1 % narrower than at 0.494 B (0.08509 against 0.08519), because a step towards the middle of
-  // the measured sizes shrinks the size slope's share of the variance more than the step away from
-  // the measured model adds. What must hold is continuity: within 1 % of the half-width.
+  // is 0.1 % narrower than at 0.494 B (0.08509 against 0.08519; which term makes it so is not read).
+  // What must hold is continuity: within 1 % of the half-width.
   const Figure at = delta(ask(0.494033, "H200", "Q8_0"));
   const Figure near = delta(ask(0.497, "H200", "Q8_0"));
   const Figure nearer = delta(ask(0.4945, "H200", "Q8_0"));
