@@ -5,6 +5,10 @@
 #   build-llama  builds libllama with CUDA (sm_90) here from .device/llama-src.tar.xz into
 #              third_party/llama-cuda and puts it first on LD_LIBRARY_PATH (for a bundle packed with
 #              LLAMA_THERE=1); with LLAMA_BACK=1 it also returns it as llama-cuda.txz parts (join.sh)
+#   llama-part  keeps the libllama parts this call carries (.device/llama-parts/, from pack_llama.sh here)
+#              in /tmp/eco/llama-parts; once every part is there (join.sh's sha256 holds), unpacks them into
+#              third_party/llama-cuda, as build-llama would have built it. One part per call on one warm
+#              machine: the parts together and the working tree exceed a call's 64 MiB
 #   info       environment fingerprint
 #   gpu-tests  the `gpu` test label (tests/gpu): engine offload and UUID selection, the NVML meter
 #              around real decode work, `measure` end to end on the GPU counter; JUnit XML to $OUT
@@ -151,7 +155,7 @@ measure_into() {
 # build-llama runs first whether or not the steps name it.
 steps=("$@")
 if ! compgen -G "/tmp/eco/bundle/lib/libllama.so*" > /dev/null && [ ! -f "$llama_here/.ecocompute-built" ] &&
-   [[ " ${steps[*]} " != *" build-llama "* ]]; then
+   [[ " ${steps[*]} " != *" build-llama "* && " ${steps[*]} " != *" llama-part "* ]]; then
   echo "no libllama on this machine: build-llama first"
   steps=(build-llama "${steps[@]}")
 fi
@@ -174,6 +178,17 @@ for step in "${steps[@]}"; do
         XZ_OPT='-T0 -6' tar -cJf /tmp/eco/llama-cuda.txz -C "$root/third_party" llama-cuda
         "$root/scripts/device/split.sh" /tmp/eco/llama-cuda.txz "$out"
       fi ;;
+    llama-part)
+      parts=/tmp/eco/llama-parts
+      mkdir -p "$parts" && cp -v "$root/.device/llama-parts/"* "$parts/"
+      if [ ! -f "$llama_here/.ecocompute-built" ]; then
+        if "$root/scripts/device/join.sh" "$parts" llama-cuda.txz /tmp/eco/llama-cuda.txz; then
+          mkdir -p "$root/third_party" && tar -xJf /tmp/eco/llama-cuda.txz -C "$root/third_party"
+        else
+          echo "llama-part: not every part is here yet ($(ls "$parts" | grep -c '\.part')); carry the next in the next call"
+        fi
+      fi
+      [ -f "$llama_here/.ecocompute-built" ] && export LD_LIBRARY_PATH="$llama_here/lib:$LD_LIBRARY_PATH" ;;
     info)
       "$eco" info | tee "$out/info.txt"; "$eco" info --json > "$out/info.json" ;;
     gpu-tests)
