@@ -118,7 +118,7 @@ await check('the batch atlas tab draws one format by size and batch, measured ce
   assert.equal(measured, grid.measured);
   assert.equal(measured + hatched, 49);
   assert.ok(measured >= 14, `the 1.24 B and 8 B rows are measured at every batch (${measured} cells)`);
-  assert.ok(hatched > 0, 'cells that are not measured are hatched');
+  assert.equal(hatched, 49 - grid.measured);
   // Every measured cell's text is the API's figure: nothing on the page is more precise than the data.
   const first = grid.cells.find((c) => c.basis === 'measured');
   const text = await page.locator('#atlas-table td.measured').first().textContent();
@@ -134,6 +134,13 @@ await check('the batch atlas tab draws one format by size and batch, measured ce
   await page.selectOption('#atlas-format', 'Q6_K');
   await page.waitForFunction(() => /Q6_K vs F16/.test(document.querySelector('#atlas-status').textContent));
   await page.screenshot({ path: join(artefacts, 'atlas-Q6_K.png'), fullPage: true });
+  // IQ4_NL has cells no session measured (14.8 B above batch 8): they are hatched.
+  await page.selectOption('#atlas-format', 'IQ4_NL');
+  await page.waitForFunction(() => document.getElementById('atlas-status').textContent.startsWith('IQ4_NL vs F16'));
+  const iq4 = await (await fetch(`${base}/v1/atlas?gpu=H200&engine=llama.cpp&precision=IQ4_NL`)).json();
+  const iq4Hatched = await page.locator('#atlas-table td.not-measured').count();
+  assert.ok(iq4Hatched > 0, 'cells that are not measured are hatched');
+  assert.equal(iq4Hatched, 49 - iq4.measured);
 });
 
 await check('the curves tab offers the Hopper llama.cpp formats of our shipped H200 sessions', async () => {

@@ -95,9 +95,10 @@ TEST_F(DataCliTest, ImportListShow) {
 }
 
 // The atlas on the shipped sessions: the 8 B and 0.49 B cells the batch atlas measured answer as
-// measured, the sizes no session measured at a batch (14.8 B above batch 1) do not, and the heatmap hatches every cell that is not measured.
+// measured, the cells no session measured (IQ4_NL at 14.8 B above batch 8) do not, and the heatmap hatches every
+// cell that is not measured.
 TEST_F(DataCliTest, AtlasMarksWhatIsMeasured) {
-  const DataOutcome atlas = ecocompute("atlas -p Q4_K_M --json --svg '" + (dir_ / "atlas.svg").string() + "'");
+  const DataOutcome atlas = ecocompute("atlas -p IQ4_NL --json --svg '" + (dir_ / "atlas.svg").string() + "'");
   ASSERT_EQ(atlas.status, 0);
   const auto grid = nlohmann::json::parse(atlas.stdout_text);
   ASSERT_EQ(grid["sizes_b"].size(), 7u);
@@ -114,7 +115,7 @@ TEST_F(DataCliTest, AtlasMarksWhatIsMeasured) {
       EXPECT_EQ(cell["basis"], "measured") << cell.dump();  // the 2026-12-03 Qwen2-0.5B atlas
     }
     if (size > 14.0 && batch == 64) {
-      EXPECT_NE(cell["basis"], "measured") << cell.dump();  // 14.8 B: batch 1 only
+      EXPECT_NE(cell["basis"], "measured") << cell.dump();  // 14.8 B IQ4_NL: batch 1–8 only
     }
   }
   EXPECT_EQ(grid["measured"].get<int>(), measured);
