@@ -4,6 +4,9 @@
 # (it fits the decision model and keeps it in the store), and of `estimate` and `optimize` after it;
 # then, when wrk is installed, `ecocompute serve` on that store under load on /v1/estimate and
 # /v1/optimize (loopback). Results go to stdout; bench/RESULTS.md records them. Not a test.
+# The server keeps answers by question (`serve --answer-cache`, ANSWER_CACHE here, default 4096; 0 keeps
+# none): the same question asked again is then served from memory, so each route is also loaded with a
+# new question per request (bench/distinct_questions.lua), which the cache rarely holds.
 #   bench/large_store.sh [ecocompute binary] [rows] [seconds per wrk run] [connections] [server threads]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +33,7 @@ done
 echo "optimize -N 7 -g H200: $(time_of "$binary" --log-level warn optimize -N 7 -g H200 --store "$store") s"
 command -v wrk >/dev/null || { echo "wrk is missing (apt-get install wrk): no server load run"; exit 0; }
 "$binary" --log-level warn serve --port 0 --port-file "$work/port" --db "$work/r.sqlite" --rate-limit 0 --threads "$threads" \
-  --store "$store" --web-dir "$work/none" &
+  --store "$store" --web-dir "$work/none" --answer-cache "${ANSWER_CACHE:-4096}" &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 600); do [ -s "$work/port" ] && break; sleep 0.1; done
@@ -40,4 +43,9 @@ for path in "/v1/estimate?params_b=7&gpu=H200&precision=Q4_K_M" "/v1/estimate?pa
   echo "## GET $path (wrk -t2 -c$connections -d${seconds}s, serve --threads $threads)"
   curl -fsS "$base$path" >/dev/null
   wrk -t2 -c"$connections" -d"${seconds}s" --latency "$base$path" | grep -E "Requests/sec|50%|99%|requests in"
+done
+for path in "/v1/estimate?gpu=H200&precision=Q4_K_M" "/v1/optimize?gpu=H200"; do
+  echo "## GET $path&params_b=<a new size each request> (wrk -t2 -c$connections -d${seconds}s, distinct_questions.lua)"
+  wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$root/bench/distinct_questions.lua" "$base$path" |
+    grep -E "Requests/sec|50%|99%|requests in|Non-2xx"
 done

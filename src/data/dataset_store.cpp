@@ -84,6 +84,8 @@ constexpr const char* kSelectRows =
     " WHERE (CAST($1 AS TEXT) IS NULL OR gpu_arch = $1) AND (CAST($2 AS TEXT) IS NULL OR engine = $2)"
     " AND (CAST($3 AS TEXT) IS NULL OR precision = $3) AND (CAST($4 AS TEXT) IS NULL OR session_id = $4)"
     " AND ($5 = 0 OR basis = 'measured')"
+    " AND (CAST($6 AS TEXT) IS NULL OR (perplexity IS NOT NULL AND fp16_perplexity IS NOT NULL)"
+    " OR note LIKE ('%' || CAST($6 AS TEXT) || '%'))"
     " ORDER BY session_id, params_b, precision, row_key";
 
 constexpr const char* kRowCounts = "SELECT session_id, COUNT(*) FROM measurements GROUP BY session_id";
@@ -264,7 +266,7 @@ Result<Session> DatasetStore::find_session(const std::string& id_or_label) const
 Result<std::vector<DataRow>> DatasetStore::rows(const RowQuery& q) const {
   auto rows = db_->query(kSelectRows, {optional_value(q.gpu_arch), optional_value(q.engine),
                                        optional_value(q.precision), optional_value(q.session_id),
-                                       static_cast<std::int64_t>(q.measured_only ? 1 : 0)});
+                                       static_cast<std::int64_t>(q.measured_only ? 1 : 0), optional_value(q.quality_or_note)});
   if (!rows) return rows.error();
   std::vector<DataRow> out;
   for (const SqlRow& r : *rows) out.push_back(row_from(r));

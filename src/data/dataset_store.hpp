@@ -39,6 +39,9 @@ struct RowQuery {
   std::optional<std::string> precision;
   std::optional<std::string> session_id;
   bool measured_only = true;
+  /// When set, only the rows that carry a perplexity pair or whose note contains this text: what an
+  /// answer lists beside the model's figure, a few rows of a key that thousands of cards measured.
+  std::optional<std::string> quality_or_note;
 };
 
 /// The dataset: a repository over SqlDatabase. Every SQL statement lives in dataset_store.cpp.

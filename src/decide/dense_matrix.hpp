@@ -30,6 +30,9 @@ double log_det(const Matrix& chol);
 Matrix cholesky_solve(const Matrix& chol, const Matrix& b);
 std::vector<double> cholesky_solve(const Matrix& chol, const std::vector<double>& b);
 
+/// Solves L z = b (forward substitution): with K = L Lᵀ, bᵀK⁻¹b = |z|², without forming K⁻¹.
+std::vector<double> forward_solve(const Matrix& chol, const std::vector<double>& b);
+
 /// (L Lᵀ)⁻¹.
 Matrix cholesky_inverse(const Matrix& chol);
 

@@ -170,7 +170,12 @@ Result<Evidence> load_evidence(std::shared_ptr<data::DatasetStore> store, RowLoa
   if (!e.rows.empty()) e.index();
   if (loading == RowLoading::by_key && e.rows.empty()) {
     e.rows_by_key = [store](const std::string& engine, const std::string& precision) {
-      auto rows = store->rows(data::RowQuery{.gpu_arch = {}, .engine = engine, .precision = precision, .session_id = {}, .measured_only = true});
+      auto rows = store->rows(data::RowQuery{.gpu_arch = {},
+                                             .engine = engine,
+                                             .precision = precision,
+                                             .session_id = {},
+                                             .measured_only = true,
+                                             .quality_or_note = std::string(report::kThrottledTrialsCounted)});
       return rows ? std::move(*rows) : std::vector<data::DataRow>{};
     };
   }

@@ -234,7 +234,6 @@ bool FamilyFit::factor() {
   if (!chol) return false;
   chol_ = std::move(*chol);
   const Matrix x = design_.matrix(points);
-  k_inverse_ = cholesky_inverse(chol_);
   k_inverse_x_ = cholesky_solve(chol_, x);
   const auto xkx = cholesky(transpose_times(x, k_inverse_x_));
   if (!xkx) return false;
@@ -258,7 +257,9 @@ std::optional<LatentPrediction> FamilyFit::predict(const ModelPoint& p) const {
   std::vector<double> r = x;
   const std::vector<double> xk = transpose_times(k_inverse_x_, k_star);
   for (std::size_t j = 0; j < r.size(); ++j) r[j] -= xk[j];
-  out.mean_var = std::max(covariance(p, terms, p) - quadratic_form(k_inverse_, k_star) + quadratic_form(beta_cov_, r), 0.0);
+  // k*ᵀK⁻¹k* as |L⁻¹k*|²: one forward substitution, and no K⁻¹ to form when a model is factored.
+  const std::vector<double> z = forward_solve(chol_, k_star);
+  out.mean_var = std::max(covariance(p, terms, p) - dot(z, z) + quadratic_form(beta_cov_, r), 0.0);
   out.card_var = components_.card_var(p.key);
   if (!variances_only_ && (theta_cov_ || !priors_.empty())) out.log_variance_sd = log_variance_sd(p, out);
   return out;

@@ -114,6 +114,7 @@ class FamilyFit {
   [[nodiscard]] double center_of(const FixedEffect& effect) const;
   [[nodiscard]] double log_variance_sd(const ModelPoint& p, const LatentPrediction& at) const;
   [[nodiscard]] bool needs_missing_prior(const ModelPoint& p) const;
+  [[nodiscard]] FamilyFit variances_copy() const;  // for the moved copies of prepare_uncertainty
 
   std::string family_;
   std::vector<Location> locations_;
@@ -128,7 +129,7 @@ class FamilyFit {
   std::optional<Matrix> theta_cov_;      // Σ_θ over free_ (log scale)
   std::vector<FamilyFit> perturbed_;     // the model with free component j moved by kGradientStep
   bool variances_only_ = false;          // a moved copy: its predictions feed a gradient of variances
-  Matrix chol_, k_inverse_, k_inverse_x_, beta_cov_;
+  Matrix chol_, k_inverse_x_, beta_cov_;
   std::vector<double> beta_, alpha_;
 };
 

@@ -60,11 +60,7 @@ void FamilyFit::prepare_uncertainty(double card_floor, const std::optional<Matri
   for (std::size_t j = 0; j < free_.size(); ++j) {
     std::vector<double> moved = theta;
     moved[j] += kGradientStep;
-    FamilyFit copy = *this;
-    copy.perturbed_.clear();
-    copy.theta_cov_.reset();
-    copy.free_.clear();  // a moved copy answers variances only
-    copy.variances_only_ = true;
+    FamilyFit copy = variances_copy();
     VarianceComponents c = components_;
     set_components(free_, moved, card_floor, locations_, c);
     if (!copy.finalize(priors_, c)) {
@@ -74,6 +70,27 @@ void FamilyFit::prepare_uncertainty(double card_floor, const std::optional<Matri
     }
     perturbed_.push_back(std::move(copy));
   }
+}
+
+// A moved copy answers variances only, so it keeps of each location what the covariance and the
+// weights need: at a place thousands of cards measured, copying their session ids (one string each)
+// for every moved component was most of the time a stored model took to load.
+FamilyFit FamilyFit::variances_copy() const {
+  FamilyFit copy;
+  copy.family_ = family_;
+  copy.locations_.reserve(locations_.size());
+  for (const Location& l : locations_) {
+    copy.locations_.push_back(Location{.point = l.point, .place = l.place, .model = {}, .values = l.values, .within = l.within,
+                                       .sessions = {}, .mean = l.mean, .noise = l.noise});
+  }
+  copy.design_ = design_;
+  copy.components_ = components_;
+  copy.priors_ = priors_;
+  copy.second_stage_ = second_stage_;
+  copy.objective_ = objective_;
+  copy.first_design_ = first_design_;
+  copy.variances_only_ = true;
+  return copy;
 }
 
 // Where an unidentified slope is centred: the mean covariate of the measured points its level

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -48,12 +49,16 @@ std::vector<const Location*> nearest_places(const std::vector<const Location*>& 
 }
 
 // The labels of those places' sessions, the first kListedSessions listed and all counted.
+// A place thousands of cards measured names thousands of sessions: they are sorted as views, not
+// copied into a tree, once per answer.
 void list_sessions(const std::vector<const Location*>& places, const Evidence& evidence, data::FigureBasis& f) {
-  std::set<std::string> ids;
-  for (const Location* l : places) ids.insert(l->sessions.begin(), l->sessions.end());
+  std::vector<std::string_view> ids;
+  for (const Location* l : places) ids.insert(ids.end(), l->sessions.begin(), l->sessions.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::set<std::string> labels;
-  for (const std::string& id : ids) {
-    labels.insert(evidence.session_label(id));
+  for (const std::string_view id : ids) {
+    labels.insert(evidence.session_label(std::string(id)));
     if (labels.size() == data::kListedSessions) break;
   }
   f.sessions.assign(labels.begin(), labels.end());

@@ -89,7 +89,8 @@ Api::Api(const decide::Evidence& evidence, ReplicationStore& store, StaticFiles 
       files_(std::move(files)),
       options_(options),
       limiter_(options.rate_limit_per_minute, std::move(clock)),
-      router_(limiter_, CorsPolicy(options_.write_origins)) {
+      router_(limiter_, CorsPolicy(options_.write_origins)),
+      answers_(std::make_shared<AnswerCache>(options_.answer_cache_entries)) {
   const RouteOptions uncounted{.max_body_bytes = default_max_body_bytes, .writes = false, .rate_limited = false};
   auto route_of = [this](Result<HttpResponse> (Api::*route)(const HttpRequest&) const) {
     return [this, route](const HttpRequest& request) { return (this->*route)(request); };
@@ -129,14 +130,34 @@ void Api::add(const std::string& method, const std::string& path, Handler handle
   routes_.push_back(method + " " + path);
 }
 
+Result<HttpResponse> Api::kept_answer(const char* route, const Json& input,
+                                      const std::function<Result<HttpResponse>()>& answer) const {
+  // The question as read (a GET's query and a POST's body alike), keys sorted: the same question asked
+  // again, by either method, finds its answer.
+  const std::string key = std::string(route) + '\n' + json_text(input);
+  if (auto body = answers_->find(key)) {
+    HttpResponse response = json_response(200, std::move(*body));
+    response.set_header("X-Answer-Cache", "hit");
+    return response;
+  }
+  auto response = answer();
+  if (response && response->status == 200) {
+    answers_->put(key, response->body);
+    response->set_header("X-Answer-Cache", "miss");
+  }
+  return response;
+}
+
 Result<HttpResponse> Api::estimate(const HttpRequest& request) const {
   auto input = request_input(request);
   if (!input) return input.error();
-  auto question = decide::estimate_request_from_json(*input);
-  if (!question) return bad_question(question.error(), *input);
-  auto answer = decide::estimate(*question, evidence_);
-  if (!answer) return bad_question(answer.error(), *input);
-  return ok_json(Json(*answer));
+  return kept_answer("estimate", *input, [&]() -> Result<HttpResponse> {
+    auto question = decide::estimate_request_from_json(*input);
+    if (!question) return bad_question(question.error(), *input);
+    auto answer = decide::estimate(*question, evidence_);
+    if (!answer) return bad_question(answer.error(), *input);
+    return ok_json(Json(*answer));
+  });
 }
 
 Result<HttpResponse> Api::optimize(const HttpRequest& request) const {
@@ -148,12 +169,15 @@ Result<HttpResponse> Api::optimize(const HttpRequest& request) const {
       if (p.is_number()) p = p.dump();
     }
   }
-  auto question = decide::optimize_request_from_json(*input);
-  if (!question) return bad_question(question.error(), *input);
-  const CpuBudget budget(options_.request_cpu_budget);
-  auto answer = decide::optimize(*question, evidence_, &budget);
-  if (!answer) return bad_question(answer.error(), *input);
-  return ok_json(Json(*answer));
+  return kept_answer("optimize", *input, [&]() -> Result<HttpResponse> {
+    auto question = decide::optimize_request_from_json(*input);
+    if (!question) return bad_question(question.error(), *input);
+    // A request cut by its CPU budget is an error, so only whole answers are kept.
+    const CpuBudget budget(options_.request_cpu_budget);
+    auto answer = decide::optimize(*question, evidence_, &budget);
+    if (!answer) return bad_question(answer.error(), *input);
+    return ok_json(Json(*answer));
+  });
 }
 
 Result<HttpResponse> Api::architectures(const HttpRequest&) const {

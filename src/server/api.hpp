@@ -9,12 +9,15 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "data/published_reference.hpp"
 #include "decide/atlas_answers.hpp"
 #include "decide/evidence.hpp"
+#include "server/answer_cache.hpp"
 #include "server/rate_limiter.hpp"
 #include "server/replication_store.hpp"
 #include "server/replication_upload.hpp"
@@ -40,6 +43,9 @@ struct ApiOptions {
   /// The rows of GET /v1/atlas: the campaign's model sizes (the command line knows them; empty: the
   /// route answers 404).
   std::vector<decide::AtlasSize> atlas_sizes;
+  /// How many answers of /v1/estimate and /v1/optimize are kept by question (`serve --answer-cache`);
+  /// 0 keeps none.
+  std::size_t answer_cache_entries = 4096;
 };
 
 class Api {
@@ -71,6 +77,9 @@ class Api {
   Result<HttpResponse> post_replication(const HttpRequest& request) const;
   Result<HttpResponse> list_replications(const HttpRequest& request) const;
   Result<HttpResponse> healthz(const HttpRequest& request) const;
+  // The answer kept for `route` and `input` when there is one, else `answer()`'s, kept when it succeeds.
+  Result<HttpResponse> kept_answer(const char* route, const Json& input,
+                                   const std::function<Result<HttpResponse>()>& answer) const;
 
   const decide::Evidence& evidence_;
   /// The published curves and anchors, for `POST /v1/check?rules=published`; an error when the shipped
@@ -82,6 +91,7 @@ class Api {
   RateLimiter limiter_;
   Router router_;
   std::vector<std::string> routes_;
+  std::shared_ptr<AnswerCache> answers_;
 };
 
 /// Serializes JSON for a response body; invalid UTF-8 in echoed input is replaced, never thrown on.

@@ -108,7 +108,7 @@ int run_read(const DataOptions& o, ReadCommand command) {
   // Each command reads only the rows it shows: a list counts them in the database.
   auto rows_of = [&](std::optional<std::string> session) {
     return store->rows(data::RowQuery{.gpu_arch = {}, .engine = {}, .precision = {}, .session_id = std::move(session),
-                                      .measured_only = false});
+                                      .measured_only = false, .quality_or_note = {}});
   };
   switch (command) {
     case ReadCommand::list: {

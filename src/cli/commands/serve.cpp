@@ -32,6 +32,11 @@ Command make_serve_command(CLI::App& root) {
                                                "connections hold none)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
+  app->add_option("--answer-cache", o->serve.api.answer_cache_entries,
+                  "Answers of /v1/estimate and /v1/optimize kept by question (the evidence does not change while "
+                  "the server runs; 0: none kept)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1'000'000));
   app->add_option("--allow-origin", o->serve.api.write_origins,
                   "Let pages on this origin (https://example.org) upload to /v1/replications; repeatable. Reads are "
                   "open to every origin without it");

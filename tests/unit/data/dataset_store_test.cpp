@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
 
 #include "data/curve_set.hpp"
 #include "data/dataset_import.hpp"
@@ -48,6 +49,34 @@ RowQuery query_everything() {
 }
 
 void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+// The July session with one row given a perplexity pair, one a perplexity alone, one a note with the
+// marker inside other text: what RowQuery::quality_or_note must tell apart.
+ImportBatch annotated_july() {
+  auto batch = read_published_csv(kPublishedData / "rtx4090_2026-07-24.csv");
+  EXPECT_TRUE(batch);
+  batch->rows.at(0).perplexity = 9.5;
+  batch->rows.at(0).fp16_perplexity = 9.0;
+  batch->rows.at(1).perplexity = 9.5;  // no F16 pair: no quality figure
+  batch->rows.at(2).note = "3 of 5 trials: throttle marker here; kept";
+  return *batch;
+}
+
+// Only the annotated rows come back, on any store: the pair and the marked note, nothing else.
+void expect_only_annotated_rows(const DatasetStore& store) {
+  RowQuery q;
+  q.quality_or_note = "throttle marker";
+  auto rows = store.rows(q);
+  ASSERT_TRUE(rows) << rows.error().describe();
+  const ImportBatch july = annotated_july();
+  ASSERT_EQ(rows->size(), 2u);
+  std::set<std::string> keys{(*rows)[0].row_key, (*rows)[1].row_key};
+  EXPECT_EQ(keys, (std::set<std::string>{july.rows[0].row_key, july.rows[2].row_key}));
+  q.quality_or_note = "no such text";
+  ASSERT_EQ(store.rows(q)->size(), 1u);  // the pair alone
+  q.quality_or_note.reset();
+  EXPECT_EQ(store.rows(q)->size(), july.rows.size());
+}
 
 const DataRow* find_row(const std::vector<DataRow>& rows, const std::string& model, const std::string& precision) {
   for (const DataRow& r : rows) {
@@ -329,6 +358,13 @@ TEST(ReportImport, NeverStoresANonMeasurement) {
   EXPECT_NEAR(noted->rows.front().delta_pct(), -33.3333, 1e-4);
 }
 
+TEST(DatasetStore, ReadsOnlyTheRowsAnAnswerListsWhenAsked) {
+  auto store = DatasetStore::open_in_memory();
+  ASSERT_TRUE(store) << store.error().describe();
+  ASSERT_TRUE(store->import(annotated_july()));
+  expect_only_annotated_rows(*store);
+}
+
 // The store on PostgreSQL, the database of a shared deployment: each test in its own schema of the
 // server ECOCOMPUTE_TEST_PG_URL names (scripts/start_postgres.sh starts one); skipped without it.
 class DatasetStoreOnPostgres : public ::testing::Test {
@@ -377,6 +413,13 @@ TEST_F(DatasetStoreOnPostgres, ImportsOnceAndQueriesLikeSqlite) {
   for (std::size_t i = 0; i < on_sqlite->size(); ++i) {
     EXPECT_EQ(Json((*on_postgres)[i]), Json((*on_sqlite)[i])) << (*on_sqlite)[i].row_key;
   }
+}
+
+TEST_F(DatasetStoreOnPostgres, ReadsOnlyTheRowsAnAnswerListsWhenAsked) {
+  auto store = DatasetStore::open(location_);
+  ASSERT_TRUE(store) << store.error().describe();
+  ASSERT_TRUE(store->import(annotated_july()));
+  expect_only_annotated_rows(*store);
 }
 
 TEST_F(DatasetStoreOnPostgres, FailedImportLeavesNothing) {
