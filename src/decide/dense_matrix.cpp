@@ -29,42 +29,19 @@ double log_det(const Matrix& chol) {
   return 2 * s;
 }
 
-namespace {
-
-// Σ a[k] b[k] over k < n in four running sums: the compiler may not reorder one sum of doubles, and
-// four independent ones keep the multiply-add units busy (a prediction's forward substitutions
-// spend their time here).
-double dot_prefix(const double* a, const double* b, std::size_t n) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  std::size_t k = 0;
-  for (; k + 4 <= n; k += 4) {
-    s0 += a[k] * b[k];
-    s1 += a[k + 1] * b[k + 1];
-    s2 += a[k + 2] * b[k + 2];
-    s3 += a[k + 3] * b[k + 3];
-  }
-  for (; k < n; ++k) s0 += a[k] * b[k];
-  return (s0 + s1) + (s2 + s3);
-}
-
-}  // namespace
-
 std::vector<double> forward_solve(const Matrix& chol, const std::vector<double>& b) {
   std::vector<double> z = b;
   for (std::size_t i = 0; i < chol.rows; ++i) {
-    z[i] = (z[i] - dot_prefix(&chol.a[i * chol.cols], z.data(), i)) / chol(i, i);
+    double s = z[i];
+    for (std::size_t k = 0; k < i; ++k) s -= chol(i, k) * z[k];
+    z[i] = s / chol(i, i);
   }
   return z;
 }
 
 std::vector<double> cholesky_solve(const Matrix& chol, const std::vector<double>& b) {
   const std::size_t n = chol.rows;
-  std::vector<double> x = b;
-  for (std::size_t i = 0; i < n; ++i) {  // L z = b, summed in order (the fits' solves stay as they were)
-    double s = x[i];
-    for (std::size_t k = 0; k < i; ++k) s -= chol(i, k) * x[k];
-    x[i] = s / chol(i, i);
-  }
+  std::vector<double> x = forward_solve(chol, b);  // L z = b
   for (std::size_t i = n; i-- > 0;) {  // Lᵀ x = z
     double s = x[i];
     for (std::size_t k = i + 1; k < n; ++k) s -= chol(k, i) * x[k];
