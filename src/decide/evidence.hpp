@@ -37,8 +37,8 @@ struct Evidence {
   std::vector<data::DataRow> rows;  ///< measured rows (every one, unless read by key)
   std::vector<data::Session> sessions;
   std::shared_ptr<const DecisionModel> model;
-  /// When set, the rows of one engine and format come from the store (indexed) instead of `rows`: a
-  /// question reads the rows it shows, not the whole store.
+  /// When set, the rows of one engine and format that an answer shows (a perplexity pair or a throttling
+  /// note) come from the store (indexed) instead of `rows`: a question reads those, not the whole store.
   std::function<std::vector<data::DataRow>(const std::string& engine, const std::string& precision)> rows_by_key;
 
   /// Those rows of every engine and format, indexed once (index()) so a question does not scan the store.
