@@ -19,7 +19,9 @@ build="${ECOCOMPUTE_BUILD_DIR:-$root/build}"
 "$root/scripts/build_llama_server.sh"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
+# ECOCOMPUTE_BUILD_BENCH=OFF (command B sets it) leaves the benchmark programs out: no test runs them.
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DECOCOMPUTE_BUILD_BENCH="${ECOCOMPUTE_BUILD_BENCH:-ON}" \
       -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-$flavour" "${extra[@]}" >/dev/null
 cmake --build "$build" --parallel "$(nproc)"
 # The web UI the server mounts: front-end libraries from npm, pinned by the lock file.

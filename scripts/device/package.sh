@@ -70,6 +70,7 @@ done | sort -u | while read -r name path; do
 done
 # The device call carries at most 64 MiB with the working tree: symbols off, the strongest xz preset.
 find "$stage/bundle/lib" -type f -name '*.so*' -exec strip --strip-unneeded {} +
+mkdir -p "$dev"
 XZ_OPT='-T0 -9e' tar -cJf "$dev/bundle.tar.xz" -C "$stage" bundle
 rm -rf "$stage"
 ls -la "$dev/bundle.tar.xz"

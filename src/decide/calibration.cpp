@@ -121,7 +121,8 @@ double BasisCoverage::median_width() const {
 }
 
 Result<CalibrationReport> calibrate(const std::vector<data::DataRow>& rows, const std::vector<data::Session>& sessions,
-                                    const PredictorFactory& factory, const std::vector<HoldOut>& modes) {
+                                    const PredictorFactory& factory, const std::vector<HoldOut>& modes,
+                                    std::size_t every) {
   CalibrationReport report;
   for (HoldOut mode : modes) {
     ModeCalibration m;
@@ -130,7 +131,9 @@ Result<CalibrationReport> calibrate(const std::vector<data::DataRow>& rows, cons
     for (const data::DataRow& r : rows) {
       if (auto g = group_of(r, mode); !g.empty()) groups.insert(std::move(g));
     }
+    std::size_t index = 0;
     for (const std::string& group : groups) {
+      if (every > 1 && index++ % every != 0) continue;
       if (auto fold = run_fold(rows, sessions, factory, mode, group, m); !fold) return fold.error();
     }
     for (const auto& [basis, b] : m.by_basis) {

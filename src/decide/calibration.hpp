@@ -69,9 +69,12 @@ struct CalibrationReport {
   std::map<data::Basis, BasisCoverage> all;  ///< every mode together
 };
 
-/// Runs the folds of each mode over the measured cells of `rows`.
+/// Runs the folds of each mode over the measured cells of `rows`. `every` > 1 holds out only every
+/// `every`-th group of a mode (in sorted order, from the first): a sample of the folds at 1/`every` of the cost
+/// (each fold refits the model), for a guard that need not hold every session out.
 Result<CalibrationReport> calibrate(const std::vector<data::DataRow>& rows, const std::vector<data::Session>& sessions,
-                                    const PredictorFactory& factory, const std::vector<HoldOut>& modes);
+                                    const PredictorFactory& factory, const std::vector<HoldOut>& modes,
+                                    std::size_t every = 1);
 
 void to_json(Json& j, const CalibrationReport& report);
 /// The table printed by `ecocompute calibrate`.
