@@ -17,6 +17,7 @@
 #include "report/run_report.hpp"
 #include "report/stated_delta.hpp"
 #include "report/throttled_trials.hpp"
+#include "util/defaults.hpp"
 #include "util/file_io.hpp"
 #include "util/json.hpp"
 #include "util/precision.hpp"
@@ -317,6 +318,15 @@ Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::str
   }
   // The curves are per GPU: a model split over several GPUs (its energy their sum, plus the traffic
   // between them) is another quantity, which would bend a one-GPU curve if pooled with it.
+  // The store has no context dimension: its rows are decode at a short context, the decision layer's
+  // baseline, beyond which it models the KV cache's share. A long-context run pooled with them would
+  // be read as a short-context measurement of the same size, format and batch.
+  if (r.workload.prompt_tokens && *r.workload.prompt_tokens > defaults::context) {
+    return bad(fmt::format("a run decoding after a {}-token prompt (workload.prompt_tokens): the dataset's rows are at "
+                           "contexts up to {} tokens, beyond which `estimate` models the context; `ecocompute compare` "
+                           "compares long-context reports",
+                           *r.workload.prompt_tokens, defaults::context));
+  }
   if (r.system_under_test.accelerator_count > 1) {
     return bad(fmt::format("a run split over {} GPUs (system_under_test.accelerator_count): the dataset's curves are "
                            "per GPU; `ecocompute compare` compares split reports",
