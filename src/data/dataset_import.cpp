@@ -316,17 +316,17 @@ Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::str
     }
     return bad("system_under_test.gpu_arch: " + arch.error().message());
   }
-  // The curves are per GPU: a model split over several GPUs (its energy their sum, plus the traffic
-  // between them) is another quantity, which would bend a one-GPU curve if pooled with it.
   // The store has no context dimension: its rows are decode at a short context, the decision layer's
   // baseline, beyond which it models the KV cache's share. A long-context run pooled with them would
   // be read as a short-context measurement of the same size, format and batch.
-  if (r.workload.prompt_tokens && *r.workload.prompt_tokens > defaults::context) {
+  if (r.workload.prompt_tokens && *r.workload.prompt_tokens > defaults::baseline_context) {
     return bad(fmt::format("a run decoding after a {}-token prompt (workload.prompt_tokens): the dataset's rows are at "
                            "contexts up to {} tokens, beyond which `estimate` models the context; `ecocompute compare` "
                            "compares long-context reports",
-                           *r.workload.prompt_tokens, defaults::context));
+                           *r.workload.prompt_tokens, defaults::baseline_context));
   }
+  // The curves are per GPU: a model split over several GPUs (its energy their sum, plus the traffic
+  // between them) is another quantity, which would bend a one-GPU curve if pooled with it.
   if (r.system_under_test.accelerator_count > 1) {
     return bad(fmt::format("a run split over {} GPUs (system_under_test.accelerator_count): the dataset's curves are "
                            "per GPU; `ecocompute compare` compares split reports",

@@ -13,6 +13,7 @@
 #include "decide/evidence.hpp"
 #include "decide/figure.hpp"
 #include "decide/memory_fit.hpp"
+#include "util/defaults.hpp"
 #include "util/precision.hpp"
 #include "util/result.hpp"
 
@@ -59,8 +60,8 @@ Result<Prediction> predict(const Evidence& evidence, const Query& query);
 std::string answer_gpu(const Evidence& evidence, const Query& query);
 
 /// The baseline context: contexts up to it are answered as measured (the published convention);
-/// beyond it the KV cache read per token is modelled.
-inline constexpr int kBaselineContext = 2048;
+/// beyond it the KV cache read per token is modelled. The store's rows are at most this context.
+inline constexpr int kBaselineContext = defaults::baseline_context;
 
 void to_json(Json& j, const Prediction& p);
 

@@ -53,6 +53,9 @@ inline constexpr std::string_view serving_out_dir = "ecocompute-serving";
 inline constexpr std::string_view estimate_precision = "NF4";
 inline constexpr int batch = 1;
 inline constexpr int context = 2048;
+/// The baseline context: the stored rows are decode up to it (the published convention), and the
+/// decision layer answers contexts up to it as measured; beyond it the KV cache's share is modelled.
+inline constexpr int baseline_context = 2048;
 inline constexpr std::array<std::string_view, 3> optimize_precisions{"FP16", "NF4", "INT8"};
 inline constexpr std::array<int, 6> optimize_batches{1, 2, 4, 8, 16, 32};         ///< the published grid
 inline constexpr std::array<int, 5> optimize_contexts{512, 1024, 2048, 4096, 8192};
