@@ -6,7 +6,10 @@
 # BUNDLE_TESTS=0 neither builds nor packs gpu_tests and decode_loop_bench (about 0.95 MB packed): the
 # device call carries 64 MiB with the working tree, and a measuring session needs neither.
 # BUNDLE_SERVER=0 (with a CUDA libllama here) leaves llama-server out: only `serve:` runs it, and its
-# shared build takes minutes on 2 cores.
+# shared build takes minutes on 2 cores. With LLAMA_THERE=1 the server is left out unless BUNDLE_SERVER=1:
+# then the one built in libllama's CPU tree (scripts/build_llama_server.sh cpu) travels with its own
+# libraries (libllama-server-impl, libllama-common, libmtmd; they call libllama and ggml through their
+# API only) and runs there on the CUDA libllama of the same commit that build-llama puts first.
 #
 # The GPU machine has CUDA, cmake and gcc but none of our Debian libraries and no package registry, so
 # we build here (nvcc 13.0 matches its driver) against a CUDA libllama, built here or there
@@ -43,8 +46,12 @@ targets=(ecocompute decode_profile)
 [ "${BUNDLE_TESTS:-1}" = 0 ] || targets+=(decode_loop_bench gpu_tests)
 cmake --build "$build" --target "${targets[@]}" -j "$(nproc)"
 with_server=0
-[ "$llama_there" = 1 ] || [ "${BUNDLE_SERVER:-1}" = 0 ] || with_server=1
-[ "$with_server" = 0 ] || "$root/scripts/build_llama_server.sh" shared
+if [ "$llama_there" = 1 ]; then
+  [ "${BUNDLE_SERVER:-0}" = 0 ] || with_server=cpu
+else
+  [ "${BUNDLE_SERVER:-1}" = 0 ] || with_server=shared
+fi
+[ "$with_server" = 0 ] || "$root/scripts/build_llama_server.sh" "$with_server"
 
 stage=$(mktemp -d)
 mkdir -p "$stage/bundle/bin" "$stage/bundle/lib"
@@ -54,10 +61,16 @@ strip "$stage/bundle/bin/"*
 if [ "$llama_there" != 1 ]; then
   cp -a "$root/third_party/llama-cuda/lib/"*.so* "$stage/bundle/lib/"
 fi
-if [ "$with_server" = 1 ]; then
+if [ "$with_server" = shared ]; then
   cp "$root/third_party/llama-server-shared/bin/llama-server" "$stage/bundle/bin/"
   strip "$stage/bundle/bin/llama-server"
   cp -a "$root/third_party/llama-server-shared/lib/"*.so* "$stage/bundle/lib/"
+elif [ "$with_server" = cpu ]; then
+  cp "$root/third_party/llama-server/bin/llama-server" "$stage/bundle/bin/"
+  strip "$stage/bundle/bin/llama-server"
+  for lib in libllama-server-impl libllama-common libmtmd; do
+    cp -a "$root/third_party/build-llama-cpu/bin/$lib".so* "$stage/bundle/lib/"
+  done
 fi
 # Shared libraries from Debian that the GPU machine's image may lack; the C/C++ runtime, CUDA and
 # libllama's own come from there.

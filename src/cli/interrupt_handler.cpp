@@ -16,7 +16,8 @@ std::atomic<int> first_signal{0};
 std::atomic<std::int64_t> first_signal_ns{0};
 
 // `timeout` and supervisors that signal a whole process group deliver one stop request twice, the
-// same signal microseconds apart; a person's second Ctrl-C comes much later.
+// same signal microseconds apart (or, when the handler ran between the two, later); a person's second
+// Ctrl-C comes much later.
 constexpr std::int64_t kSameRequestNs = 250'000'000;
 
 std::int64_t monotonic_ns() {
@@ -27,12 +28,16 @@ std::int64_t monotonic_ns() {
 
 // The first Ctrl-C is acknowledged at once and stops the run within one decode step (the runner and
 // the engine read the flag); the finished trials are written. A second one quits at once, unless it
-// is the same signal within 250 ms (one request delivered twice). Only async-signal-safe calls here:
+// is the same signal within 250 ms (one request delivered twice) or a TERM after a TERM: `timeout` and
+// supervisors send TERM, to the process and to its group, and escalate with KILL, so a repeated TERM
+// is never a person asking to quit (on the H200, `timeout`'s second TERM once came after the handler
+// had run for the first, and a sweep lost its finished trials). Only async-signal-safe calls here:
 // clock_gettime(2), write(2) and _exit(2); the handler masks both signals, so calls never overlap.
 extern "C" void on_interrupt(int signal) {
   const std::int64_t now = monotonic_ns();
   if (interrupted_flag.load()) {
-    if (signal == first_signal.load() && now - first_signal_ns.load() < kSameRequestNs) return;
+    const bool same_signal = signal == first_signal.load();
+    if (same_signal && (signal == SIGTERM || now - first_signal_ns.load() < kSameRequestNs)) return;
     static constexpr char quit[] = "\necocompute: interrupted again: quitting now, nothing more is written\n";
     (void)!::write(STDERR_FILENO, quit, sizeof quit - 1);
     ::_exit(exit_interrupted);

@@ -1,6 +1,7 @@
-// How a measuring command stops on Ctrl-C (`measure`, and the measure step of a sweep job): the first
-// SIGINT or SIGTERM sets the flag the experiment reads, so the run stops within one decode step and
-// writes its finished trials; a second one quits at once.
+// How a measuring command stops on Ctrl-C (`measure`, `measure-endpoint`, and the measure step of a
+// sweep job): the first SIGINT or SIGTERM sets the flag the experiment reads, so the run stops within
+// one decode step (or one streamed token) and writes its finished trials; a second one quits at once
+// (a TERM after a TERM, or the same signal within 250 ms, is the first one delivered again).
 #pragma once
 
 #include <signal.h>

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -394,6 +395,49 @@ TEST_F(EndpointCliTest, LockstepNeedsOneOutputLengthAndIsRecorded) {
   for (const auto& level : sweep["levels"]) EXPECT_EQ(level["trials_ok"], 1) << level.dump();
   // Without --server-occupancy nothing was read from the server.
   for (const auto& level : sweep["levels"]) EXPECT_TRUE(level["server_occupancy"].is_null()) << level.dump();
+}
+
+// 16 tokens, 100 ms apart: a trial of two requests at C = 1 lasts ~3.2 s.
+ecocompute::testing::FakeReply slow_streams(const nlohmann::json&) {
+  ecocompute::testing::FakeReply reply = ecocompute::testing::good_stream(16);
+  reply.delay_between = std::chrono::milliseconds(100);
+  return reply;
+}
+
+TEST_F(EndpointCliTest, ATermAfterATermIsOneStopRequestAndTheFinishedTrialsAreWritten) {
+  // `timeout` sends its TERM to the process and again to its process group. On the H200 (2026-12-04)
+  // the second copy came after the handler had run for the first, the sweep took it for a second
+  // Ctrl-C, quit at once and lost every finished trial. Here the second TERM follows the acknowledged first.
+  ecocompute::testing::FakeOpenAiServer server(slow_streams);
+  const std::string command = "exec '" + std::string(ECOCOMPUTE_BINARY) + "' measure-endpoint --endpoint F16=" +
+                              server.base_url() + "#m --endpoint Q4=" + server.base_url() +
+                              "#m --concurrency 1 -k 3 --n-requests 2 --requests-per-stream 1 --output-tokens 16" +
+                              " --warmup-requests 0 --level-warmup 0 --no-energy -o '" + (dir_ / "out").string() +
+                              "' > /dev/null 2> '" + (dir_ / "stderr").string() + "'";
+  const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
+  pid_t pid = -1;
+  ASSERT_EQ(::posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv), environ), 0);
+  const auto wait_for_text = [&](const std::string& text) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    while (err().find(text) == std::string::npos && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return err().find(text) != std::string::npos;
+  };
+  ASSERT_TRUE(wait_for_text("[2/6]")) << err();
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  ASSERT_TRUE(wait_for_text("interrupted: stopping")) << err();
+  ::kill(pid, SIGTERM);  // may find the process gone already
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << err();
+  EXPECT_EQ(err().find("interrupted again"), std::string::npos) << err();
+  ASSERT_TRUE(fs::exists(dir_ / "out" / "sweep.json")) << err();
+  const auto sweep = nlohmann::json::parse(slurp(dir_ / "out" / "sweep.json"));
+  int trials_ok = 0;
+  for (const auto& level : sweep["levels"]) trials_ok += level["trials_ok"].get<int>();
+  EXPECT_GE(trials_ok, 2) << sweep["levels"].dump();
 }
 
 TEST_F(EndpointCliTest, TargetCiFlagsAreCheckedAndTheRuleIsRecordedPerLevel) {

@@ -1,10 +1,6 @@
 // `ecocompute measure-endpoint`: energy per output token of OpenAI-compatible endpoints under a closed
 // loop of concurrent requests, per concurrency level, paired against a baseline endpoint.
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -18,6 +14,7 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/interrupt_handler.hpp"
 #include "engine/endpoint_client.hpp"
 #include "experiment/run_writer.hpp"
 #include "experiment/serving_report.hpp"
@@ -36,19 +33,6 @@
 
 namespace ecocompute::cli {
 namespace {
-
-std::atomic<bool> stop_requested{false};
-
-// First Ctrl-C: stop sending, cut the streams, write what finished. Second: quit at once.
-extern "C" void on_endpoint_interrupt(int) {
-  if (stop_requested.exchange(true)) {
-    static constexpr char quit[] = "\necocompute: interrupted again: quitting now\n";
-    (void)!::write(STDERR_FILENO, quit, sizeof quit - 1);
-    ::_exit(exit_interrupted);
-  }
-  static constexpr char ack[] = "\necocompute: interrupted: stopping; finished trials are written\n";
-  (void)!::write(STDERR_FILENO, ack, sizeof ack - 1);
-}
 
 struct EndpointFlags {
   std::vector<std::string> endpoints;
@@ -121,7 +105,9 @@ Result<void> wait_for_models(const engine::EndpointClient& client, double timeou
   const Seconds deadline{clock->now().value + timeout_s};
   while (true) {
     if (client.list_models()) return {};
-    if (stop_requested.load()) return unexpected(ErrorCode::cancelled, "interrupted while waiting for the server");
+    if (InterruptHandler::interrupted().load()) {
+      return unexpected(ErrorCode::cancelled, "interrupted while waiting for the server");
+    }
     if (clock->now().value > deadline.value) {
       return unexpected(ErrorCode::unavailable,
                         fmt::format("{} did not answer within {} s after {}", client.spec().base_url(), timeout_s, what));
@@ -309,14 +295,6 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   context.server_engine = flags.server_engine;
   context.model_name = flags.model_name;
 
-  struct sigaction action {};
-  struct sigaction old_int {};
-  struct sigaction old_term {};
-  action.sa_handler = on_endpoint_interrupt;
-  sigemptyset(&action.sa_mask);
-  stop_requested.store(false);
-  sigaction(SIGINT, &action, &old_int);
-  sigaction(SIGTERM, &action, &old_term);
   const auto progress = [](const protocol::LevelRun& run, std::size_t done, std::size_t total) {
     const std::string reason = run.reason();
     const std::int64_t unsent = run.unsent_requests();
@@ -329,13 +307,15 @@ int run_measure_endpoint(const EndpointFlags& flags) {
       log::warn("{} C={}: a request failed: {}", run.label, run.concurrency, failure);
     }
   };
-  const protocol::SweepResult sweep =
-      protocol::run_sweep(clients, requests, design, *meter, *clock,
-                          {make_restart(flags.restart_cmd, flags.ready_timeout_s, clients),
-                           make_level_switch(flags.level_cmd, flags.ready_timeout_s, clients)},
-                          progress, &stop_requested);
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
+  // First Ctrl-C (or TERM): stop sending, cut the streams, write what finished. `timeout` delivers its
+  // TERM twice (to the process and to its group): one request, not a second one that quits at once.
+  const protocol::SweepResult sweep = [&] {
+    const InterruptHandler handler;
+    return protocol::run_sweep(clients, requests, design, *meter, *clock,
+                               {make_restart(flags.restart_cmd, flags.ready_timeout_s, clients),
+                                make_level_switch(flags.level_cmd, flags.ready_timeout_s, clients)},
+                               progress, &InterruptHandler::interrupted());
+  }();
 
   const protocol::ServingAnalysis analysis =
       protocol::analyze_serving(sweep.runs, sweep.endpoints.size(), design.confidence());
@@ -344,7 +324,7 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   std::cout << experiment::serving_summary_markdown(sweep, analysis, context);
   std::cerr << "reports: " << flags.out << " (energy-<label>-c<C>.json each, sweep.json, sweep.md)\n";
 
-  if (sweep.cancelled || stop_requested.load()) return exit_interrupted;
+  if (sweep.cancelled || InterruptHandler::interrupted().load()) return exit_interrupted;
   if (!sweep.failure.empty()) return report_error(Error{ErrorCode::unavailable, sweep.failure});
   std::size_t failed = 0;
   for (const auto& run : sweep.runs) failed += run.is_ok() ? 0 : 1;
