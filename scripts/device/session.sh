@@ -126,6 +126,15 @@ step_limit() {
 }
 gpu_uuid() { nvidia-smi --query-gpu=uuid --format=csv,noheader | sed -n "$1p" | tr -d ' '; }
 pack() { tar -czf "$out/$1.tar.gz" -C "$2" . ; }
+# clean_unfinished: removes the temporary files of quantizations that were cut (<type>.gguf.tmp-<pid>, the pid
+# gone), not those of one still running (quantize-bg's: on 2026-12-04 a step's clean-up removed its file).
+clean_unfinished() {
+  local f
+  for f in "$cache"/*/*.tmp-*; do
+    [ -e "$f" ] || continue
+    kill -0 "${f##*.tmp-}" 2>/dev/null || rm -f "$f"
+  done
+}
 # wait_ready PORT: until a server answers /v1/models (it answers 503 while loading), at most 300 s.
 wait_ready() {
   local i
@@ -239,7 +248,7 @@ for step in "${steps[@]}"; do
         { time timeout -s TERM "$(step_limit 1200)" "$eco" quantize -m "$f16" --type "$t" --cache-dir "$cache"; } 2>&1 | tail -4
         echo "prequantize $t exit ${PIPESTATUS[0]} $(stamp)"
       done
-      rm -f "$cache"/*/*.tmp-*  # a quantization cut by the limit leaves its temporary file
+      clean_unfinished  # a quantization cut by the limit leaves its temporary file
       ls -l "$cache"/*/ ; df -h "$models" | tail -1 ;;
     evict:*)
       # Disk room (64 GiB on the lent machine): removes the cached files of the types named (evict:Q8_0,Q4_0).
@@ -252,7 +261,7 @@ for step in "${steps[@]}"; do
       f16=$(synth_f16 "$arch")
       { time timeout -s TERM "$(step_limit 1200)" "$eco" quantize -m "$f16" --type "${QUANTIZE_FORMATS:-$atlas_formats}" \
           --cache-dir "$cache"; } 2>&1 | tail -8
-      rm -f "$cache"/*/*.tmp-*
+      clean_unfinished
       df -h "$models" | tail -1 ;;
     quantize-bg:*)
       arch=${step#quantize-bg:}

@@ -36,11 +36,14 @@ std::string session_text(const Session& s, const std::vector<DataRow>& rows) {
                                 "  fingerprint: {}\n",
                                 s.label, s.id, s.gpu, s.gpu_arch, s.engine, s.engine_version, s.software.empty() ? "(not published)" : s.software,
                                 s.date.empty() ? "(unknown)" : s.date, s.provenance, s.fingerprint);
-  out += fmt::format("{:<40} {:>6} {:<7} {:>10} {:>10} {:>10} {:>10} {:>3} {:>8} {}\n", "model", "size", "prec", "E mJ/tok", "FP16",
-                     "ΔE", "stored", "n", "E vs P/T", "basis");
+  out += fmt::format("{:<40} {:>6} {:<7} {:<11} {:>10} {:>10} {:>10} {:>10} {:>3} {:>8} {}\n", "model", "size", "prec", "batch, ctx",
+                     "E mJ/tok", "FP16", "ΔE", "stored", "n", "E vs P/T", "basis");
   for (const DataRow& r : rows) {
-    out += fmt::format("{:<40} {:>5g}B {:<7} {:>10.1f} {:>10.1f} {:>10} {:>10} {:>3} {:>8} {}{}\n", r.model, r.params_b, r.precision,
-                       r.energy_per_token_mj, r.fp16_energy_per_token_mj, pct(r.delta_pct()), pct(r.stored_delta_pct), r.n_trials,
+    // A row's context is named only beyond the baseline (0 stands for "at most the baseline").
+    const std::string load = r.context_tokens > 0 ? fmt::format("b{} ctx{}", r.batch_size, r.context_tokens)
+                                                  : fmt::format("b{}", r.batch_size);
+    out += fmt::format("{:<40} {:>5g}B {:<7} {:<11} {:>10.1f} {:>10.1f} {:>10} {:>10} {:>3} {:>8} {}{}\n", r.model, r.params_b,
+                       r.precision, load, r.energy_per_token_mj, r.fp16_energy_per_token_mj, pct(r.delta_pct()), pct(r.stored_delta_pct), r.n_trials,
                        r.consistency_gap_pct() ? fmt::format("{:.2f}%", *r.consistency_gap_pct()) : "—", to_string(r.basis),
                        r.is_inconsistent() ? "  FLAGGED: energy/token ≠ power/throughput" : "");
   }

@@ -20,7 +20,7 @@ namespace {
 std::map<CurveKey, std::map<std::string, std::vector<DataRow>>> group(const std::vector<DataRow>& rows) {
   std::map<CurveKey, std::map<std::string, std::vector<DataRow>>> groups;
   for (const DataRow& r : rows) {
-    if (r.basis != Basis::measured || r.batch_size != 1 || is_baseline_precision(r.precision)) continue;
+    if (r.basis != Basis::measured || r.batch_size != 1 || r.context_tokens > 0 || is_baseline_precision(r.precision)) continue;
     groups[CurveKey{r.gpu_arch, r.engine, r.precision}][r.session_id].push_back(r);
   }
   return groups;

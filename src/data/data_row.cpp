@@ -67,6 +67,7 @@ void to_json(Json& j, const DataRow& r) {
            {"batch_size", r.batch_size},
            {"delta_pct", r.delta_pct()},
            {"n_trials", r.n_trials}};
+  if (r.context_tokens > 0) j["context_tokens"] = r.context_tokens;
   put_optional(j, "delta_sd_pct", r.delta_sd_pct);
   put_optional(j, "delta_ci95_low_pct", r.delta_ci95_low_pct);
   put_optional(j, "delta_ci95_high_pct", r.delta_ci95_high_pct);

@@ -52,6 +52,10 @@ struct DataRow {
   /// Sequences decoded together. Every published row is batch 1; a row at another batch size is
   /// evidence for that batch size only (curves are fitted to batch-1 rows).
   int batch_size = 1;
+  /// The prompt the decode ran after, in tokens, when it is longer than the baseline context
+  /// (defaults::baseline_context); 0 for every row at or below it (the published convention). A
+  /// long-context row is evidence for that context only: the fit and the curves leave it out.
+  int context_tokens = 0;
   int n_trials = 1;
   std::optional<double> delta_sd_pct;          ///< SD of ΔE over the row's own trials (ddof 1)
   std::optional<double> delta_ci95_low_pct;    ///< the row's own paired 95 % CI of ΔE

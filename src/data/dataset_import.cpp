@@ -316,15 +316,6 @@ Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::str
     }
     return bad("system_under_test.gpu_arch: " + arch.error().message());
   }
-  // The store has no context dimension: its rows are decode at a short context, the decision layer's
-  // baseline, beyond which it models the KV cache's share. A long-context run pooled with them would
-  // be read as a short-context measurement of the same size, format and batch.
-  if (r.workload.prompt_tokens && *r.workload.prompt_tokens > defaults::baseline_context) {
-    return bad(fmt::format("a run decoding after a {}-token prompt (workload.prompt_tokens): the dataset's rows are at "
-                           "contexts up to {} tokens, beyond which `estimate` models the context; `ecocompute compare` "
-                           "compares long-context reports",
-                           *r.workload.prompt_tokens, defaults::baseline_context));
-  }
   // The curves are per GPU: a model split over several GPUs (its energy their sum, plus the traffic
   // between them) is another quantity, which would bend a one-GPU curve if pooled with it.
   if (r.system_under_test.accelerator_count > 1) {
@@ -356,6 +347,17 @@ Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::str
   std::string level_key = r.workload.concurrency ? "|c" + std::to_string(row.batch_size)
                           : row.batch_size > 1   ? "|b" + std::to_string(row.batch_size)
                                                  : "";
+  // A run decoding after a prompt longer than the baseline context is stored with its context. The fit
+  // leaves such rows out (its rows are short-context decode, beyond which it models the KV cache's
+  // share); an answer at that context lists them beside the model's figure.
+  if (r.workload.prompt_tokens && *r.workload.prompt_tokens > defaults::baseline_context) {
+    if (*r.workload.prompt_tokens > kMaxContext) {
+      return bad(fmt::format("workload.prompt_tokens {} is beyond the largest context stored, {}", *r.workload.prompt_tokens,
+                             kMaxContext));
+    }
+    row.context_tokens = static_cast<int>(*r.workload.prompt_tokens);
+    level_key += "|ctx" + std::to_string(row.context_tokens);
+  }
   // One run writes one report per precision and batch (or concurrency), all with its timestamp.
   row.row_key = row.model + "|" + row.precision + level_key + "|" + r.timestamp_utc.value_or(source);
   row.basis = Basis::measured;

@@ -11,6 +11,7 @@
 
 #include "data/dataset_import.hpp"
 #include "data/gpu_spec.hpp"
+#include "data/model_size.hpp"
 #include "util/file_io.hpp"
 
 namespace ecocompute::data {
@@ -30,7 +31,7 @@ constexpr const char* kSchema[] = {
     " delta_ci95_high_pct DOUBLE PRECISION, stored_delta_pct DOUBLE PRECISION, avg_power_w DOUBLE PRECISION,"
     " throughput_tokens_per_s DOUBLE PRECISION, perplexity DOUBLE PRECISION, fp16_perplexity DOUBLE PRECISION,"
     " kld DOUBLE PRECISION, inconsistent BIGINT NOT NULL, note TEXT NOT NULL,"
-    " batch_size BIGINT NOT NULL DEFAULT 1,"
+    " batch_size BIGINT NOT NULL DEFAULT 1, context_tokens BIGINT NOT NULL DEFAULT 0,"
     " PRIMARY KEY (session_id, row_key))",
     // Documents computed from the evidence (the decision model's fit), kept with the version of the
     // evidence they describe, so a store is fitted once per change rather than once per question.
@@ -55,6 +56,9 @@ constexpr const char* kSchema[] = {
 // Stores made before rows carried their batch size: every row they hold was measured at batch 1.
 constexpr const char* kHasBatchSize = "SELECT batch_size FROM measurements WHERE 1 = 0";
 constexpr const char* kAddBatchSize = "ALTER TABLE measurements ADD COLUMN batch_size BIGINT NOT NULL DEFAULT 1";
+// Stores made before rows carried a long context: every row they hold is at the baseline context.
+constexpr const char* kHasContext = "SELECT context_tokens FROM measurements WHERE 1 = 0";
+constexpr const char* kAddContext = "ALTER TABLE measurements ADD COLUMN context_tokens BIGINT NOT NULL DEFAULT 0";
 
 constexpr const char* kInsertSession =
     "INSERT INTO sessions (id, fingerprint, label, gpu, gpu_arch, engine, engine_version, software, date,"
@@ -64,8 +68,8 @@ constexpr const char* kInsertRow =
     "INSERT INTO measurements (session_id, row_key, gpu, gpu_arch, engine, model, params_b, precision,"
     " basis, weights, energy_per_token_mj, fp16_energy_per_token_mj, n_trials, delta_sd_pct,"
     " delta_ci95_low_pct, delta_ci95_high_pct, stored_delta_pct, avg_power_w, throughput_tokens_per_s,"
-    " perplexity, fp16_perplexity, kld, inconsistent, note, batch_size) VALUES ($1, $2, $3, $4, $5, $6, $7,"
-    " $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
+    " perplexity, fp16_perplexity, kld, inconsistent, note, batch_size, context_tokens) VALUES ($1, $2, $3, $4,"
+    " $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
     " ON CONFLICT (session_id, row_key) DO NOTHING";
 
 constexpr const char* kSelectSessions =
@@ -80,12 +84,12 @@ constexpr const char* kSelectRows =
     "SELECT session_id, row_key, gpu, gpu_arch, engine, model, params_b, precision, basis, weights,"
     " energy_per_token_mj, fp16_energy_per_token_mj, n_trials, delta_sd_pct, delta_ci95_low_pct,"
     " delta_ci95_high_pct, stored_delta_pct, avg_power_w, throughput_tokens_per_s, perplexity,"
-    " fp16_perplexity, kld, note, batch_size FROM measurements"
+    " fp16_perplexity, kld, note, batch_size, context_tokens FROM measurements"
     " WHERE (CAST($1 AS TEXT) IS NULL OR gpu_arch = $1) AND (CAST($2 AS TEXT) IS NULL OR engine = $2)"
     " AND (CAST($3 AS TEXT) IS NULL OR precision = $3) AND (CAST($4 AS TEXT) IS NULL OR session_id = $4)"
     " AND ($5 = 0 OR basis = 'measured')"
     " AND (CAST($6 AS TEXT) IS NULL OR (perplexity IS NOT NULL AND fp16_perplexity IS NOT NULL)"
-    " OR note LIKE ('%' || CAST($6 AS TEXT) || '%'))"
+    " OR note LIKE ('%' || CAST($6 AS TEXT) || '%') OR context_tokens > 0)"
     " ORDER BY session_id, params_b, precision, row_key";
 
 constexpr const char* kRowCounts = "SELECT session_id, COUNT(*) FROM measurements GROUP BY session_id";
@@ -128,6 +132,7 @@ DataRow row_from(const SqlRow& r) {
   row.kld = sql_real(r[21]);
   row.note = sql_text(r[22]).value_or("");
   row.batch_size = static_cast<int>(sql_integer(r[23]).value_or(1));
+  row.context_tokens = static_cast<int>(sql_integer(r[24]).value_or(0));
   return row;
 }
 
@@ -147,6 +152,9 @@ Result<void> validate(const DataRow& row, const std::set<std::string>& session_i
   }
   if (row.n_trials < 1) return bad("n_trials must be ≥ 1");
   if (row.batch_size < 1) return bad("batch_size must be ≥ 1");
+  if (row.context_tokens < 0 || row.context_tokens > kMaxContext) {
+    return bad("context_tokens must be from 0 to " + std::to_string(kMaxContext));
+  }
   for (const auto* v : {&row.delta_sd_pct, &row.delta_ci95_low_pct, &row.delta_ci95_high_pct,
                         &row.stored_delta_pct, &row.avg_power_w, &row.throughput_tokens_per_s,
                         &row.perplexity, &row.fp16_perplexity, &row.kld}) {
@@ -173,6 +181,9 @@ Result<DatasetStore> DatasetStore::create(std::unique_ptr<SqlDatabase> db) {
   }
   if (!db->query(kHasBatchSize, {})) {
     if (auto r = db->execute(kAddBatchSize, {}); !r) return r.error();
+  }
+  if (!db->query(kHasContext, {})) {
+    if (auto r = db->execute(kAddContext, {}); !r) return r.error();
   }
   return DatasetStore(std::move(db));
 }
@@ -220,7 +231,8 @@ Result<ImportSummary> DatasetStore::import(const ImportBatch& batch) {
            optional_value(r.stored_delta_pct), optional_value(r.avg_power_w),
            optional_value(r.throughput_tokens_per_s), optional_value(r.perplexity),
            optional_value(r.fp16_perplexity), optional_value(r.kld),
-           static_cast<std::int64_t>(r.is_inconsistent() ? 1 : 0), r.note, static_cast<std::int64_t>(r.batch_size)});
+           static_cast<std::int64_t>(r.is_inconsistent() ? 1 : 0), r.note, static_cast<std::int64_t>(r.batch_size),
+           static_cast<std::int64_t>(r.context_tokens)});
       if (!n) return n.error();
       if (*n == 0) {
         ++summary.rows_already_present;

@@ -63,6 +63,25 @@ void note_throttled(EstimateResponse& out, const Query& q, const Evidence& evide
   }
 }
 
+// Rows measured at the question's context (beyond the baseline), architecture and batch, at a size within
+// 10 % of the question's: the model's figure there comes from short-context rows and a modelled context
+// term, so the measurements are named beside it, each at its own size and card.
+void note_long_context(EstimateResponse& out, const Query& q, const Evidence& evidence) {
+  if (q.context <= kBaselineContext) return;
+  for (const data::DataRow& r : evidence.key_rows(q.engine, std::string(q.precision.name)).long_context) {
+    const bool here = r.gpu_arch == q.arch && r.context_tokens == q.context && r.batch_size == q.batch &&
+                      std::abs(r.params_b - q.params_b) <= 0.1 * q.params_b;
+    if (!here) continue;
+    const std::string ci = r.delta_ci95_low_pct && r.delta_ci95_high_pct
+                               ? fmt::format(" [{:+.1f}, {:+.1f}]", *r.delta_ci95_low_pct, *r.delta_ci95_high_pct)
+                               : std::string();
+    out.notes.push_back(fmt::format("measured at context {} and batch {}: {} ({:g} B) on the {}, session {}: {:+.1f} %{} vs "
+                                    "FP16 over {} trials (the figure above is modelled from short-context measurements).",
+                                    r.context_tokens, r.batch_size, r.model, r.params_b, r.gpu,
+                                    evidence.session_label(r.session_id), r.delta_pct(), ci, r.n_trials));
+  }
+}
+
 // A batch and context whose KV cache does not fit beside weights that do is not a question one GPU can
 // run: an error that says what fits. Weights that do not fit at all are answered, with the note.
 Result<void> check_batch_and_context_fit(const MemoryFit& m, const Query& q) {
@@ -130,6 +149,7 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   out.anchors = anchors_of(evidence, *q, out.prediction.arch_used);
   out.notes = out.prediction.notes;
   if (out.basis == data::Basis::measured) note_throttled(out, *q, evidence);
+  note_long_context(out, *q, evidence);
   write_verdict(out, *q);
   out.quality_cost = quality_answer(evidence, *q);
   out.verdict += " " + quality_sentence(out.quality_cost);

@@ -28,8 +28,9 @@ double row_log_ratio_var(const data::DataRow& r) {
   return se * se / ((100 + d) * (100 + d));
 }
 
+// A long-context row is evidence for its context only; the model is fitted at the baseline context.
 bool usable(const data::DataRow& r) {
-  return r.basis == data::Basis::measured && r.energy_per_token_mj > 0 && r.fp16_energy_per_token_mj > 0 &&
+  return r.basis == data::Basis::measured && r.context_tokens == 0 && r.energy_per_token_mj > 0 && r.fp16_energy_per_token_mj > 0 &&
          std::isfinite(r.energy_per_token_mj) && std::isfinite(r.fp16_energy_per_token_mj);
 }
 

@@ -94,30 +94,30 @@ TEST_F(DataCliTest, ImportListShow) {
   EXPECT_EQ(ecocompute("data show nosuchsession").status, 2);
 }
 
-// The atlas on the shipped sessions: the 8 B and 0.49 B cells the batch atlas measured answer as
-// measured, the cells no session measured (IQ4_NL at 14.8 B above batch 8) do not, and the heatmap hatches every
-// cell that is not measured.
+// The atlas on the shipped sessions: every size at batch 1, 2, 4 … 64 is measured (the 14.8 B IQ4_NL cells
+// above batch 8 since 2026-12-04's fourth session); batch 3, which no session ran, is not, and the heatmap
+// hatches those cells.
 TEST_F(DataCliTest, AtlasMarksWhatIsMeasured) {
-  const DataOutcome atlas = ecocompute("atlas -p IQ4_NL --json --svg '" + (dir_ / "atlas.svg").string() + "'");
+  const DataOutcome atlas = ecocompute("atlas -p IQ4_NL --batches 1,3,64 --json --svg '" + (dir_ / "atlas.svg").string() + "'");
   ASSERT_EQ(atlas.status, 0);
   const auto grid = nlohmann::json::parse(atlas.stdout_text);
   ASSERT_EQ(grid["sizes_b"].size(), 7u);
-  ASSERT_EQ(grid["batches"].size(), 7u);
+  ASSERT_EQ(grid["batches"].size(), 3u);
   int measured = 0;
   for (const auto& cell : grid["cells"]) {
     const double size = cell["params_b"].get<double>();
     const int batch = cell["batch"].get<int>();
     if (cell["basis"] == "measured") ++measured;
-    if (size > 8.0 && size < 8.1 && (batch == 32 || batch == 64)) {
+    if (batch == 3) {
+      EXPECT_NE(cell["basis"], "measured") << cell.dump();
+    } else {
       EXPECT_EQ(cell["basis"], "measured") << cell.dump();
     }
-    if (size < 0.5 && batch == 64) {
-      EXPECT_EQ(cell["basis"], "measured") << cell.dump();  // the 2026-12-03 Qwen2-0.5B atlas
-    }
     if (size > 14.0 && batch == 64) {
-      EXPECT_NE(cell["basis"], "measured") << cell.dump();  // 14.8 B IQ4_NL: batch 1–8 only
+      EXPECT_NEAR(cell["delta_pct"].get<double>(), -11.7, 1.5) << cell.dump();
     }
   }
+  EXPECT_EQ(measured, 14);
   EXPECT_EQ(grid["measured"].get<int>(), measured);
   std::ifstream svg(dir_ / "atlas.svg");
   const std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());

@@ -1,5 +1,6 @@
-// Rows carry their batch size: stored, read back, distinct per batch in one run, and a store made
-// before the column existed is upgraded with every old row at batch 1.
+// Rows carry their batch size and, beyond the baseline, their context: stored, read back, distinct per
+// batch and context in one run, and a store made before the columns existed is upgraded with every old
+// row at batch 1 and the baseline context.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -45,6 +46,57 @@ TEST(DatasetStoreBatch, OneRunsBatchLevelsAreDistinctRowsWithTheirBatch) {
   EXPECT_EQ(rows->at(0).batch_size + rows->at(1).batch_size, 17);
 }
 
+TEST(DatasetStoreBatch, ALongContextRunIsStoredWithItsContextAndListedForAnswers) {
+  auto store = DatasetStore::open_in_memory();
+  ASSERT_TRUE(store) << store.error().describe();
+  report::EnergyReport short_prompt = golden_q8();
+  short_prompt.workload.prompt_tokens = 2048;  // the baseline itself: no context recorded
+  report::EnergyReport long_prompt = golden_q8();
+  long_prompt.workload.prompt_tokens = 4096;
+  for (const report::EnergyReport* r : {&short_prompt, &long_prompt}) {
+    auto batch = import_energy_report(*r, "run");
+    ASSERT_TRUE(batch) << batch.error().describe();
+    auto summary = store->import(*batch);
+    ASSERT_TRUE(summary) << summary.error().describe();
+    EXPECT_EQ(summary->rows_added, 1);  // the same run's timestamp, another context: not a duplicate
+  }
+  auto rows = store->rows(everything());
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ(rows->at(0).context_tokens + rows->at(1).context_tokens, 4096);
+  // What an answer reads by key (rows with a quality pair or a note, and long-context rows) holds the
+  // long-context row, whatever its quality and note.
+  auto plain = DatasetStore::open_in_memory();
+  ASSERT_TRUE(plain);
+  ImportBatch without_quality;
+  without_quality.source = "run";
+  for (const report::EnergyReport* r : {&short_prompt, &long_prompt}) {
+    auto batch = import_energy_report(*r, "run");
+    ASSERT_TRUE(batch);
+    without_quality.sessions = batch->sessions;
+    for (DataRow row : batch->rows) {
+      row.perplexity.reset();
+      row.fp16_perplexity.reset();
+      row.note.clear();
+      without_quality.rows.push_back(row);
+    }
+  }
+  ASSERT_TRUE(plain->import(without_quality));
+  RowQuery shown = everything();
+  shown.quality_or_note = "no such note";
+  auto listed = plain->rows(shown);
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().context_tokens, 4096);
+  EXPECT_NE(listed->front().row_key.find("|ctx4096"), std::string::npos) << listed->front().row_key;
+  // A context beyond any the store takes is refused, naming the field.
+  report::EnergyReport absurd = golden_q8();
+  absurd.workload.prompt_tokens = 1LL << 40;
+  auto refused = import_energy_report(absurd, "run");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("workload.prompt_tokens"), std::string::npos) << refused.error().message();
+}
+
 TEST(DatasetStoreBatch, AStoreWithoutTheColumnIsUpgradedWithItsRowsAtBatchOne) {
   const fs::path path = fs::temp_directory_path() / ("old_store_" + std::to_string(::getpid()) + ".sqlite");
   fs::remove(path);
@@ -78,6 +130,7 @@ TEST(DatasetStoreBatch, AStoreWithoutTheColumnIsUpgradedWithItsRowsAtBatchOne) {
     ASSERT_TRUE(rows) << rows.error().describe();
     ASSERT_EQ(rows->size(), 1u);
     EXPECT_EQ(rows->front().batch_size, 1);
+    EXPECT_EQ(rows->front().context_tokens, 0);
   }
   auto again = DatasetStore::open(path.string());  // the upgrade happens once
   ASSERT_TRUE(again) << again.error().describe();

@@ -339,7 +339,6 @@ TEST(ReportImport, NeverStoresANonMeasurement) {
       {[](Json& j) { j["results"]["note"] = "ILLUSTRATIVE synthetic values"; }, "results.note says"},
       {[](Json& j) { j["system_under_test"]["gpu_arch"] = "none"; }, "a CPU run"},
       {[](Json& j) { j["system_under_test"]["accelerator_count"] = 2; }, "a run split over 2 GPUs"},
-      {[](Json& j) { j["workload"]["prompt_tokens"] = 4096; }, "a run decoding after a 4096-token prompt"},
   };
   for (const auto& [change, expected] : cases) {
     Json j = energy_report();
