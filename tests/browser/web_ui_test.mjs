@@ -11,7 +11,7 @@
 // Usage: node web_ui_test.mjs <ecocompute binary> <web/dist folder> <fixture energy.json> <artefact folder>
 //                            [<energy.json written by `ecocompute measure`>]
 import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, basename, dirname } from 'node:path';
@@ -134,13 +134,40 @@ await check('the batch atlas tab draws one format by size and batch, measured ce
   await page.selectOption('#atlas-format', 'Q6_K');
   await page.waitForFunction(() => /Q6_K vs F16/.test(document.querySelector('#atlas-status').textContent));
   await page.screenshot({ path: join(artefacts, 'atlas-Q6_K.png'), fullPage: true });
-  // IQ4_NL has cells no session measured (14.8 B above batch 8): they are hatched.
+  // IQ4_NL's last cells (14.8 B above batch 8) were measured on 2026-12-04: the shipped atlas has no hatched cell.
   await page.selectOption('#atlas-format', 'IQ4_NL');
   await page.waitForFunction(() => document.getElementById('atlas-status').textContent.startsWith('IQ4_NL vs F16'));
   const iq4 = await (await fetch(`${base}/v1/atlas?gpu=H200&engine=llama.cpp&precision=IQ4_NL`)).json();
   const iq4Hatched = await page.locator('#atlas-table td.not-measured').count();
-  assert.ok(iq4Hatched > 0, 'cells that are not measured are hatched');
-  assert.equal(iq4Hatched, 49 - iq4.measured);
+  assert.equal(iq4.measured, 49);
+  assert.equal(iq4Hatched, 0);
+});
+
+await check('the atlas over a store of one session hatches every cell that session did not measure', async () => {
+  // The 2026-12-03 session measured Llama-3.2-1B (1.24 B) alone, at every batch 1–64.
+  const sessions = dirname(dirname(measuredPath));
+  const dir = mkdtempSync(join(tmpdir(), 'ecocompute-atlas-store-'));
+  const storePath = join(dir, 'one.sqlite');
+  const folder = join(sessions, 'h200-2026-12-03-llama3-1b-atlas');
+  const reports = readdirSync(folder).filter((f) => /^energy-.*\.json$/.test(f)).map((f) => join(folder, f));
+  const imported = spawnSync(binary, ['data', '--store', storePath, 'import', ...reports], { encoding: 'utf8' });
+  assert.equal(imported.status, 0, imported.stderr);
+  const store = await startServer([], storePath);
+  try {
+    const p = await freshPage(context, store.url);
+    await p.click('#tab-atlas');
+    await p.waitForFunction(() => /vs F16/.test(document.getElementById('atlas-status').textContent));
+    const grid = await (await fetch(`${store.url}/v1/atlas?gpu=H200&engine=llama.cpp&precision=Q4_K_M`)).json();
+    const measured = await p.locator('#atlas-table td.measured').count();
+    const hatched = await p.locator('#atlas-table td.not-measured').count();
+    assert.equal(measured, 7, 'the 1.24 B row, batch 1–64');
+    assert.equal(grid.measured, 7);
+    assert.equal(hatched, 42);
+    await p.close();
+  } finally {
+    await stopServer(store);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 await check('the curves tab offers the Hopper llama.cpp formats of our shipped H200 sessions', async () => {
@@ -427,11 +454,13 @@ await check('the optimize chart shows the recommended point on top of the Pareto
 });
 
 // A second server over the same shipped evidence, started on its own (its own store folder and port).
-async function startServer(extra) {
+// A second server on a free port; `storePath`: its dataset store (default: none, so the shipped evidence).
+async function startServer(extra, storePath = '') {
   const dir = mkdtempSync(join(tmpdir(), 'ecocompute-browser-'));
   const file = join(dir, 'port');
   const child = spawn(binary, ['--log-level', 'warn', 'serve', '--port', '0', '--port-file', file, '--db', join(dir, 'r.sqlite'),
-    '--web-dir', webDir, '--rate-limit', '0', '--store', join(dir, 'no-store.sqlite'), ...extra], { stdio: ['ignore', 'inherit', 'inherit'] });
+    '--web-dir', webDir, '--rate-limit', '0', '--store', storePath || join(dir, 'no-store.sqlite'), ...extra],
+  { stdio: ['ignore', 'inherit', 'inherit'] });
   let bound = 0;
   for (let i = 0; i < 2400 && !bound; i += 1) {
     if (existsSync(file)) bound = Number(readFileSync(file, 'utf8').trim());
@@ -622,6 +651,7 @@ async function headlineFromApi(url) {
   const time = (r) => r.row_key.split('|').pop();
   const rows = m.rows.filter((r) => r.gpu_arch === 'hopper' && r.engine === 'llama.cpp' && r.precision === 'Q4_K_M'
     && /Llama-3-8B/.test(r.model) && r.batch_size === 1 && !/\|c\d+\|/.test(r.row_key) && r.basis === 'measured'
+    && !(r.context_tokens > 0)
     && typeof r.delta_ci95_low_pct === 'number')
     .sort((a, b) => time(b).localeCompare(time(a)) || b.n_trials - a.n_trials);
   return { row: rows[0], time: rows[0] && time(rows[0]), sessions: m.sessions };
@@ -720,9 +750,14 @@ await check('the crossover chart draws one batch at a time, its points coloured 
   const p = await freshPage(context, `${own.url}/?tab=curves`);
   assert.equal(await p.inputValue('#curve-select'), 'hopper|llama.cpp|Q4_K_M');
   const api = (await (await fetch(`${own.url}/v1/measurements?arch=hopper&engine=llama.cpp&precision=Q4_K_M`)).json()).rows
-    .filter((r) => r.engine === 'llama.cpp' && r.precision === 'Q4_K_M' && r.gpu_arch === 'hopper' && !/\|c\d+\|/.test(r.row_key));
+    .filter((r) => r.engine === 'llama.cpp' && r.precision === 'Q4_K_M' && r.gpu_arch === 'hopper' && !/\|c\d+\|/.test(r.row_key)
+      && !(r.context_tokens > 0));
   const levels = await p.$$eval('#curve-batch option', (os) => os.map((o) => o.value));
   for (const b of [1, 4, 8, 16, 64]) assert.ok(levels.includes(`b${b}`), `batch ${b} is not offered (${levels.join(', ')})`);
+  // The context-4096 rows (2026-12-04) are their own levels, never batch 1's points.
+  assert.ok(levels.includes('b1-ctx4096'), `context 4096 at batch 1 is not offered apart (${levels.join(', ')})`);
+  const ctxText = await p.$$eval('#curve-batch option', (os) => os.filter((o) => o.value === 'b1-ctx4096').map((o) => o.textContent));
+  assert.deepEqual(ctxText, ['batch 1 at context 4096']);
   const drawn = () => p.evaluate(() => Chart.getChart(document.getElementById('curve-chart')).data.datasets
     .map((d) => ({ label: d.label, level: d.level || null, curve: Boolean(d.curve), colour: d.borderColor, ys: d.data.map((q) => q.y) })));
   const pointsAt = (sets) => sets.filter((d) => d.level !== null && d.ys.length > 0);

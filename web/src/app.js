@@ -88,7 +88,7 @@ function levelsFor(c) {
   const levels = new Set(state.rows.filter((r) => r.gpu_arch === c.gpu_arch && r.engine === c.engine && r.precision === c.precision).map(rowLevel));
   const fitted = curveBatch(c, state.rows);
   if (fitted) levels.add(fitted);
-  const rank = (l) => (l.startsWith('c') ? 1e6 : 0) + Number(l.slice(1));
+  const rank = (l) => (l.startsWith('c') ? 1e6 : 0) + levelLoad(l) + levelContext(l) / 1e7;
   return [...levels].sort((a, b) => rank(a) - rank(b));
 }
 // The fitted curve is drawn only at the batch its points were measured at: a batch-1 fit under batch-8
@@ -172,8 +172,8 @@ function fillBatchSelect(c) {
 // The model's curves at one batch level, asked once per level (/v1/curves?batch=N has a curve for each
 // format measured at that batch).
 async function curvesAtLevel(level) {
-  if (!level.startsWith('b')) return [];
-  const batch = Number(level.slice(1));
+  if (!level.startsWith('b') || levelContext(level) > 0) return [];  // the model is fitted at the baseline context
+  const batch = levelLoad(level);
   if (batch === 1) return state.curves;
   state.curvesAt ||= {};
   state.curvesAt[batch] ||= api(`/v1/curves?batch=${batch}`).then((r) => r.curves).catch(() => []);

@@ -13,21 +13,34 @@ function rowBatch(r) {
   if (rowConcurrency(r) !== null) return null;
   return Number.isInteger(r.batch_size) && r.batch_size > 0 ? r.batch_size : 1;
 }
-// One key per condition: "b8" (8 parallel sequences) and "c8" (8 concurrent requests) stay apart.
+// One key per condition: "b8" (8 parallel sequences) and "c8" (8 concurrent requests) stay apart, and a
+// row measured after a prompt longer than the 2048-token baseline (context_tokens) is its own condition,
+// "b1-ctx4096": the context moves ΔE by 12–16 points at batch 1.
 function rowLevel(r) {
   const c = rowConcurrency(r);
-  return c !== null ? `c${c}` : `b${rowBatch(r)}`;
+  const load = c !== null ? `c${c}` : `b${rowBatch(r)}`;
+  return Number.isInteger(r.context_tokens) && r.context_tokens > 0 ? `${load}-ctx${r.context_tokens}` : load;
+}
+// The batch (or concurrency) of a level, and its context beyond the baseline (0 when none).
+function levelLoad(level) { return parseInt(String(level).slice(1), 10); }
+function levelContext(level) {
+  const m = /-ctx(\d+)$/.exec(String(level));
+  return m ? Number(m[1]) : 0;
 }
 function levelText(level) {
-  return level.startsWith('c') ? `concurrency ${level.slice(1)}` : `batch ${level.slice(1)}`;
+  const text = level.startsWith('c') ? `concurrency ${levelLoad(level)}` : `batch ${levelLoad(level)}`;
+  const context = levelContext(level);
+  return context > 0 ? `${text} at context ${context}` : text;
 }
 
 // Fixed colours for the levels the campaigns use, so a batch keeps its colour from chart to chart.
 const LEVEL_COLOURS = { 1: '#1f2937', 2: '#6f42c1', 4: '#1f6feb', 8: '#b42318', 16: '#9a6700', 32: '#0b6e4f', 64: '#bf3989' };
 function levelColour(level) {
-  const n = Number(String(level).replace(/^[bc]/, ''));
-  if (LEVEL_COLOURS[n]) return LEVEL_COLOURS[n];
-  return `hsl(${(n * 47) % 360}, 55%, 38%)`;
+  const n = levelLoad(level);
+  const context = levelContext(level);
+  if (!context && LEVEL_COLOURS[n]) return LEVEL_COLOURS[n];
+  const k = n + context / 64;  // a long-context level is never drawn in its batch's colour
+  return `hsl(${(k * 47) % 360}, 55%, 38%)`;
 }
 
 // The batch a fitted curve belongs to: its own batch field where the API gives one (the model's curves

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "data/dataset_store.hpp"
 #include "support/published_evidence.hpp"
 
@@ -27,10 +29,18 @@ TEST(CardSpread, TwoCardsAreJudgedAgainstTheSpreadOfCards) {
     ASSERT_TRUE(p.between_cards_pp && p.beyond_between_cards);
     // −38.56 % and −41.33 %: 2.8 points apart, beyond both sessions' own CIs (±0.1 and ±0.6)…
     EXPECT_TRUE(p.beyond_within_sessions.value_or(false));
-    // …and within what two cards differ by.
-    EXPECT_GT(*p.between_cards_pp, 2.8);
-    EXPECT_FALSE(*p.beyond_between_cards);
-    EXPECT_NE(data::to_text(c).find("within what cards differ by"), std::string::npos) << data::to_text(c);
+    // …and judged against what two cards differ by in the model: 95 % of the difference of two cards'
+    // figures, from the between-card variance REML estimates for the format (a few points at this
+    // ratio: more than 2.8 pt with the fit before 2026-12-04's 14.8 B IQ4_NL cells, so the pair was
+    // "within"; 2.6 pt after, so it is "more than", the card variance now near the pooled spread of
+    // the 86 replicated H200 places, ~1 % of the ratio per card). The verdict follows that figure, and
+    // the text says which.
+    ASSERT_TRUE(p.difference_pp);
+    EXPECT_GT(*p.between_cards_pp, 1.5);
+    EXPECT_LT(*p.between_cards_pp, 8.0);
+    EXPECT_EQ(*p.beyond_between_cards, std::abs(*p.difference_pp) > *p.between_cards_pp);
+    const std::string verdict = *p.beyond_between_cards ? "more than cards differ by" : "within what cards differ by";
+    EXPECT_NE(data::to_text(c).find(verdict), std::string::npos) << data::to_text(c);
   }
   EXPECT_TRUE(seen);
   EXPECT_FALSE(between_cards_pp(published_evidence(), "hopper", "llama.cpp", "Q2_K", -40));

@@ -42,12 +42,16 @@ TEST(Prediction, AnswersAreContinuousInSizeWhereTheyUsedToSnap) {
   // (nearly a model-by-model effect) moves it smoothly within 1 % of size, never by a jump. The
   // interval need not widen there: with the 14.8 B atlas shipped its log-scale half-width at 0.497 B
   // is 0.1 % narrower than at 0.494 B (0.08509 against 0.08519; which term makes it so is not read).
-  // What must hold is continuity: within 1 % of the half-width.
+  // With the 14.8 B IQ4_NL cells (2026-12-04, a fit whose size length scale is 0.45 in ln size, not
+  // 2.46) it is 2.2 % wider there (0.03215 against 0.03147) and −38.80 [−40.73, −36.80] against
+  // −38.87 [−40.76, −36.92]. What must hold is continuity: within 5 % of the half-width 0.6 % away,
+  // within 1 % of it 0.1 % away.
   const Figure at = delta(ask(0.494033, "H200", "Q8_0"));
   const Figure near = delta(ask(0.497, "H200", "Q8_0"));
   const Figure nearer = delta(ask(0.4945, "H200", "Q8_0"));
   EXPECT_NEAR(at.value, near.value, 0.5);
-  EXPECT_NEAR(near.quantile * near.log_sd, at.quantile * at.log_sd, 0.01 * at.quantile * at.log_sd);
+  EXPECT_NEAR(near.quantile * near.log_sd, at.quantile * at.log_sd, 0.05 * at.quantile * at.log_sd);
+  EXPECT_NEAR(nearer.quantile * nearer.log_sd, at.quantile * at.log_sd, 0.01 * at.quantile * at.log_sd);
   EXPECT_NEAR(near.low, at.low, 0.5);
   EXPECT_NEAR(near.high, at.high, 0.5);
   EXPECT_NEAR(at.low, nearer.low, 0.5);  // continuous: a 0.1 % larger model, nearly the same interval
