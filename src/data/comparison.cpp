@@ -3,25 +3,31 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "data/dataset_import.hpp"
+#include "data/model_size.hpp"
 #include "report/measurement_claim.hpp"
+#include "util/defaults.hpp"
 #include "util/statistics.hpp"
 
 namespace ecocompute::data {
 namespace {
 
-// (params_b, precision, batch): a batch or concurrency level is a condition of its own, never pooled.
-using RowKey = std::tuple<double, std::string, int>;
+// (params_b, precision, batch, context): a batch or concurrency level, and a context beyond the baseline,
+// is a condition of its own, never pooled.
+using RowKey = std::tuple<double, std::string, int, int>;
 
 std::string describe_key(const std::string& model, const RowKey& key) {
-  const auto& [params_b, precision, batch] = key;
-  return batch == 1 ? fmt::format("{} {:g} B {}", model, params_b, precision)
-                    : fmt::format("{} {:g} B {} batch {}", model, params_b, precision, batch);
+  const auto& [params_b, precision, batch, context] = key;
+  std::string text = batch == 1 ? fmt::format("{} {:g} B {}", model, params_b, precision)
+                                : fmt::format("{} {:g} B {} batch {}", model, params_b, precision, batch);
+  if (context > 0) text += fmt::format(" at context {}", context);
+  return text;
 }
 
 // Mean of one optional field over the rows that have it.
@@ -40,12 +46,12 @@ std::optional<double> mean_of(const std::vector<const ComparedRow*>& rows, std::
 // Replicates of one (size, precision, batch) averaged, field by field.
 std::map<RowKey, ComparedRow> summarize_side(const std::vector<ComparedRow>& rows) {
   std::map<RowKey, std::vector<const ComparedRow*>> groups;
-  for (const ComparedRow& r : rows) groups[{r.params_b, r.precision, r.batch_size}].push_back(&r);
+  for (const ComparedRow& r : rows) groups[{r.params_b, r.precision, r.batch_size, r.context_tokens}].push_back(&r);
   std::map<RowKey, ComparedRow> out;
   for (const auto& [key, members] : groups) {
     ComparedRow s;
     s.model = members.front()->model;
-    std::tie(s.params_b, s.precision, s.batch_size) = key;
+    std::tie(s.params_b, s.precision, s.batch_size, s.context_tokens) = key;
     s.delta_pct = mean_of(members, &ComparedRow::delta_pct);
     s.energy_per_token_mj = mean_of(members, &ComparedRow::energy_per_token_mj);
     s.throughput_tokens_per_s = mean_of(members, &ComparedRow::throughput_tokens_per_s);
@@ -82,6 +88,7 @@ PairedRow pair_of(const ComparedRow& x, const ComparedRow& y) {
   p.params_b = x.params_b;
   p.precision = x.precision;
   p.batch_size = x.batch_size;
+  p.context_tokens = x.context_tokens;
   p.model = x.model;
   p.delta_a_pct = x.delta_pct;
   p.delta_b_pct = y.delta_pct;
@@ -111,6 +118,7 @@ ComparedRow compared_row(const DataRow& r) {
                      r.params_b,
                      r.precision,
                      r.batch_size,
+                     r.context_tokens,
                      measured ? std::optional<double>(r.delta_pct()) : std::nullopt,
                      measured ? std::optional<double>(r.energy_per_token_mj) : std::nullopt,
                      r.throughput_tokens_per_s,
@@ -123,6 +131,11 @@ ComparedRow compared_row(const DataRow& r) {
 
 std::string optional_text(const std::optional<double>& v, const char* format) {
   return v ? fmt::format(fmt::runtime(format), *v) : "—";
+}
+
+// The model as a pair's line names it, with its context when beyond the baseline.
+std::string model_text(const PairedRow& p) {
+  return p.context_tokens > 0 ? fmt::format("{} (context {})", p.model, p.context_tokens) : p.model;
 }
 
 }  // namespace
@@ -140,6 +153,9 @@ ComparisonSide side_from_report(const report::EnergyReport& r, std::string label
   row.params_b = r.workload.params_b.value_or(0.0);
   row.precision = canonical_precision(r.workload.precision);
   row.batch_size = r.workload.load_level();  // as `data import` stores it
+  if (r.workload.prompt_tokens && *r.workload.prompt_tokens > defaults::baseline_context) {
+    row.context_tokens = static_cast<int>(std::min<std::int64_t>(*r.workload.prompt_tokens, kMaxContext));
+  }
   row.throughput_tokens_per_s = r.results.throughput_tokens_per_s;
   const bool synthetic_weights = r.workload.weights == report::WeightsKind::synthetic;
   if (r.quality && !synthetic_weights) row.delta_perplexity_pct = r.quality->delta_vs_fp16_pct;
@@ -239,6 +255,7 @@ void to_json(Json& j, const PairedRow& p) {
   j = Json{{"params_b", p.params_b},
            {"precision", p.precision},
            {"batch_size", p.batch_size},
+           {"context_tokens", p.context_tokens},
            {"model", p.model},
            {"delta_a_pct", json_or_null(p.delta_a_pct)},
            {"delta_b_pct", json_or_null(p.delta_b_pct)},
@@ -291,7 +308,7 @@ std::string to_text(const Comparison& c) {
                                    ? fmt::format("±{:.2f} ±{:.2f}{}", *p.ci95_half_a_pp, *p.ci95_half_b_pp, beyond ? "*" : " ")
                                    : std::string("—");
     out += fmt::format("{:<40} {:>6g}B {:<7} {:>5} {:>11} {:>11} {:>10} {:>15} {:>10} {:>10} {:>10} {:>10}\n",
-                       p.model, p.params_b, p.precision, p.batch_size, optional_text(p.delta_a_pct, "{:+.2f} %"),
+                       model_text(p), p.params_b, p.precision, p.batch_size, optional_text(p.delta_a_pct, "{:+.2f} %"),
                        optional_text(p.delta_b_pct, "{:+.2f} %"), optional_text(p.difference_pp, "{:+.2f}"), within,
                        optional_text(p.energy_difference_pct, "{:+.2f}%"),
                        optional_text(p.throughput_a, "{:.1f}"), optional_text(p.throughput_b, "{:.1f}"),
@@ -309,7 +326,7 @@ std::string to_text(const Comparison& c) {
   for (const PairedRow& p : c.pairs) {
     if (!p.between_cards_pp || !p.difference_pp) continue;
     out += fmt::format("{} {:g} B {} batch {}: B − A {:+.2f} pp against ±{:.2f} between two cards (the decision model): {}\n",
-                       p.model, p.params_b, p.precision, p.batch_size, *p.difference_pp, *p.between_cards_pp,
+                       model_text(p), p.params_b, p.precision, p.batch_size, *p.difference_pp, *p.between_cards_pp,
                        *p.beyond_between_cards ? "more than cards differ by" : "within what cards differ by");
   }
   for (const std::string& u : c.unmatched) out += "unmatched: " + u + "\n";

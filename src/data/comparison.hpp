@@ -26,6 +26,7 @@ struct ComparedRow {
   double params_b = 0.0;
   std::string precision;
   int batch_size = 1;               ///< parallel sequences, or a Server report's concurrency (as imported)
+  int context_tokens = 0;           ///< the prompt beyond the baseline context (0: at most the baseline)
   std::optional<double> delta_pct;  ///< ΔE % recomputed from the energies
   std::optional<double> energy_per_token_mj;
   std::optional<double> throughput_tokens_per_s;
@@ -47,6 +48,7 @@ struct PairedRow {
   double params_b = 0;
   std::string precision;
   int batch_size = 1;
+  int context_tokens = 0;  ///< as ComparedRow's: rows of different contexts are never paired
   std::string model;
   std::optional<double> delta_a_pct, delta_b_pct;
   std::optional<double> difference_pp;           ///< delta_b − delta_a, percentage points

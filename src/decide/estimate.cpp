@@ -54,7 +54,8 @@ std::vector<Anchor> anchors_of(const Evidence& evidence, const Query& q, const s
 // limit; ΔE there is against that F16).
 void note_throttled(EstimateResponse& out, const Query& q, const Evidence& evidence) {
   for (const data::DataRow& r : evidence.key_rows(q.engine, std::string(q.precision.name)).throttled) {
-    const bool here = r.gpu_arch == q.arch && r.params_b == q.params_b && r.batch_size == q.batch;
+    const bool here = r.gpu_arch == q.arch && r.params_b == q.params_b && r.batch_size == q.batch &&
+                      (r.context_tokens > 0 ? r.context_tokens == q.context : q.context <= kBaselineContext);
     const std::size_t at = r.note.find(report::kThrottledTrialsCounted);
     if (here && at != std::string::npos) {
       out.notes.push_back(fmt::format("session {}: {} The figure is against the baseline as the throttled card ran it.",

@@ -53,6 +53,25 @@ TEST(ComparisonSpread, ADifferenceBeyondBothSessionsCIsIsMarked) {
   EXPECT_NEAR(json["within_sessions_pp"].get<double>(), 0.5, 1e-9);
 }
 
+TEST(ComparisonSpread, RowsOfDifferentContextsAreNeverPaired) {
+  // A run after a 4096-token prompt and one after a short prompt are different conditions (the context
+  // moved ΔE by 12–16 points at batch 1 on the H200): not one configuration measured twice.
+  const report::EnergyReport a = with_ci(measured_report(), 0.3);
+  report::EnergyReport b = second_session(a, 2.0, 0.4);
+  b.workload.prompt_tokens = 4096;
+  const Comparison c = compare(side_from_report(a, "a.json"), side_from_report(b, "b.json"));
+  EXPECT_TRUE(c.pairs.empty());
+  ASSERT_EQ(c.unmatched.size(), 2u);
+  EXPECT_NE(c.unmatched.back().find("at context 4096 only in b.json"), std::string::npos) << c.unmatched.back();
+  report::EnergyReport a_long = a;
+  a_long.workload.prompt_tokens = 4096;
+  const Comparison both = compare(side_from_report(a_long, "a.json"), side_from_report(b, "b.json"));
+  ASSERT_EQ(both.pairs.size(), 1u);
+  EXPECT_EQ(both.pairs.front().context_tokens, 4096);
+  EXPECT_EQ(Json(both.pairs.front())["context_tokens"], 4096);
+  EXPECT_NE(to_text(both).find("(context 4096)"), std::string::npos) << to_text(both);
+}
+
 TEST(ComparisonSpread, ADifferenceInsideTheCIsIsNotMarked) {
   const report::EnergyReport a = with_ci(measured_report(), 3.0);
   const Comparison c = compare(side_from_report(a, "a.json"), side_from_report(second_session(a, 2.0, 4.0), "b.json"));
