@@ -12,7 +12,6 @@
 #include "data/dataset_import.hpp"
 #include "data/model_size.hpp"
 #include "report/measurement_claim.hpp"
-#include "util/defaults.hpp"
 #include "util/statistics.hpp"
 
 namespace ecocompute::data {
@@ -153,9 +152,7 @@ ComparisonSide side_from_report(const report::EnergyReport& r, std::string label
   row.params_b = r.workload.params_b.value_or(0.0);
   row.precision = canonical_precision(r.workload.precision);
   row.batch_size = r.workload.load_level();  // as `data import` stores it
-  if (r.workload.prompt_tokens && *r.workload.prompt_tokens > defaults::baseline_context) {
-    row.context_tokens = static_cast<int>(std::min<std::int64_t>(*r.workload.prompt_tokens, kMaxContext));
-  }
+  row.context_tokens = stored_context(r.workload).value_or(kMaxContext);  // as `data import` stores it
   row.throughput_tokens_per_s = r.results.throughput_tokens_per_s;
   const bool synthetic_weights = r.workload.weights == report::WeightsKind::synthetic;
   if (r.quality && !synthetic_weights) row.delta_perplexity_pct = r.quality->delta_vs_fp16_pct;

@@ -299,6 +299,15 @@ Session report_session(const report::EnergyReport& r, std::string_view source) {
   return session;
 }
 
+Result<int> stored_context(const report::Workload& workload) {
+  if (!workload.prompt_tokens || *workload.prompt_tokens <= defaults::baseline_context) return 0;
+  if (*workload.prompt_tokens > kMaxContext) {
+    return unexpected(ErrorCode::invalid_input, fmt::format("workload.prompt_tokens {} is beyond the largest context stored, {}",
+                                                            *workload.prompt_tokens, kMaxContext));
+  }
+  return static_cast<int>(*workload.prompt_tokens);
+}
+
 Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::string_view source_view) {
   const std::string source(source_view);
   auto bad = [&](const std::string& what) { return unexpected(ErrorCode::invalid_input, source + ": " + what); };
@@ -350,14 +359,10 @@ Result<ImportBatch> import_energy_report(const report::EnergyReport& r, std::str
   // A run decoding after a prompt longer than the baseline context is stored with its context. The fit
   // leaves such rows out (its rows are short-context decode, beyond which it models the KV cache's
   // share); an answer at that context lists them beside the model's figure.
-  if (r.workload.prompt_tokens && *r.workload.prompt_tokens > defaults::baseline_context) {
-    if (*r.workload.prompt_tokens > kMaxContext) {
-      return bad(fmt::format("workload.prompt_tokens {} is beyond the largest context stored, {}", *r.workload.prompt_tokens,
-                             kMaxContext));
-    }
-    row.context_tokens = static_cast<int>(*r.workload.prompt_tokens);
-    level_key += "|ctx" + std::to_string(row.context_tokens);
-  }
+  auto context = stored_context(r.workload);
+  if (!context) return bad(context.error().message());
+  row.context_tokens = *context;
+  if (row.context_tokens > 0) level_key += "|ctx" + std::to_string(row.context_tokens);
   // One run writes one report per precision and batch (or concurrency), all with its timestamp.
   row.row_key = row.model + "|" + row.precision + level_key + "|" + r.timestamp_utc.value_or(source);
   row.basis = Basis::measured;

@@ -30,6 +30,11 @@ Result<ImportBatch> read_published_csv(const std::filesystem::path& path);
 /// or not of a GPU is an invalid_input error saying why: the dataset stores measurements only.
 Result<ImportBatch> import_energy_report(const report::EnergyReport& report, std::string_view source);
 
+/// The context a report's rows carry (DataRow::context_tokens): its prompt length when beyond the
+/// baseline context (defaults::baseline_context), else 0; an invalid_input error naming
+/// workload.prompt_tokens when it is beyond the largest context stored (kMaxContext).
+Result<int> stored_context(const report::Workload& workload);
+
 /// Returns the session a report was measured in: keyed by its environment fingerprint (1.2), else by
 /// a hash of its GPU, engine, software and date. `source` is the provenance.
 Session report_session(const report::EnergyReport& report, std::string_view source);

@@ -60,7 +60,8 @@ Result<Prediction> predict(const Evidence& evidence, const Query& query);
 std::string answer_gpu(const Evidence& evidence, const Query& query);
 
 /// The baseline context: contexts up to it are answered as measured (the published convention);
-/// beyond it the KV cache read per token is modelled. The store's rows are at most this context.
+/// beyond it the KV cache read per token is modelled. The fit reads only rows at most this context
+/// (longer ones are stored with their context and named beside an answer at it).
 inline constexpr int kBaselineContext = defaults::baseline_context;
 
 void to_json(Json& j, const Prediction& p);

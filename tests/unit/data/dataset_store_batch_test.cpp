@@ -53,38 +53,31 @@ TEST(DatasetStoreBatch, ALongContextRunIsStoredWithItsContextAndListedForAnswers
   short_prompt.workload.prompt_tokens = 2048;  // the baseline itself: no context recorded
   report::EnergyReport long_prompt = golden_q8();
   long_prompt.workload.prompt_tokens = 4096;
+  // Both runs in one import, without their perplexity pair and note, so that what an answer reads by
+  // key (rows with a quality pair or a note, and long-context rows) can hold a row for its context alone.
+  ImportBatch both;
+  both.source = "run";
   for (const report::EnergyReport* r : {&short_prompt, &long_prompt}) {
     auto batch = import_energy_report(*r, "run");
     ASSERT_TRUE(batch) << batch.error().describe();
-    auto summary = store->import(*batch);
-    ASSERT_TRUE(summary) << summary.error().describe();
-    EXPECT_EQ(summary->rows_added, 1);  // the same run's timestamp, another context: not a duplicate
-  }
-  auto rows = store->rows(everything());
-  ASSERT_TRUE(rows);
-  ASSERT_EQ(rows->size(), 2u);
-  EXPECT_EQ(rows->at(0).context_tokens + rows->at(1).context_tokens, 4096);
-  // What an answer reads by key (rows with a quality pair or a note, and long-context rows) holds the
-  // long-context row, whatever its quality and note.
-  auto plain = DatasetStore::open_in_memory();
-  ASSERT_TRUE(plain);
-  ImportBatch without_quality;
-  without_quality.source = "run";
-  for (const report::EnergyReport* r : {&short_prompt, &long_prompt}) {
-    auto batch = import_energy_report(*r, "run");
-    ASSERT_TRUE(batch);
-    without_quality.sessions = batch->sessions;
+    both.sessions = batch->sessions;
     for (DataRow row : batch->rows) {
       row.perplexity.reset();
       row.fp16_perplexity.reset();
       row.note.clear();
-      without_quality.rows.push_back(row);
+      both.rows.push_back(row);
     }
   }
-  ASSERT_TRUE(plain->import(without_quality));
+  auto summary = store->import(both);
+  ASSERT_TRUE(summary) << summary.error().describe();
+  EXPECT_EQ(summary->rows_added, 2);  // the same run's timestamp, another context: not a duplicate
+  auto rows = store->rows(everything());
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ(rows->at(0).context_tokens + rows->at(1).context_tokens, 4096);
   RowQuery shown = everything();
   shown.quality_or_note = "no such note";
-  auto listed = plain->rows(shown);
+  auto listed = store->rows(shown);
   ASSERT_TRUE(listed);
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ(listed->front().context_tokens, 4096);
