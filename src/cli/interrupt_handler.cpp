@@ -65,6 +65,10 @@ InterruptHandler::InterruptHandler() {
 }
 
 InterruptHandler::~InterruptHandler() {
+  // After a stop request the process is on its way out: a copy of that request still in flight (the
+  // group's TERM from `timeout`) must not meet the default action and end it by the signal before it
+  // returns its exit status, so the handler stays.
+  if (interrupted_flag.load()) return;
   sigaction(SIGINT, &previous_int_, nullptr);
   sigaction(SIGTERM, &previous_term_, nullptr);
 }

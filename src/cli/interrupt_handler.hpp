@@ -11,7 +11,8 @@
 namespace ecocompute::cli {
 
 /// Installs the handler for SIGINT and SIGTERM while it lives (clearing the flag first), and puts the
-/// old handlers back. One at a time.
+/// old handlers back unless a signal came (then the process is stopping and the handler stays). One at
+/// a time.
 class InterruptHandler {
  public:
   InterruptHandler();

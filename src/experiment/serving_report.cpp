@@ -441,6 +441,7 @@ OrderedJson server_occupancy_json(const std::vector<const LevelRun*>& runs) {
   return OrderedJson{{"source", "GET /metrics"},
                      {"trials_read", read},
                      {"window_seconds_covered", shares.covered_s},
+                     {"readings_in_window", shares.readings_inside},
                      {"mean_running_requests", json_or_null(shares.mean())},
                      {"share_of_window_at", share_of},
                      {"unavailable", text_or_null(unavailable)},
@@ -532,6 +533,9 @@ OrderedJson serving_summary_json(const SweepResult& sweep, const ServingAnalysis
                      {"trials_per_level", sweep.design.trials},
                      {"order", sweep.design.level_by_level ? "level_by_level" : "blocks_interleave_levels"},
                      {"lockstep", sweep.design.trial.lockstep},
+                     {"occupancy_interval_s", sweep.design.trial.read_occupancy
+                                                  ? OrderedJson(sweep.design.trial.occupancy_interval.value)
+                                                  : OrderedJson(nullptr)},
                      {"endpoint_order", std::string(protocol::to_string(sweep.design.endpoint_order))},
                      {"level_warmup_trials", sweep.design.level_warmup_trials},
                      {"sequential_rule", sequential_rule_json(sweep)},

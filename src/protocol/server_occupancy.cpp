@@ -17,8 +17,9 @@ void OccupancySampler::run() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     lock.unlock();
-    const Seconds at = clock_.now();
+    const Seconds asked = clock_.now();
     Result<double> running = client_.running_requests();
+    const Seconds at{(asked.value + clock_.now().value) / 2.0};
     lock.lock();
     if (!running) {
       trace_.unavailable = running.error().message();
@@ -42,6 +43,7 @@ OccupancyTrace OccupancySampler::stop() {
 
 void OccupancyShares::add(std::span<const OccupancySample> samples, Seconds begin, Seconds end) {
   for (std::size_t i = 0; i < samples.size(); ++i) {
+    if (samples[i].at.value >= begin.value && samples[i].at.value <= end.value) ++readings_inside;
     const double from = std::max(samples[i].at.value, begin.value);
     const double to = std::min(i + 1 < samples.size() ? samples[i + 1].at.value : end.value, end.value);
     if (!(to > from)) continue;

@@ -20,7 +20,9 @@
 
 namespace ecocompute::protocol {
 
-/// One reading of the server's running requests, at the client's clock.
+/// One reading of the server's running requests, at the client's clock: the midpoint between sending
+/// GET /metrics and its answer (a server answers it between decode steps, so the value it gives is of
+/// some instant in that span, not of the moment it was asked).
 struct OccupancySample {
   Seconds at{0.0};
   double running = 0.0;
@@ -62,6 +64,7 @@ struct OccupancyShares {
   std::map<int, double> seconds_at;
   double covered_s = 0.0;
   double weighted_sum = 0.0;  ///< Σ occupancy × seconds
+  int readings_inside = 0;    ///< readings taken inside [begin, end]: a mean from one or two is little evidence
   /// Adds what `samples` say of [begin, end].
   void add(std::span<const OccupancySample> samples, Seconds begin, Seconds end);
   [[nodiscard]] std::optional<double> mean() const;

@@ -133,9 +133,9 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
   const fs::path out = dir_ / "out";
   const std::string command = "'" + std::string(ECOCOMPUTE_BINARY) + "' measure-endpoint --endpoint F16=" + url +
                               " --endpoint F16B=" + url +
-                              " --concurrency 1,2,4 -k 2 --n-requests 8 --prompt-words 3-6 --output-tokens 32-48"
+                              " --concurrency 1,2,4 -k 2 --n-requests 8 --prompt-words 3-6 --output-tokens 96-128"
                               " --seed 11 --requests-per-stream 2 --warmup-requests 1 --no-energy --timeout 120"
-                              " --server-occupancy -o '" +
+                              " --server-occupancy --occupancy-interval 0.01 -o '" +
                               out.string() + "' > '" + (dir_ / "stdout").string() + "' 2> '" +
                               (dir_ / "stderr").string() + "'";
   const int status = std::system(command.c_str());
@@ -167,6 +167,7 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
   const nlohmann::json sweep = nlohmann::json::parse(slurp(out / "sweep.json"));
   ASSERT_EQ(sweep["levels"].size(), 6u);
   double most_running = 0.0;
+  int most_readings = 0;
   for (const auto& level : sweep["levels"]) {
     EXPECT_EQ(level["trials_ok"], 2) << level.dump();
     // Each trial sends max(8 requests, 2 × C): 8 at every level here, all of them answered.
@@ -174,9 +175,9 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
     EXPECT_EQ(level["requests_failed"], 0) << level.dump();
     EXPECT_TRUE(level["failures"].empty()) << level.dump();
     EXPECT_GT(level["window_tokens"].get<long long>(), 0);
-    // The whole run holds every token of every request (32 … 48 each); the window only part of them.
-    EXPECT_GE(level["whole_run_tokens"].get<long long>(), 2 * 8 * 32);
-    EXPECT_LE(level["whole_run_tokens"].get<long long>(), 2 * 8 * 48);
+    // The whole run holds every token of every request (96 … 128 each); the window only part of them.
+    EXPECT_GE(level["whole_run_tokens"].get<long long>(), 2 * 8 * 96);
+    EXPECT_LE(level["whole_run_tokens"].get<long long>(), 2 * 8 * 128);
     EXPECT_LE(level["window_tokens"].get<long long>(), level["whole_run_tokens"].get<long long>());
     EXPECT_FALSE(level["ttft_s"]["p50"].is_null());
     EXPECT_FALSE(level["itl_s"]["p99"].is_null());
@@ -185,6 +186,7 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
     const auto& occupancy = level["server_occupancy"];
     ASSERT_TRUE(occupancy.is_object()) << level.dump();
     EXPECT_EQ(occupancy["trials_read"], 2) << occupancy.dump();
+    most_readings = std::max(most_readings, occupancy["readings_in_window"].get<int>());
     EXPECT_TRUE(occupancy["unavailable"].is_null()) << occupancy.dump();
     ASSERT_TRUE(occupancy["mean_running_requests"].is_number()) << occupancy.dump();
     EXPECT_GE(occupancy["mean_running_requests"].get<double>(), 0.0);
@@ -198,7 +200,11 @@ TEST_F(EndpointServerTest, SweepAgainstLlamaServerMeasuresTokensLatencyAndWrites
     EXPECT_EQ(occupancy["energy_at"]["not_split"], "the trial's steady window has no energy") << occupancy.dump();
     most_running = std::max(most_running, occupancy["mean_running_requests"].get<double>());
   }
+  // The fixture decodes thousands of tokens a second: a window lasts a fraction of a second, read
+  // every 10 ms (at the default 0.2 s a window held zero or one reading, and the mean was luck).
+  EXPECT_GE(most_readings, 3) << "no window held three readings";
   EXPECT_GT(most_running, 0.0) << "no level saw a running request";
+  EXPECT_EQ(sweep["occupancy_interval_s"], 0.01);
   EXPECT_EQ(sweep["endpoints"][0]["baseline"], true);
   EXPECT_EQ(sweep["measurement_source"], "none");
   ASSERT_EQ(sweep["break_even"].size(), 1u);

@@ -206,10 +206,11 @@ int run_measure(MeasureFlags& flags) {
   if (flags.engine != "command") {
     if (auto missing = report_missing_model(design.model)) return *missing;
   }
-  Result<experiment::ExperimentOutcome> outcome = [&] {
-    const InterruptHandler handler;
-    return experiment::run_experiment(options, &InterruptHandler::interrupted());
-  }();
+  // Held until the command returns, so a stop request delivered again after the run (as `timeout`
+  // does) is absorbed, not the default action that would end the process by the signal.
+  const InterruptHandler handler;
+  Result<experiment::ExperimentOutcome> outcome =
+      experiment::run_experiment(options, &InterruptHandler::interrupted());
   const bool interrupted = InterruptHandler::interrupted().load();
   if (!outcome) {
     // Interrupted before anything was measured (e.g. while a program was starting): that is the stop
@@ -233,7 +234,7 @@ int run_measure(MeasureFlags& flags) {
   }
   std::cerr << "reports: " << options.out_dir.string() << " (run.json and one energy-<precision>.json each)\n";
 
-  if (outcome->run.cancelled || interrupted) return exit_interrupted;
+  if (outcome->run.cancelled || InterruptHandler::interrupted().load()) return exit_interrupted;
   const std::size_t failures = outcome->failures();
   if (failures > 0) {
     log::warn("{} failure(s): see the trial rows and run.json for each reason", failures);

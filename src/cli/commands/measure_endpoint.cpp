@@ -54,6 +54,7 @@ struct EndpointFlags {
   bool no_stream = false;
   bool no_ignore_eos = false;
   bool server_occupancy = false;
+  double occupancy_interval_s = 0.2;
   bool lockstep = false;
   double timeout_s = 600.0;
   std::string gpu;
@@ -188,6 +189,7 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   design.min_trials = flags.min_trials;
   design.trial.lockstep = flags.lockstep;
   design.trial.read_occupancy = flags.server_occupancy;
+  design.trial.occupancy_interval = Seconds{flags.occupancy_interval_s};
   if (design.target_ci_pt && specs.size() < 2) {
     return report_error(Error{ErrorCode::invalid_argument,
                               "--target-ci: one endpoint gives no paired ΔE to stop on; name a candidate endpoint"});
@@ -309,13 +311,14 @@ int run_measure_endpoint(const EndpointFlags& flags) {
   };
   // First Ctrl-C (or TERM): stop sending, cut the streams, write what finished. `timeout` delivers its
   // TERM twice (to the process and to its group): one request, not a second one that quits at once.
-  const protocol::SweepResult sweep = [&] {
-    const InterruptHandler handler;
-    return protocol::run_sweep(clients, requests, design, *meter, *clock,
-                               {make_restart(flags.restart_cmd, flags.ready_timeout_s, clients),
-                                make_level_switch(flags.level_cmd, flags.ready_timeout_s, clients)},
-                               progress, &InterruptHandler::interrupted());
-  }();
+  // The handler stays until the reports are written: a second TERM that lands after the sweep returned
+  // must not find the default action (on a loaded machine it killed the process before it wrote).
+  const InterruptHandler handler;
+  const protocol::SweepResult sweep =
+      protocol::run_sweep(clients, requests, design, *meter, *clock,
+                          {make_restart(flags.restart_cmd, flags.ready_timeout_s, clients),
+                           make_level_switch(flags.level_cmd, flags.ready_timeout_s, clients)},
+                          progress, &InterruptHandler::interrupted());
 
   const protocol::ServingAnalysis analysis =
       protocol::analyze_serving(sweep.runs, sweep.endpoints.size(), design.confidence());
@@ -397,6 +400,12 @@ Command make_measure_endpoint_command(CLI::App& root) {
   app->add_flag("--server-occupancy", flags->server_occupancy,
                 "Read each server's running requests (its batch) from GET /metrics through every trial; sweep.json "
                 "gives each level's occupancy (llama-server: start it with --metrics; vLLM, SGLang, TGI export it)");
+  app->add_option("--occupancy-interval", flags->occupancy_interval_s,
+                  "Seconds between /metrics reads with --server-occupancy (windows shorter than a few intervals "
+                  "give an occupancy from one or two readings: sweep.json counts them)")
+      ->capture_default_str()
+      ->needs("--server-occupancy")
+      ->check(CLI::Range(0.005, 60.0));
   app->add_flag("--no-ignore-eos", flags->no_ignore_eos,
                 "Do not send ignore_eos (for servers that reject it; outputs may then stop early)");
   app->add_option("--timeout", flags->timeout_s, "Longest silence inside a response, seconds")

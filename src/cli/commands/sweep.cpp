@@ -183,17 +183,16 @@ int run_job_step(const SweepFlags& f) {
     auto written = sweep::synthesize_job_model(*job);
     return written ? exit_ok : report_error(written.error());
   }
-  Result<experiment::ExperimentOutcome> outcome = [&] {
-    const InterruptHandler handler;
-    return sweep::measure_job(*job, request, &InterruptHandler::interrupted());
-  }();
+  // Held until the step returns (see measure): the parent reads 130, not a death by the signal.
+  const InterruptHandler handler;
+  Result<experiment::ExperimentOutcome> outcome = sweep::measure_job(*job, request, &InterruptHandler::interrupted());
   const bool interrupted = InterruptHandler::interrupted().load();
   if (!outcome) {
     const int code = report_error(outcome.error());
     return interrupted ? exit_interrupted : code;
   }
   std::cout << report::format_verdict_table(outcome->written_reports());
-  if (outcome->run.cancelled || interrupted) return exit_interrupted;
+  if (outcome->run.cancelled || InterruptHandler::interrupted().load()) return exit_interrupted;
   if (const std::size_t failures = outcome->failures(); failures > 0) {
     log::warn("{} failure(s): see run.json for each reason", failures);
     return exit_failed_trials;

@@ -24,6 +24,8 @@ TEST(OccupancyShares, EachReadingHoldsUntilTheNextAndTheWindowClipsThem) {
   EXPECT_DOUBLE_EQ(*shares.mean(), (0.5 * 1 + 2.0 * 4 + 1.0 * 2.6) / 3.5);
   const auto share = shares.shares();
   EXPECT_DOUBLE_EQ(share.at(4), 2.0 / 3.5);
+  // The reading at 0 s is before the window: it covers time there but is not one of its readings.
+  EXPECT_EQ(shares.readings_inside, 2);
 }
 
 TEST(OccupancyShares, TimeBeforeTheFirstReadingIsNotCoveredAndTracesAdd) {
@@ -45,6 +47,7 @@ TEST(OccupancyShares, NothingCoveredHasNoMeanAndNoShares) {
   shares.add(after, Seconds{0.0}, Seconds{1.0});
   EXPECT_FALSE(shares.mean().has_value());
   EXPECT_TRUE(shares.shares().empty());
+  EXPECT_EQ(shares.readings_inside, 0);
 }
 
 // The fake server answers completions only: /metrics is a 404, which the trial records and survives.
