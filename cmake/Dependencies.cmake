@@ -5,6 +5,8 @@ find_package(CLI11 2.1 REQUIRED)
 find_package(fmt 9 REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
+# BOBYQA for the decision model's variance components (libnlopt-dev).
+find_package(NLopt 2.7 REQUIRED)
 if(ECOCOMPUTE_POSTGRES)
   find_package(PostgreSQL REQUIRED)
 endif()

@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libsqlite3-dev sqlite3
   libvalijson-dev libcpp-httplib-dev libpq-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
+  libnlopt-dev                    # BOBYQA: the decision model's variance components (src/decide/bounded_search)
   libboost-dev                    # Boost.Math (Student-t quantiles in protocol/statistics); Boost.Beast and Asio (the HTTP server)
   gnuplot-nox
   clang libclang-rt-14-dev        # libFuzzer (fuzz/: the smoke in scripts/test.sh and fuzz/run_fuzz.sh)

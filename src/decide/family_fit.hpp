@@ -51,8 +51,9 @@ struct LatentPrediction {
 class FamilyFit {
  public:
   /// Fits the variance components by restricted maximum likelihood (REML: Patterson & Thompson 1971)
-  /// over the family's cells; `start` warm-starts the search (a fold of the calibration starts from
-  /// the whole evidence's fit). Components the cells cannot identify keep `start`'s values.
+  /// over the family's cells: the best of bounded searches from `start` and from quasi-random starts
+  /// over the components' range (bounded_search.hpp), so the optimum does not depend on `start`.
+  /// Components the cells cannot identify keep `start`'s values.
   static std::optional<FamilyFit> fit(std::string family, const std::vector<Cell>& cells, const VarianceComponents& start,
                                       double card_floor);
   /// The same components, priors and precision of the components, conditioned on other cells (no new
@@ -97,6 +98,11 @@ class FamilyFit {
   [[nodiscard]] const std::vector<FreeComponent>& free_components() const { return free_; }
   /// The component groups this family's cells identify ("card", "shared", "format", "arch", "gpu", "batch").
   [[nodiscard]] const std::vector<std::string>& identified() const { return identified_; }
+  /// The starts the fit screened, the ends it refined and how many of those ended at the optimum it
+  /// kept (all 0 for a restored or conditioned model, which searched nothing).
+  [[nodiscard]] int search_starts() const { return search_starts_; }
+  [[nodiscard]] int search_refined() const { return search_refined_; }
+  [[nodiscard]] int search_refined_at_best() const { return search_at_best_; }
   [[nodiscard]] const EffectPriors& priors() const { return priors_; }
 
  private:
@@ -124,6 +130,7 @@ class FamilyFit {
   bool second_stage_ = false;
   std::vector<std::string> identified_;
   double objective_ = 0;
+  int search_starts_ = 0, search_refined_ = 0, search_at_best_ = 0;
   Design first_design_;                  // the first stage's design (its REML and information)
   std::vector<FreeComponent> free_;      // the components the cells identify
   std::optional<Matrix> theta_cov_;      // Σ_θ over free_ (log scale)

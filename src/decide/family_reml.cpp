@@ -122,6 +122,38 @@ std::vector<double> component_ceilings(const std::vector<FreeComponent>& free, c
   return out;
 }
 
+std::vector<double> moment_start(const std::vector<FreeComponent>& free, const std::vector<double>& ceilings,
+                                 const std::vector<Location>& locations, double card_floor) {
+  std::map<std::string, double> excess;  // Σ over replicated places of (n − 1)(s² − mean within)
+  for (const Location& l : locations) {
+    const std::size_t n = l.values.size();
+    if (n < 2) continue;
+    double mean = 0, within = 0;
+    for (std::size_t m = 0; m < n; ++m) {
+      mean += l.values[m] / static_cast<double>(n);
+      within += l.within[m] / static_cast<double>(n);
+    }
+    double squares = 0;
+    for (double v : l.values) squares += (v - mean) * (v - mean);
+    excess[l.point.key] += squares - static_cast<double>(n - 1) * within;
+  }
+  const std::map<std::string, int> df = replicated_df(locations);
+  std::vector<double> x;
+  for (std::size_t i = 0; i < free.size(); ++i) {
+    const FreeComponent& f = free[i];
+    if (f.which == Which::card) {
+      const auto d = df.find(f.key);
+      const double tau2 = d == df.end() ? card_floor : excess[f.key] / d->second;
+      x.push_back(std::min(std::log(std::max(tau2, card_floor)), ceilings[i]));
+    } else if (f.which == Which::size_scale || f.which == Which::batch_scale) {
+      x.push_back(std::min(std::log(0.5), ceilings[i]));
+    } else {
+      x.push_back(ceilings[i]);
+    }
+  }
+  return x;
+}
+
 void set_components(const std::vector<FreeComponent>& free, const std::vector<double>& x, double card_floor,
                     const std::vector<Location>& locations, VarianceComponents& c) {
   for (std::size_t i = 0; i < free.size(); ++i) {

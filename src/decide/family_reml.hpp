@@ -34,6 +34,14 @@ std::vector<FreeComponent> identified_components(const std::vector<Location>& lo
 /// already are, and the likelihood cannot tell its variance from theirs.
 std::vector<double> component_ceilings(const std::vector<FreeComponent>& free, const std::vector<Location>& locations);
 
+/// A start for the search from the data alone (log scale): each key's τ² by the method of moments
+/// (over the places two or more sessions measured, the sessions' sample variance less their mean
+/// within-session variance, pooled by degrees of freedom; at least `card_floor`), every other variance
+/// at its ceiling and each length scale at 0.5. Where places are replicated this puts the search
+/// among small between-card and large shared variances, the corner the quasi-random starts reach least.
+std::vector<double> moment_start(const std::vector<FreeComponent>& free, const std::vector<double>& ceilings,
+                                 const std::vector<Location>& locations, double card_floor);
+
 /// Writes e^x into the components (τ² at least `card_floor`); τ² of a key no place replicates is
 /// the degrees-of-freedom weighted mean of the identified ones.
 void set_components(const std::vector<FreeComponent>& free, const std::vector<double>& x, double card_floor,

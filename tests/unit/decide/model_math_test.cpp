@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "decide/dense_matrix.hpp"
-#include "decide/nelder_mead.hpp"
+#include "decide/bounded_search.hpp"
 #include "decide/variance_uncertainty.hpp"
 
 namespace ecocompute::decide {
@@ -29,12 +29,54 @@ TEST(DenseMatrix, CholeskySolvesAndGivesTheDeterminant) {
   EXPECT_FALSE(cholesky(indefinite));
 }
 
-TEST(NelderMead, FindsTheMinimumOfAValley) {
+TEST(BoundedSearch, FindsTheMinimumOfAValleyAndKeepsTheBounds) {
   auto valley = [](const std::vector<double>& x) { return (x[0] - 1) * (x[0] - 1) + 10 * (x[1] + 2) * (x[1] + 2) + 3; };
-  const SimplexResult r = nelder_mead(valley, {5, 5}, {1, 1}, 1e-12, 2000);
+  const Box wide{{-10, -10}, {10, 10}};
+  const SearchResult r = bobyqa(valley, {5, 5}, wide, 1.0, 1e-12, 2000);
   EXPECT_NEAR(r.x[0], 1, 1e-4);
   EXPECT_NEAR(r.x[1], -2, 1e-4);
   EXPECT_NEAR(r.value, 3, 1e-8);
+  // The minimum outside the box: the search stops on its edge, and a start outside is moved in.
+  const Box narrow{{-10, 0}, {10, 10}};
+  const SearchResult edge = bobyqa(valley, {5, -5}, narrow, 1.0, 1e-12, 2000);
+  EXPECT_NEAR(edge.x[0], 1, 1e-4);
+  EXPECT_DOUBLE_EQ(edge.x[1], 0);
+  EXPECT_NEAR(edge.value, 3 + 40, 1e-8);
+}
+
+TEST(BoundedSearch, ManyStartsFindTheDeeperOfTwoMinimaThatOneStartMisses) {
+  // Two wells: a shallow one at x = −2 (value 0) and a deep one at x = +3 (value −5).
+  auto wells = [](const std::vector<double>& x) {
+    const double a = x[0] + 2, b = x[0] - 3;
+    return std::min(a * a, b * b - 5) + x[1] * x[1];
+  };
+  const Box box{{-5, -5}, {5, 5}};
+  const SearchResult one = bobyqa(wells, {-2.5, 1}, box, 0.2, 1e-10, 2000);
+  EXPECT_NEAR(one.value, 0, 1e-6);  // the shallow well: what a single search from there returns
+  std::vector<std::vector<double>> starts{{-2.5, 1}};
+  for (auto& p : halton_points({-5, -5}, {5, 5}, 8)) starts.push_back(p);
+  const MultiStart how{.step = 0.2, .screen_tolerance = 0.1, .screen_evaluations = 40, .refine = 9, .tolerance = 1e-10,
+                       .max_evaluations = 2000, .agree = 1e-3};
+  const SearchResult best = best_of_starts(wells, starts, box, how);
+  EXPECT_NEAR(best.value, -5, 1e-6);
+  EXPECT_NEAR(best.x[0], 3, 1e-3);
+  EXPECT_EQ(best.starts, 9);
+  EXPECT_EQ(best.refined, 9);
+  EXPECT_GE(best.refined_at_best, 1);
+  EXPECT_LT(best.refined_at_best, 9);  // the first start ended in the other well
+  // Refining only the best screened end still finds the deep well: screening ranks it first.
+  MultiStart one_refined = how;
+  one_refined.refine = 1;
+  const SearchResult screened = best_of_starts(wells, starts, box, one_refined);
+  EXPECT_NEAR(screened.value, -5, 1e-6);
+  EXPECT_EQ(screened.refined, 1);
+  // Halton points: deterministic, inside the box, the first of base 2 and 3 at ½ and ⅓.
+  const auto points = halton_points({0, 0}, {1, 3}, 3);
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_DOUBLE_EQ(points[0][0], 0.5);
+  EXPECT_DOUBLE_EQ(points[0][1], 1.0);
+  EXPECT_DOUBLE_EQ(points[1][0], 0.25);
+  EXPECT_DOUBLE_EQ(points[2][1], 1.0 / 9 * 3);
 }
 
 TEST(VarianceUncertainty, TheInformationOfAQuadraticLikelihoodIsItsVariance) {
