@@ -4,9 +4,11 @@
 #include <nlopt.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <thread>
 
 namespace ecocompute::decide {
 namespace {
@@ -41,6 +43,24 @@ double radical_inverse(int index, int base) {
     fraction /= base;
     out += fraction * (i % base);
   }
+  return out;
+}
+
+// Runs `search` on every start, on as many threads as the machine has (the searches are independent and
+// each is deterministic, so the results, kept in the starts' order, do not depend on the threads).
+template <class Search>
+std::vector<SearchResult> each_in_parallel(const std::vector<std::vector<double>>& starts, const Search& search) {
+  std::vector<SearchResult> out(starts.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < starts.size(); i = next++) out[i] = search(starts[i]);
+  };
+  const std::size_t threads = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), starts.size());
+  {
+    std::vector<std::jthread> helpers;
+    for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+    work();
+  }  // joined: every search has written its slot
   return out;
 }
 
@@ -96,19 +116,22 @@ std::vector<std::vector<double>> halton_points(const std::vector<double>& from, 
 SearchResult best_of_starts(const SearchObjective& f, const std::vector<std::vector<double>>& starts, const Box& box,
                             const MultiStart& how) {
   int evaluations = 0;
-  std::vector<SearchResult> screened;
-  for (const std::vector<double>& start : starts) {
-    screened.push_back(bobyqa(f, start, box, how.step, how.screen_tolerance, how.screen_evaluations));
-    evaluations += screened.back().evaluations;
-  }
+  std::vector<SearchResult> screened = each_in_parallel(starts, [&](const std::vector<double>& start) {
+    return bobyqa(f, start, box, how.step, how.screen_tolerance, how.screen_evaluations);
+  });
+  for (const SearchResult& r : screened) evaluations += r.evaluations;
   // Stable: of equal ends the earlier start's (the given one first) is refined.
   std::stable_sort(screened.begin(), screened.end(), [](const SearchResult& a, const SearchResult& b) { return a.value < b.value; });
   screened.resize(std::min<std::size_t>(screened.size(), static_cast<std::size_t>(std::max(how.refine, 1))));
+  std::vector<std::vector<double>> ends_of_screening;
+  for (SearchResult& r : screened) ends_of_screening.push_back(std::move(r.x));
+  std::vector<SearchResult> refined = each_in_parallel(ends_of_screening, [&](const std::vector<double>& from) {
+    return bobyqa(f, from, box, how.step, how.tolerance, how.max_evaluations);
+  });
   SearchResult best;
   best.value = std::numeric_limits<double>::infinity();
   std::vector<double> ends;
-  for (const SearchResult& end : screened) {
-    SearchResult r = bobyqa(f, end.x, box, how.step, how.tolerance, how.max_evaluations);
+  for (SearchResult& r : refined) {
     evaluations += r.evaluations;
     ends.push_back(r.value);
     if (r.value < best.value || best.x.empty()) best = std::move(r);

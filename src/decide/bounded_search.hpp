@@ -40,6 +40,8 @@ std::vector<std::vector<double>> halton_points(const std::vector<double>& from, 
 /// multimodal likelihood are poor, and telling them apart needs no precision), the `refine` best ends
 /// searched on to `tolerance`, the best of those restarted until a restart gains less than
 /// `tolerance` (three times at most: a trust region shrunk on a ridge can stop short of the minimum).
+/// The screening and refining searches run on every core (`f` must be safe to call from several
+/// threads at once); the result does not depend on how many there are.
 struct MultiStart {
   double step = 1.0;
   double screen_tolerance = 0.1;
