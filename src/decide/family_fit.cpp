@@ -27,10 +27,6 @@ constexpr int kStarts = 16;
 constexpr double kLowestStartVariance = -12.0;
 constexpr double kShortestStartScale = -3.0;  // ln 0.05
 
-bool is_scale(const FreeComponent& c) {
-  return c.which == FreeComponent::Which::size_scale || c.which == FreeComponent::Which::batch_scale;
-}
-
 std::string group_name(FreeComponent::Which w) {
   using W = FreeComponent::Which;
   switch (w) {
@@ -112,7 +108,7 @@ std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Ce
   // The given start (a warm one: the whole evidence's fit for a calibration fold) is one start among
   // many, so the optimum does not depend on it; the moments' start is the data's own guess.
   std::vector<double> lowest;
-  for (const FreeComponent& c : free) lowest.push_back(std::min(is_scale(c) ? kShortestStartScale : kLowestStartVariance, 0.0));
+  for (const FreeComponent& c : free) lowest.push_back(is_length_scale(c) ? kShortestStartScale : kLowestStartVariance);
   std::vector<double> highest = ceilings;
   for (std::size_t i = 0; i < free.size(); ++i) highest[i] = std::max(highest[i], lowest[i]);
   std::vector<std::vector<double>> starts{x0, moment_start(free, ceilings, f.locations_, card_floor)};
@@ -125,7 +121,7 @@ std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Ce
   f.search_starts_ = best.starts;
   f.search_refined_ = best.refined;
   f.search_at_best_ = best.refined_at_best;
-  set_components(free, clamped(best.x, ceilings), card_floor, f.locations_, f.components_);
+  set_components(free, best.x, card_floor, f.locations_, f.components_);  // inside the box: the search keeps its bounds
   f.objective_ = best.value;
   f.free_ = free;
   std::set<std::string> groups;

@@ -122,6 +122,8 @@ std::vector<double> component_ceilings(const std::vector<FreeComponent>& free, c
   return out;
 }
 
+bool is_length_scale(const FreeComponent& c) { return c.which == Which::size_scale || c.which == Which::batch_scale; }
+
 std::vector<double> moment_start(const std::vector<FreeComponent>& free, const std::vector<double>& ceilings,
                                  const std::vector<Location>& locations, double card_floor) {
   std::map<std::string, double> excess;  // Σ over replicated places of (n − 1)(s² − mean within)
@@ -145,7 +147,7 @@ std::vector<double> moment_start(const std::vector<FreeComponent>& free, const s
       const auto d = df.find(f.key);
       const double tau2 = d == df.end() ? card_floor : excess[f.key] / d->second;
       x.push_back(std::min(std::log(std::max(tau2, card_floor)), ceilings[i]));
-    } else if (f.which == Which::size_scale || f.which == Which::batch_scale) {
+    } else if (is_length_scale(f)) {
       x.push_back(std::min(std::log(0.5), ceilings[i]));
     } else {
       x.push_back(ceilings[i]);

@@ -34,6 +34,9 @@ std::vector<FreeComponent> identified_components(const std::vector<Location>& lo
 /// already are, and the likelihood cannot tell its variance from theirs.
 std::vector<double> component_ceilings(const std::vector<FreeComponent>& free, const std::vector<Location>& locations);
 
+/// Whether a free component is a length scale (size or batch) rather than a variance.
+bool is_length_scale(const FreeComponent& c);
+
 /// A start for the search from the data alone (log scale): each key's τ² by the method of moments
 /// (over the places two or more sessions measured, the sessions' sample variance less their mean
 /// within-session variance, pooled by degrees of freedom; at least `card_floor`), every other variance
