@@ -3,10 +3,11 @@
 
 Per cell: the measured ΔE vs F16 at the same batch and context (paired mean, 95 % CI, SD of the pairs),
 `ecocompute estimate` at a short context (512: the short-context cell, as the shipped atlas answers it)
-and at the run's context (the modelled context term, with its 95 % predictive interval), and whether the
-measurement falls inside that interval; then F16's energy per token measured and as estimate models it.
-The runs' reports are not in the store (it has no context column): estimate answers from the shipped
-evidence. Set ECOCOMPUTE_CACHE_DIR to reuse one fit of it across the calls.
+and at the run's context (the model's context term, with its 95 % predictive interval and basis), and
+whether the measurement falls inside that interval; then F16's energy per token measured and as
+estimate gives it. estimate answers from the shipped evidence: where the runs are shipped they are in
+the fit, so the check is in-sample (`ecocompute calibrate --hold-out session` holds each session out).
+Set ECOCOMPUTE_CACHE_DIR to reuse one fit of it across the calls.
 
 Usage: scripts/context_table.py ECOCOMPUTE_BINARY RUN_FOLDER [RUN_FOLDER …]
 """
@@ -44,7 +45,7 @@ def main(binary, folders):
     cells = measured(folders)
     batches = sorted({b for _, b in cells})
     formats = [p for p in ["Q8_0", "Q6_K", "Q4_K_M", "Q4_0", "IQ4_NL"] if any(k[0] == p for k in cells)]
-    print("| format | batch | measured ΔE % [95 % CI] (SD) | short context (estimate) | estimate at the run's context [95 %] | inside |")
+    print("| format | batch | measured ΔE % [95 % CI] (SD) | short context (estimate) | estimate at the run's context [95 %] (basis) | inside |")
     print("|---|---|---|---|---|---|")
     inside = total = 0
     for precision in formats:
@@ -58,7 +59,7 @@ def main(binary, folders):
                 inside += ok
                 total += 1
                 print(f"| {precision} | {batch} | {m['mean']:+.1f} [{m['low']:+.1f}, {m['high']:+.1f}] ({m['sd']:.2f}) | "
-                      f"{short['mean']:+.1f} ({short['basis']}) | {long['mean']:+.1f} [{long['ci'][0]:+.1f}, {long['ci'][1]:+.1f}] | "
+                      f"{short['mean']:+.1f} ({short['basis']}) | {long['mean']:+.1f} [{long['ci'][0]:+.1f}, {long['ci'][1]:+.1f}] ({long['basis']}) | "
                       f"{'yes' if ok else 'no'} |")
     print(f"\ninside {inside}/{total}\n")
     print("| batch | F16 measured mJ/token | F16 estimate, context 512 | F16 estimate at the run's context [95 %] |")

@@ -89,7 +89,7 @@ constexpr const char* kSelectRows =
     " AND (CAST($3 AS TEXT) IS NULL OR precision = $3) AND (CAST($4 AS TEXT) IS NULL OR session_id = $4)"
     " AND ($5 = 0 OR basis = 'measured')"
     " AND (CAST($6 AS TEXT) IS NULL OR (perplexity IS NOT NULL AND fp16_perplexity IS NOT NULL)"
-    " OR note LIKE ('%' || CAST($6 AS TEXT) || '%') OR context_tokens > 0)"
+    " OR note LIKE ('%' || CAST($6 AS TEXT) || '%'))"
     " ORDER BY session_id, params_b, precision, row_key";
 
 constexpr const char* kRowCounts = "SELECT session_id, COUNT(*) FROM measurements GROUP BY session_id";

@@ -39,9 +39,8 @@ struct RowQuery {
   std::optional<std::string> precision;
   std::optional<std::string> session_id;
   bool measured_only = true;
-  /// When set, only the rows that carry a perplexity pair, whose note contains this text, or that were
-  /// measured at a long context: what an answer lists beside the model's figure, a few rows of a key
-  /// that thousands of cards measured.
+  /// When set, only the rows that carry a perplexity pair or whose note contains this text: what an
+  /// answer lists beside the model's figure, a few rows of a key that thousands of cards measured.
   std::optional<std::string> quality_or_note;
 };
 

@@ -31,6 +31,7 @@ std::map<FormatKey, Coverage> coverage(const Evidence& evidence) {
   std::map<FormatKey, Coverage> out;
   for (const auto& [name, family] : evidence.model->ratio.families()) {
     for (const Location& l : family.locations()) {
+      if (l.point.context > 0) continue;  // the coverage is of the baseline context
       Coverage& c = out[{l.place.arch, l.place.engine, l.place.precision}];
       c.sizes.insert(l.place.params_b);
       if (l.place.batch == 1) c.batch_one_sizes.insert(l.place.params_b);

@@ -68,7 +68,7 @@ Json cells_json(const std::vector<HeldOutCell>& cells) {
   Json list = Json::array();
   for (const HeldOutCell& c : cells) {
     list.push_back(Json{{"held_out", c.group}, {"engine", c.place.engine}, {"precision", c.place.precision},
-                        {"gpu", c.place.gpu}, {"params_b", c.place.params_b}, {"batch", c.place.batch},
+                        {"gpu", c.place.gpu}, {"params_b", c.place.params_b}, {"batch", c.place.batch}, {"context", c.place.context},
                         {"measured_pct", c.measured_pct}, {"delta_pct", c.answer.delta_pct},
                         {"interval", Json::array({c.answer.low_pct, c.answer.high_pct})},
                         {"basis", data::to_string(c.answer.basis)}, {"covered", c.covered}});

@@ -14,8 +14,8 @@ std::string cells_text(const std::vector<Cell>& cells) {
   std::vector<std::string> lines;
   for (const Cell& c : cells) {
     const CellPlace& p = c.place;
-    lines.push_back(fmt::format("{}|{}|{}|{}|{}|{:.17g}|{}|{:.17g}|{:.17g}", c.session_id, p.engine, p.precision, p.arch, p.gpu,
-                                p.params_b, p.batch, c.value, c.within_var));
+    lines.push_back(fmt::format("{}|{}|{}|{}|{}|{:.17g}|{}|{}|{:.17g}|{:.17g}", c.session_id, p.engine, p.precision, p.arch, p.gpu,
+                                p.params_b, p.batch, p.context, c.value, c.within_var));
   }
   std::sort(lines.begin(), lines.end());
   std::string out;

@@ -31,7 +31,7 @@ struct DecisionModel {
 void to_json(Json& j, const DecisionModel& m);
 
 /// The version of the model's method: a stored fit of another version is refitted.
-inline constexpr int kModelVersion = 3;  // 3: the components searched from many starts (BOBYQA)
+inline constexpr int kModelVersion = 4;  // 3: the components searched from many starts (BOBYQA); 4: context slopes
 
 /// A digest of the cells a model fits (both outcomes), independent of the rows' order.
 std::string evidence_digest(const std::vector<data::DataRow>& rows);

@@ -26,15 +26,22 @@ std::string basis_confidence(data::Basis basis) {
 }
 
 // The measured places of the format on the architectures that answer, at the asked batch (else batch
-// 1): the points shown beside the estimate, one per place (its sessions' geometric mean and their
-// number), read from the fitted model so that a store of any size shows them at the same cost.
+// 1) and context (else the baseline's): the points shown beside the estimate, one per place (its
+// sessions' geometric mean and their number), read from the fitted model so that a store of any size
+// shows them at the same cost.
 std::vector<Anchor> anchors_of(const Evidence& evidence, const Query& q, const std::string& arch_used) {
   const FamilyFit* family = evidence.model->ratio.family_of(q.engine);
   if (family == nullptr) return {};
   const std::string key = model_key(q.engine, std::string(q.precision.name));
+  const int asked_context = q.context > kBaselineContext ? q.context : 0;
+  const bool at_context = std::any_of(family->locations().begin(), family->locations().end(), [&](const Location& l) {
+    return l.point.key == key && l.point.context == asked_context && arch_used.find(l.place.arch) != std::string::npos;
+  });
   std::vector<const Location*> places;
   for (const Location& l : family->locations()) {
-    if (l.point.key == key && arch_used.find(l.place.arch) != std::string::npos) places.push_back(&l);
+    if (l.point.key == key && arch_used.find(l.place.arch) != std::string::npos && l.point.context == (at_context ? asked_context : 0)) {
+      places.push_back(&l);
+    }
   }
   const bool at_batch = std::any_of(places.begin(), places.end(), [&](const Location* l) { return l->place.batch == q.batch; });
   std::vector<Anchor> out;
@@ -45,7 +52,7 @@ std::vector<Anchor> anchors_of(const Evidence& evidence, const Query& q, const s
     const std::size_t n = l->values.size();
     const std::string who = n == 1 ? evidence.session_label(l->sessions.front()) : fmt::format("{} sessions", n);
     out.push_back(Anchor{l->place.params_b, delta_of_log(sum / static_cast<double>(n)), static_cast<int>(n), l->place.batch, l->model,
-                         who, l->place.gpu});
+                         who, l->place.gpu, l->point.context});
   }
   return out;
 }
@@ -61,25 +68,6 @@ void note_throttled(EstimateResponse& out, const Query& q, const Evidence& evide
       out.notes.push_back(fmt::format("session {}: {} The figure is against the baseline as the throttled card ran it.",
                                       evidence.session_label(r.session_id), r.note.substr(at)));
     }
-  }
-}
-
-// Rows measured at the question's context (beyond the baseline), architecture and batch, at a size within
-// 10 % of the question's: the model's figure there comes from short-context rows and a modelled context
-// term, so the measurements are named beside it, each at its own size and card.
-void note_long_context(EstimateResponse& out, const Query& q, const Evidence& evidence) {
-  if (q.context <= kBaselineContext) return;
-  for (const data::DataRow& r : evidence.key_rows(q.engine, std::string(q.precision.name)).long_context) {
-    const bool here = r.gpu_arch == q.arch && r.context_tokens == q.context && r.batch_size == q.batch &&
-                      std::abs(r.params_b - q.params_b) <= 0.1 * q.params_b;
-    if (!here) continue;
-    const std::string ci = r.delta_ci95_low_pct && r.delta_ci95_high_pct
-                               ? fmt::format(" [{:+.1f}, {:+.1f}]", *r.delta_ci95_low_pct, *r.delta_ci95_high_pct)
-                               : std::string();
-    out.notes.push_back(fmt::format("measured at context {} and batch {}: {} ({:g} B) on the {}, session {}: {:+.1f} %{} vs "
-                                    "FP16 over {} trials (the figure above is modelled from short-context measurements).",
-                                    r.context_tokens, r.batch_size, r.model, r.params_b, r.gpu,
-                                    evidence.session_label(r.session_id), r.delta_pct(), ci, r.n_trials));
   }
 }
 
@@ -150,7 +138,6 @@ Result<EstimateResponse> estimate(const EstimateRequest& request, const Evidence
   out.anchors = anchors_of(evidence, *q, out.prediction.arch_used);
   out.notes = out.prediction.notes;
   if (out.basis == data::Basis::measured) note_throttled(out, *q, evidence);
-  note_long_context(out, *q, evidence);
   write_verdict(out, *q);
   out.quality_cost = quality_answer(evidence, *q);
   out.verdict += " " + quality_sentence(out.quality_cost);

@@ -47,6 +47,7 @@ struct Anchor {
   std::string model;
   std::string session;  ///< the session's label, or "3 sessions"
   std::string gpu;
+  int context = 0;      ///< the context measured beyond the baseline; 0 at or below it
 };
 
 struct EstimateResponse {

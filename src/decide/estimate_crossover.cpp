@@ -28,7 +28,7 @@ std::optional<double> crossover_size(const Evidence& evidence, const Query& q) {
   if (!(lo > 0) || hi <= lo) return std::nullopt;
   const std::string gpu = answer_gpu(evidence, q);
   auto mean_at = [&](double n) {
-    ModelPoint p = point_of(CellPlace{q.engine, std::string(q.precision.name), q.arch, gpu, n, q.batch});
+    ModelPoint p = point_of(CellPlace{q.engine, std::string(q.precision.name), q.arch, gpu, n, q.batch, q.context});
     return model.predict_mean(p);
   };
   double previous_n = lo;

@@ -42,6 +42,7 @@ Json energy_json(const Prediction& p) {
 void to_json(Json& j, const Anchor& a) {
   j = Json{{"N", a.params_b}, {"dE", a.delta_pct},     {"model", a.model},     {"gpu", a.gpu}, {"n", a.n},
            {"params_b", a.params_b}, {"delta_pct", a.delta_pct}, {"batch", a.batch}, {"session", a.session}};
+  if (a.context > 0) j["context"] = a.context;
 }
 
 void to_json(Json& j, const EstimateResponse& r) {
@@ -97,7 +98,9 @@ std::string to_text(const EstimateResponse& r) {
   out += "  quality: " + data::to_text(r.quality_cost) + " [" + std::string(to_string(r.quality_cost.basis)) + "]\n";
   if (!r.quality_cost.note.empty()) out += "  quality note: " + r.quality_cost.note + "\n";
   for (const Anchor& a : r.anchors) {
-    out += fmt::format("  measured: {:g} B batch {} {:+.2f} % n={} {} ({}, {})\n", a.params_b, a.batch, a.delta_pct, a.n, a.model, a.gpu, a.session);
+    const std::string context = a.context > 0 ? fmt::format(" context {}", a.context) : "";
+    out += fmt::format("  measured: {:g} B batch {}{} {:+.2f} % n={} {} ({}, {})\n", a.params_b, a.batch, context, a.delta_pct, a.n, a.model,
+                       a.gpu, a.session);
   }
   for (const std::string& n : r.notes) out += "  note: " + n + "\n";
   return out;

@@ -106,7 +106,6 @@ KeyRows shown_rows(const std::vector<data::DataRow>& rows) {
     if (r.basis != data::Basis::measured) continue;
     if (r.delta_perplexity_pct()) out.with_quality.push_back(r);
     if (r.note.find(report::kThrottledTrialsCounted) != std::string::npos) out.throttled.push_back(r);
-    if (r.context_tokens > 0) out.long_context.push_back(r);
   }
   return out;
 }

@@ -21,12 +21,10 @@
 namespace ecocompute::decide {
 
 /// The rows of one engine and format an answer shows beside the model's figures: those with a measured
-/// quality cost, those whose baseline ran throttled (named in a note), and those measured at a long
-/// context (named in a note at that context).
+/// quality cost and those whose baseline ran throttled (named in a note).
 struct KeyRows {
   std::vector<data::DataRow> with_quality;
   std::vector<data::DataRow> throttled;
-  std::vector<data::DataRow> long_context;  ///< measured beyond the baseline context (the fit leaves them out)
 };
 
 /// The `curve_source` every answer names (the published API's field, values "store" | "published"):

@@ -69,10 +69,10 @@ Design levels_only(const std::vector<Location>& locations, double mean_log_size)
 }  // namespace
 
 std::vector<Location> locations_of(const std::vector<Cell>& cells) {
-  std::map<std::tuple<std::string, std::string, std::string, std::string, double, int>, Location> by_place;
+  std::map<std::tuple<std::string, std::string, std::string, std::string, double, int, int>, Location> by_place;
   for (const Cell& c : cells) {
     const CellPlace& p = c.place;
-    Location& l = by_place[{p.engine, p.precision, p.arch, p.gpu, p.params_b, p.batch}];
+    Location& l = by_place[{p.engine, p.precision, p.arch, p.gpu, p.params_b, p.batch, p.context}];
     if (l.values.empty()) {
       l.place = p;
       l.point = point_of(p);

@@ -35,7 +35,7 @@ std::string location_size_text(const Location& l) { return std::to_string(l.poin
 
 void batch_components(const std::vector<Location>& locations, const Design& design, std::vector<FreeComponent>& out) {
   std::size_t batched = 0, regime_effects = 0;
-  for (const Location& l : locations) batched += l.point.regime > 0 ? 1 : 0;
+  for (const Location& l : locations) batched += l.point.regime > 0 && l.point.context == 0 ? 1 : 0;  // a context's own slope takes its place
   for (const FixedEffect& e : design.effects) {
     regime_effects += e.kind == EffectKind::regime_level || e.kind == EffectKind::regime_slope ? 1 : 0;
   }

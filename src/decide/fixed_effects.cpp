@@ -38,6 +38,7 @@ double covariate(const FixedEffect& e, const ModelPoint& p, double mean_log_size
     case EffectKind::size_slope: return p.key == e.group ? p.log_size - mean_log_size : 0.0;
     case EffectKind::regime_level: return p.engine == e.group && p.regime == e.regime ? 1.0 : 0.0;
     case EffectKind::regime_slope: return p.engine == e.group && p.regime == e.regime ? p.regime_log_batch : 0.0;
+    case EffectKind::context_slope: return p.key == e.group && p.context_group == e.regime ? p.context_covariate : 0.0;
   }
   return 0.0;
 }
@@ -48,6 +49,7 @@ std::vector<FixedEffect> effects_at(const ModelPoint& p) {
     out.push_back({EffectKind::regime_level, p.engine, p.regime});
     out.push_back({EffectKind::regime_slope, p.engine, p.regime});
   }
+  if (p.context_covariate > 0) out.push_back({EffectKind::context_slope, p.key, p.context_group});
   return out;
 }
 
@@ -94,7 +96,7 @@ Design make_design(const std::vector<ModelPoint>& points) {
 
 EffectPriors make_priors(const std::vector<EffectEstimate>& estimates) {
   EffectPriors out;
-  for (EffectKind kind : {EffectKind::size_slope, EffectKind::regime_level, EffectKind::regime_slope}) {
+  for (EffectKind kind : {EffectKind::size_slope, EffectKind::regime_level, EffectKind::regime_slope, EffectKind::context_slope}) {
     std::vector<const EffectEstimate*> of;
     for (const EffectEstimate& e : estimates) {
       if (e.kind == kind) of.push_back(&e);
@@ -119,6 +121,7 @@ std::string_view to_string(EffectKind kind) noexcept {
     case EffectKind::size_slope: return "size_slope";
     case EffectKind::regime_level: return "regime_level";
     case EffectKind::regime_slope: return "regime_slope";
+    case EffectKind::context_slope: return "context_slope";
   }
   return "level";
 }
@@ -127,7 +130,8 @@ void to_json(Json& j, const FixedEffect& e) { j = Json{{"kind", to_string(e.kind
 
 void from_json(const Json& j, FixedEffect& e) {
   const std::string kind = j.at("kind").get<std::string>();
-  for (EffectKind k : {EffectKind::level, EffectKind::size_slope, EffectKind::regime_level, EffectKind::regime_slope}) {
+  for (EffectKind k : {EffectKind::level, EffectKind::size_slope, EffectKind::regime_level, EffectKind::regime_slope,
+                       EffectKind::context_slope}) {
     if (to_string(k) == kind) e.kind = k;
   }
   e.group = j.at("group").get<std::string>();

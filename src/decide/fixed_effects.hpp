@@ -1,6 +1,7 @@
 // The fixed effects of the decision model: per engine and format a level and a slope in ln size;
 // per engine and kernel regime above batch 1 a level and a slope in ln batch (shared by the
-// engine's formats, whose own deviations are random). A column enters only where the data identify
+// engine's formats, whose own deviations are random); per engine and format and batch group a
+// slope in the context's covariate beyond the baseline context (context_covariate, model_point.hpp). A column enters only where the data identify
 // it (it adds to the rank of the design); an effect a question needs that the data do not identify is
 // drawn from the spread of the same kind of effect where it is identified (EffectPriors).
 #pragma once
@@ -16,12 +17,12 @@
 
 namespace ecocompute::decide {
 
-enum class EffectKind { level, size_slope, regime_level, regime_slope };
+enum class EffectKind { level, size_slope, regime_level, regime_slope, context_slope };
 
 struct FixedEffect {
   EffectKind kind = EffectKind::level;
-  std::string group;  ///< the key (level, size_slope) or the engine (regime_level, regime_slope)
-  int regime = 0;
+  std::string group;  ///< the key (level, size_slope, context_slope) or the engine (regime_level, regime_slope)
+  int regime = 0;     ///< the kernel regime (regime_level, regime_slope) or the batch group (context_slope)
   friend bool operator==(const FixedEffect&, const FixedEffect&) = default;
 };
 
@@ -44,7 +45,7 @@ struct Design {
 };
 
 /// The design of a family's measured points: every effect that applies at one of them and adds to
-/// the rank, in a fixed order (levels, size slopes, regime levels, regime slopes).
+/// the rank, in a fixed order (levels, size slopes, regime levels, regime slopes, context slopes).
 Design make_design(const std::vector<ModelPoint>& points);
 
 /// The distribution an unidentified effect is drawn from: the mean and spread of the identified

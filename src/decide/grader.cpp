@@ -2,6 +2,7 @@
 // checker's anchors and curve (its rules).
 #include "decide/grader.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -55,8 +56,8 @@ std::string anchors_what(std::size_t count, double params_b, const std::string& 
 }
 
 // The question a report (or a share link's point) asks of the model: its GPU when it names one
-// the table knows, else its architecture; its engine, format, size and batch; the default context.
-Query question_of(const std::string& gpu, const CurveKey& key, double params_b, int batch) {
+// the table knows, else its architecture; its engine, format, size, batch and context.
+Query question_of(const std::string& gpu, const CurveKey& key, double params_b, int batch, int context = defaults::context) {
   Query q;
   q.params_b = params_b;
   q.arch = key.gpu_arch;
@@ -64,13 +65,14 @@ Query question_of(const std::string& gpu, const CurveKey& key, double params_b, 
   q.engine = key.engine;
   if (auto p = parse_precision(key.precision)) q.precision = *p;
   q.batch = batch;
+  q.context = context;
   return q;
 }
 
 // Our reference: the model's 95 % predictive interval for a new card at the report's place, from the
 // evidence without the report's own session (a report in the store would otherwise grade itself).
-void grade_against_model(GradeResult& g, const CurveKey& key, const std::string& gpu, double params_b, int batch, double delta,
-                         const std::string& session_id, const Evidence& evidence) {
+void grade_against_model(GradeResult& g, const CurveKey& key, const Query& q, double delta, const std::string& session_id,
+                         const Evidence& evidence) {
   g.curve = key;
   g.measured_delta_pct = delta;
   Evidence rest;  // the evidence without the report's own session, when it holds that session
@@ -83,7 +85,6 @@ void grade_against_model(GradeResult& g, const CurveKey& key, const std::string&
     use = &rest;
   }
   // The question estimate would be asked (no borrow but the published one): one answer for both.
-  const Query q = question_of(gpu, key, params_b, batch);
   auto p = predict(*use, q);
   if (!p || !p->delta) {
     g.reason = "no reference for " + key_text(key) + ": " + (p ? std::string("no ΔE") : p.error().message());
@@ -98,10 +99,10 @@ void grade_against_model(GradeResult& g, const CurveKey& key, const std::string&
   g.reference_basis = d.basis;
   const FamilyFit* family = use->model->ratio.family_of(key.engine);
   for (const Location& l : family != nullptr ? family->locations() : std::vector<Location>{}) {
-    if (l.point.key != model_key(key.engine, key.precision) || l.place.arch != key.gpu_arch || l.place.params_b != params_b ||
-        l.place.batch != batch) continue;
+    if (l.point.key != model_key(key.engine, key.precision) || l.place.arch != key.gpu_arch || l.place.params_b != q.params_b ||
+        l.place.batch != q.batch || l.point.context != (q.context > kBaselineContext ? q.context : 0)) continue;
     for (std::size_t i = 0; i < l.values.size(); ++i) {
-      g.anchors.push_back(GradeAnchor{params_b, delta_of_log(l.values[i]), 1, l.place.gpu + " (session " + use->session_label(l.sessions[i]) + ")"});
+      g.anchors.push_back(GradeAnchor{q.params_b, delta_of_log(l.values[i]), 1, l.place.gpu + " (session " + use->session_label(l.sessions[i]) + ")"});
     }
   }
   const bool inside = delta >= d.low && delta <= d.high;
@@ -212,9 +213,10 @@ GradeResult grade_report(const report::EnergyReport& r, const Evidence& evidence
   }
   const CurveKey key{*arch, data::engine_name_of(r), data::canonical_precision(r.workload.precision)};
   const std::string session = data::report_session(r, "the graded report").id;
-  grade_against_model(g, key, r.system_under_test.gpu, *r.workload.params_b, r.workload.load_level(), *g.measured_delta_pct, session,
-                      evidence);
-  Query q = question_of(r.system_under_test.gpu, key, *r.workload.params_b, r.workload.load_level());
+  const auto prompt = r.workload.prompt_tokens.value_or(0);
+  const int context = prompt > kBaselineContext ? static_cast<int>(std::min<long long>(prompt, 1LL << 30)) : defaults::context;
+  Query q = question_of(r.system_under_test.gpu, key, *r.workload.params_b, r.workload.load_level(), context);
+  grade_against_model(g, key, q, *g.measured_delta_pct, session, evidence);
   q.model = r.workload.model_name;
   g.quality = report_quality(r, evidence, q);
   return g;
@@ -312,7 +314,7 @@ GradeResult grade_point(const GradePoint& point, const Evidence& evidence) {
   g.stated_delta_pct = point.delta_pct;
   g.warnings.push_back("a share link's point carries no measurement_source: its basis is taken as the link states it");
   const CurveKey key{point.gpu_arch, point.engine, point.precision};
-  grade_against_model(g, key, "", point.params_b, 1, point.delta_pct, "", evidence);
+  grade_against_model(g, key, question_of("", key, point.params_b, 1), point.delta_pct, "", evidence);
   if (g.reference == "model") g.quality = quality_answer(evidence, question_of("", key, point.params_b, 1));
   return g;
 }

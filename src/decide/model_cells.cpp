@@ -12,7 +12,7 @@
 namespace ecocompute::decide {
 namespace {
 
-using GroupKey = std::tuple<std::string, std::string, std::string, std::string, std::string, double, int>;
+using GroupKey = std::tuple<std::string, std::string, std::string, std::string, std::string, double, int, int>;
 
 // The variance of ln(1 + ΔE/100) from a row's own paired statistics of ΔE (percentage points):
 // var(ln(1 + d/100)) ≈ var(d) / (100 + d)² (delta method).
@@ -28,9 +28,8 @@ double row_log_ratio_var(const data::DataRow& r) {
   return se * se / ((100 + d) * (100 + d));
 }
 
-// A long-context row is evidence for its context only; the model is fitted at the baseline context.
 bool usable(const data::DataRow& r) {
-  return r.basis == data::Basis::measured && r.context_tokens == 0 && r.energy_per_token_mj > 0 && r.fp16_energy_per_token_mj > 0 &&
+  return r.basis == data::Basis::measured && r.energy_per_token_mj > 0 && r.fp16_energy_per_token_mj > 0 &&
          std::isfinite(r.energy_per_token_mj) && std::isfinite(r.fp16_energy_per_token_mj);
 }
 
@@ -87,14 +86,14 @@ std::vector<Cell> ratio_cells(const std::vector<data::DataRow>& rows) {
   auto groups = group_rows(rows, [&](const data::DataRow& r) {
     const bool baseline = is_baseline_precision(r.precision);
     return GroupKey{r.session_id, r.engine, baseline ? std::string() : r.precision, r.gpu_arch, model_of(r.gpu), r.params_b,
-                    r.batch_size};
+                    r.batch_size, r.context_tokens};
   });
   std::vector<Cell> out;
   for (const auto& [key, group] : groups) {
-    const auto& [session, engine, precision, arch, gpu, params_b, batch] = key;
+    const auto& [session, engine, precision, arch, gpu, params_b, batch, context] = key;
     if (precision.empty()) continue;
     out.push_back(summarize_group(
-        group, CellPlace{engine, precision, arch, gpu, params_b, batch},
+        group, CellPlace{engine, precision, arch, gpu, params_b, batch, context},
         [](const data::DataRow& r) { return std::log(r.energy_per_token_mj / r.fp16_energy_per_token_mj); }, row_log_ratio_var));
   }
   return out;
@@ -105,15 +104,15 @@ std::vector<Cell> fp16_cells(const std::vector<data::DataRow>& rows) {
   auto groups = group_rows(rows, [&](const data::DataRow& r) {
     auto [it, added] = gpus.try_emplace(r.gpu);
     if (added) it->second = gpu_model(r.gpu);
-    return GroupKey{r.session_id, r.engine, "F16", r.gpu_arch, it->second, r.params_b, r.batch_size};
+    return GroupKey{r.session_id, r.engine, "F16", r.gpu_arch, it->second, r.params_b, r.batch_size, r.context_tokens};
   });
   std::vector<Cell> out;
   for (const auto& [key, group] : groups) {
-    const auto& [session, engine, precision, arch, gpu, params_b, batch] = key;
+    const auto& [session, engine, precision, arch, gpu, params_b, batch, context] = key;
     // Several formats of one session share one same-run baseline: a replicate only where the
     // baselines differ (the published replicate rows), else one value with no variance of its own.
     out.push_back(summarize_group(
-        group, CellPlace{engine, "F16", arch, gpu, params_b, batch},
+        group, CellPlace{engine, "F16", arch, gpu, params_b, batch, context},
         [](const data::DataRow& r) { return std::log(r.fp16_energy_per_token_mj); }, [](const data::DataRow&) { return 0.0; }));
   }
   return out;

@@ -20,6 +20,7 @@ struct CellPlace {
   std::string gpu;        ///< the GPU model, as the table names it ("H200"), else as measured
   double params_b = 0;
   int batch = 1;
+  int context = 0;        ///< the context decoded at, beyond the baseline (data::DataRow::context_tokens); 0 at or below it
   friend bool operator==(const CellPlace&, const CellPlace&) = default;
 };
 
@@ -42,7 +43,7 @@ std::string gpu_model(const std::string& gpu_name);
 /// of ΔE (carried to the log scale by the delta method), else it is 0.
 std::vector<Cell> ratio_cells(const std::vector<data::DataRow>& rows);
 
-/// Baseline cells: one per (session, engine, arch, GPU, size, batch), ln of the mean same-run FP16
+/// Baseline cells: one per (session, engine, arch, GPU, size, batch, context), ln of the mean same-run FP16
 /// energy of the session's rows there; the within variance from replicated baselines, else 0.
 std::vector<Cell> fp16_cells(const std::vector<data::DataRow>& rows);
 

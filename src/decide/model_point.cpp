@@ -4,10 +4,20 @@
 #include <cmath>
 
 #include "decide/batch_regime.hpp"
+#include "util/defaults.hpp"
+#include "util/precision.hpp"
 
 namespace ecocompute::decide {
 
 std::string model_key(const std::string& engine, const std::string& precision) { return engine + "|" + precision; }
+
+double context_covariate(std::string_view precision, int context) noexcept {
+  if (context <= defaults::baseline_context) return 0.0;
+  const double ratio = static_cast<double>(context) / defaults::baseline_context;
+  return is_baseline_precision(precision) ? std::log(ratio) : 1.0 - 1.0 / ratio;
+}
+
+int context_group(int batch) noexcept { return batch <= 1 ? 0 : batch <= 8 ? 1 : 2; }
 
 ModelPoint point_of(const CellPlace& place) {
   ModelPoint p;
@@ -21,6 +31,9 @@ ModelPoint point_of(const CellPlace& place) {
   p.regime = batch_regime(place.engine, place.precision, place.arch, place.batch);
   const int first = regime_first_batch(place.engine, place.precision, place.arch, p.regime);
   p.regime_log_batch = p.regime == 0 ? 0.0 : std::log(static_cast<double>(place.batch) / first);
+  p.context = place.context > defaults::baseline_context ? place.context : 0;
+  p.context_covariate = context_covariate(place.precision, p.context);
+  p.context_group = context_group(place.batch);
   return p;
 }
 

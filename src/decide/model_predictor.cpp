@@ -23,6 +23,7 @@ PredictorFactory model_factory(std::shared_ptr<const DecisionModel> whole) {
       if (!precision) return std::nullopt;
       q.precision = *precision;
       q.batch = cell.place.batch;
+      if (cell.place.context > 0) q.context = cell.place.context;
       q.allow_borrow = true;
       auto p = predict(*evidence, q);
       if (!p || !p->delta) return std::nullopt;

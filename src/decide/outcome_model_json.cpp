@@ -13,14 +13,14 @@ constexpr const char* kComponentNames[] = {"card", "shared", "format", "size_sca
 
 Json location_json(const Location& l) {
   return Json{{"engine", l.place.engine}, {"precision", l.place.precision}, {"arch", l.place.arch}, {"gpu", l.place.gpu},
-              {"params_b", l.place.params_b}, {"batch", l.place.batch}, {"model", l.model}, {"values", l.values},
+              {"params_b", l.place.params_b}, {"batch", l.place.batch}, {"context", l.place.context}, {"model", l.model}, {"values", l.values},
               {"within", l.within}, {"sessions", l.sessions}};
 }
 
 Location location_from(const Json& j) {
   Location l;
   l.place = CellPlace{j.at("engine").get<std::string>(), j.at("precision").get<std::string>(), j.at("arch").get<std::string>(),
-                      j.at("gpu").get<std::string>(), j.at("params_b").get<double>(), j.at("batch").get<int>()};
+                      j.at("gpu").get<std::string>(), j.at("params_b").get<double>(), j.at("batch").get<int>(), j.at("context").get<int>()};
   l.point = point_of(l.place);
   l.model = j.value("model", "");
   l.values = j.at("values").get<std::vector<double>>();
@@ -90,7 +90,7 @@ Result<OutcomeModel> OutcomeModel::from_json(const Json& j) {
   try {
     OutcomeModel m;
     for (const auto& [kind_name, p] : j.at("priors").items()) {
-      for (EffectKind k : {EffectKind::size_slope, EffectKind::regime_level, EffectKind::regime_slope}) {
+      for (EffectKind k : {EffectKind::size_slope, EffectKind::regime_level, EffectKind::regime_slope, EffectKind::context_slope}) {
         if (to_string(k) == kind_name) m.priors_[k] = p.get<EffectPrior>();
       }
     }

@@ -5,6 +5,41 @@
 #include <cmath>
 
 namespace ecocompute::decide {
+namespace {
+
+bool same_size_batch_gpu(const ModelPoint& a, const ModelPoint& b) {
+  return a.log_size == b.log_size && a.batch == b.batch && a.gpu == b.gpu;
+}
+
+// The judgement against the format's places at a context in the asked batch group (see the header).
+data::Basis context_kind(const ModelPoint& asked, const std::vector<const Location*>& pool, PlaceBasis& b) {
+  std::vector<const Location*> same;
+  for (const Location* l : pool) {
+    if (l->point.context > 0 && l->point.context_group == asked.context_group) b.context_places.push_back(l);
+  }
+  b.context_unmeasured = b.context_places.empty();
+  if (b.context_unmeasured) return data::Basis::modelled;
+  double size_min = INFINITY, size_max = 0;
+  int batch_min = b.context_places.front()->point.batch, batch_max = batch_min;
+  for (const Location* l : b.context_places) {
+    size_min = std::min(size_min, l->place.params_b);
+    size_max = std::max(size_max, l->place.params_b);
+    batch_min = std::min(batch_min, l->point.batch);
+    batch_max = std::max(batch_max, l->point.batch);
+    b.context_max = std::max(b.context_max, l->point.context);
+    if (same_size_batch_gpu(l->point, asked) && l->point.context == asked.context) same.push_back(l);
+  }
+  if (!same.empty()) {
+    b.same_place = std::move(same);
+    return data::Basis::measured;
+  }
+  const double n = std::exp(asked.log_size);
+  const bool inside = n >= size_min * (1 - 1e-12) && n <= size_max * (1 + 1e-12) && asked.batch >= batch_min && asked.batch <= batch_max &&
+                      asked.context <= b.context_max;
+  return inside ? data::Basis::interpolated : data::Basis::extrapolated;
+}
+
+}  // namespace
 
 PlaceBasis place_basis(const ModelPoint& asked, const FamilyFit& family) {
   PlaceBasis b;
@@ -19,7 +54,7 @@ PlaceBasis place_basis(const ModelPoint& asked, const FamilyFit& family) {
   const std::vector<const Location*>& pool = b.other_architecture ? format : on_arch;
   b.other_gpu = !b.other_architecture && std::none_of(pool.begin(), pool.end(), [&](const Location* l) { return l->point.gpu == asked.gpu; });
   for (const Location* l : pool) {
-    if (l->point.regime == asked.regime) b.format_places.push_back(l);
+    if (l->point.regime == asked.regime && l->point.context == 0) b.format_places.push_back(l);
   }
   b.regime_unmeasured = b.format_places.empty();
   data::Basis kind = data::Basis::modelled;
@@ -31,12 +66,17 @@ PlaceBasis place_basis(const ModelPoint& asked, const FamilyFit& family) {
       b.size_max = std::max(b.size_max, l->place.params_b);
       b.batch_min = std::min(b.batch_min, l->point.batch);
       b.batch_max = std::max(b.batch_max, l->point.batch);
-      if (l->point.log_size == asked.log_size && l->point.batch == asked.batch && l->point.gpu == asked.gpu) b.same_place.push_back(l);
+      if (same_size_batch_gpu(l->point, asked)) b.same_place.push_back(l);
     }
     const double n = std::exp(asked.log_size);
     const bool inside = n >= b.size_min * (1 - 1e-12) && n <= b.size_max * (1 + 1e-12) && asked.batch >= b.batch_min &&
                         asked.batch <= b.batch_max;
     kind = !b.same_place.empty() ? data::Basis::measured : inside ? data::Basis::interpolated : data::Basis::extrapolated;
+  }
+  if (asked.context > 0) {
+    b.same_place.clear();  // the short-context places are not the asked place
+    const data::Basis at_context = context_kind(asked, pool, b);
+    kind = at_context == data::Basis::measured ? data::Basis::measured : data::worse(kind, at_context);
   }
   b.place_kind = kind;
   if (b.other_architecture || b.other_gpu) kind = data::worse(kind, data::Basis::borrowed);

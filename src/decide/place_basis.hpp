@@ -8,7 +8,12 @@
 //                 architecture (another one's, shrunk by the spread between architectures)
 //   modelled      the format was never measured in this batch regime on the architecture: the
 //                 regime's effect comes from the engine's other formats or, without any, from the
-//                 spread of regime effects of other engines
+//                 spread of regime effects of other engines; or, beyond the baseline context, the
+//                 format's context effect was never measured in the batch group (context_group)
+// Beyond the baseline context the basis is also judged against the format's places measured at a
+// context in the asked batch group: measured at the asked context itself, else read between them
+// (size, batch and context inside their ranges) or beyond them, whichever is worse with the
+// short-context judgement.
 #pragma once
 
 #include <string>
@@ -30,6 +35,9 @@ struct PlaceBasis {
   std::vector<const Location*> format_places;  ///< the format's locations the basis was judged on
   double size_min = 0, size_max = 0;         ///< their size range (params_b)
   int batch_min = 0, batch_max = 0;
+  bool context_unmeasured = false;            ///< beyond the baseline context, none of the format's places in the batch group
+  std::vector<const Location*> context_places;  ///< the format's places beyond the baseline context in the asked batch group
+  int context_max = 0;                        ///< their longest context
 };
 
 /// The basis of the asked point against a family's measured locations.

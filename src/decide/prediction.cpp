@@ -69,22 +69,6 @@ Result<void> check_borrow(const Query& q, const std::string& precision, const Pl
   return {};
 }
 
-// The context beyond the baseline adds the KV cache read per token (the same bytes for every weight
-// format): energy taken as proportional to the bytes read per token, E(c) = E(2048)·(1 + δ) for
-// F16 and (r + δ)/(1 + δ) for the ratio, δ = ΔKV / (F16 weights / batch + KV at 2048). Unmeasured,
-// so the shift's own size is its uncertainty (its 95 % range reaches no shift at all).
-struct ContextShift {
-  double fp16 = 0, ratio = 0;
-};
-
-ContextShift context_shift(const Query& q, double ratio_log_mean) {
-  if (q.context <= kBaselineContext) return {};
-  const double per_token = kKvBytesPerTokenPerBillion;
-  const double delta = per_token * (q.context - kBaselineContext) / (2e9 / q.batch + per_token * kBaselineContext);
-  const double r = std::exp(ratio_log_mean);
-  return ContextShift{std::log1p(delta), std::log((r + delta) / (1 + delta)) - ratio_log_mean};
-}
-
 struct Outcome {
   LatentPrediction latent;
   PlaceBasis basis;
@@ -94,7 +78,7 @@ struct Outcome {
 
 Result<Outcome> predict_outcome(const OutcomeModel& model, const Query& q, const std::string& precision, const std::string& gpu) {
   Outcome o;
-  o.point = point_of(CellPlace{q.engine, precision, q.arch, gpu, compute_params_b(q), q.batch});
+  o.point = point_of(CellPlace{q.engine, precision, q.arch, gpu, compute_params_b(q), q.batch, q.context});
   o.family = model.family_of(q.engine);
   if (o.family == nullptr || (o.basis = place_basis(o.point, *o.family)).basis == data::Basis::unavailable) {
     return unexpected(ErrorCode::not_found,
@@ -104,6 +88,12 @@ Result<Outcome> predict_outcome(const OutcomeModel& model, const Query& q, const
   }
   if (auto ok = check_borrow(q, precision, o.basis, model, measured_architectures(*o.family, o.point.key)); !ok) return ok.error();
   auto latent = model.predict(o.point);
+  if (!latent && o.point.context > 0 && !model.priors().contains(EffectKind::context_slope)) {
+    return unexpected(ErrorCode::not_found,
+                      fmt::format("context {}: nothing in the evidence was measured beyond context {}, so nothing says what a longer "
+                                  "context does; measure it (ecocompute measure --prompt-lengths {})",
+                                  q.context, kBaselineContext, q.context));
+  }
   if (!latent) {
     return unexpected(ErrorCode::not_found,
                       fmt::format("{} with {} at batch {}: no engine was measured in its kernel regime ({}), so nothing says "
@@ -114,10 +104,8 @@ Result<Outcome> predict_outcome(const OutcomeModel& model, const Query& q, const
   return o;
 }
 
-Figure figure_of(const Outcome& o, double shift, const std::function<double(double)>& to_value) {
-  const double mean = o.latent.mean + shift;
-  const double shift_var = (shift / 1.96) * (shift / 1.96);
-  return figure_from_log(mean, o.latent.mean_var + shift_var, o.latent.card_var, o.latent.log_variance_sd, to_value);
+Figure figure_of(const Outcome& o, const std::function<double(double)>& to_value) {
+  return figure_from_log(o.latent.mean, o.latent.mean_var, o.latent.card_var, o.latent.log_variance_sd, to_value);
 }
 
 // The format's own energy: F16 energy × the ratio, their log variances added.
@@ -154,14 +142,13 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q) {
   if (!baseline && !ratio) return ratio.error();
   auto fp16 = predict_outcome(model.fp16, q, "F16", out.gpu);
   if (baseline && !fp16) return fp16.error();
-  const ContextShift shift = context_shift(q, ratio ? ratio->latent.mean : 0.0);
   if (ratio) {
-    out.delta = figure_of(*ratio, shift.ratio, delta_of_log);
+    out.delta = figure_of(*ratio, delta_of_log);
     out.delta->basis = describe_basis(*ratio->family, ratio->basis, ratio->point, q, evidence, "ΔE");
     out.arch_used = used_architectures(ratio->basis, q.arch);
   }
   if (fp16) {
-    out.fp16_energy = figure_of(*fp16, shift.fp16, energy_of_log);
+    out.fp16_energy = figure_of(*fp16, energy_of_log);
     out.fp16_energy->basis = describe_basis(*fp16->family, fp16->basis, fp16->point, q, evidence, "F16 energy");
     if (out.arch_used.empty()) out.arch_used = used_architectures(fp16->basis, q.arch);
   } else {
@@ -169,7 +156,6 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q) {
   }
   if (baseline) out.energy = out.fp16_energy;
   if (out.delta && out.fp16_energy) out.energy = energy_figure(*out.fp16_energy, *out.delta);
-  if (q.context > kBaselineContext) mark_context_modelled(out);
   const data::GpuSpec* spec = q.gpu ? &*q.gpu : nullptr;
   auto named = spec == nullptr ? data::find_gpu(out.gpu) : Result<data::GpuSpec>(*spec);
   out.memory = memory_fit(out.gpu, named ? named->memory_gb : 0.0, ModelParams{q.params_b, compute_params_b(q)}, q.precision, q.batch, q.context);

@@ -59,9 +59,8 @@ Result<Prediction> predict(const Evidence& evidence, const Query& query);
 /// measured the format at the most places, else the architecture's representative GPU.
 std::string answer_gpu(const Evidence& evidence, const Query& query);
 
-/// The baseline context: contexts up to it are answered as measured (the published convention);
-/// beyond it the KV cache read per token is modelled. The fit reads only rows at most this context
-/// (longer ones are stored with their context and named beside an answer at it).
+/// The baseline context: contexts up to it are one place (the published convention: short prompts);
+/// beyond it the model adds its fitted context effect per ln(context / baseline) (fixed_effects.hpp).
 inline constexpr int kBaselineContext = defaults::baseline_context;
 
 void to_json(Json& j, const Prediction& p);

@@ -70,6 +70,15 @@ std::string listed_sessions(const data::FigureBasis& f) {
   return fmt::format("{}{}", fmt::join(f.sessions, ", "), more);
 }
 
+// "8.03 B batch 1, 8.03 B batch 8" for a few places.
+std::string places_text(const std::vector<const Location*>& places) {
+  std::set<std::pair<double, int>> seen;
+  for (const Location* l : places) seen.emplace(l->place.params_b, l->place.batch);
+  std::vector<std::string> parts;
+  for (const auto& [n, batch] : seen) parts.push_back(fmt::format("{:g} B batch {}", n, batch));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 std::string gpus_of(const std::vector<const Location*>& places) {
   std::set<std::string> gpus;
   for (const Location* l : places) gpus.insert(l->point.gpu);
@@ -101,16 +110,32 @@ data::FigureBasis measured_or_read(const PlaceBasis& b, const ModelPoint& p, con
   f.gpu = gpus_of(places);
   f.arch = p.arch;
   if (f.basis == data::Basis::measured) {
-    f.label = fmt::format("{} measured at {:g} B and batch {} on {} by {} session{} ({}); the value is the model's mean for a card "
+    const std::string context = p.context > 0 ? fmt::format(" and context {}", p.context) : "";
+    f.label = fmt::format("{} measured at {:g} B, batch {}{} on {} by {} session{} ({}); the value is the model's mean for a card "
                           "of this GPU model",
-                          what, std::exp(p.log_size), p.batch, f.gpu, f.session_count, f.session_count == 1 ? "" : "s",
+                          what, std::exp(p.log_size), p.batch, context, f.gpu, f.session_count, f.session_count == 1 ? "" : "s",
                           listed_sessions(f));
   } else {
     f.label = fmt::format("{} {} by the model {} the places measured for {} with {} on {} ({}; nearest measured by {} session{})", what,
                           f.basis == data::Basis::interpolated ? "read" : "extrapolated",
                           f.basis == data::Basis::interpolated ? "between" : "beyond", p.precision, p.engine, gpus_of(b.format_places),
                           range_text(b), f.session_count, f.session_count == 1 ? "" : "s");
+    if (p.context > 0 && !b.context_places.empty()) {
+      f.label += fmt::format("; its context {} effect from the places measured beyond context {} in this batch group (up to context {}: {})",
+                             p.context, kBaselineContext, b.context_max, places_text(b.context_places));
+    }
   }
+  return f;
+}
+
+// A context beyond the baseline whose effect the format never had measured in the batch group.
+// The place's basis is already `modelled` (place_basis judged it so); the label says why.
+data::FigureBasis context_modelled(data::FigureBasis f, const ModelPoint& p) {
+  f.basis = data::Basis::modelled;
+  f.label += fmt::format("; context {} beyond the baseline {}: the effect of context on {} with {} at batch {} was never measured; it "
+                         "is drawn from the context effects measured for other formats or engines",
+                         p.context, kBaselineContext, p.precision, p.engine, p.batch);
+  f.model = "context effect drawn from the measured context effects of its outcome (their mean and spread)";
   return f;
 }
 
@@ -139,6 +164,7 @@ data::FigureBasis regime_modelled(const FamilyFit& family, const ModelPoint& p, 
 data::FigureBasis describe_basis(const FamilyFit& family, const PlaceBasis& b, const ModelPoint& point, const Query& q,
                                  const Evidence& evidence, const std::string& what) {
   data::FigureBasis f = b.regime_unmeasured ? regime_modelled(family, point, what) : measured_or_read(b, point, evidence, what);
+  if (point.context > 0 && b.context_unmeasured) f = context_modelled(std::move(f), point);
   if (b.other_architecture) {
     const std::string archs = used_architectures(b, "");
     f.borrowed_from = fmt::format("the {} measurements", archs);
@@ -180,18 +206,6 @@ data::FigureBasis worse_figure(const data::FigureBasis& a, const data::FigureBas
   out.session_count = std::max({a.session_count, b.session_count, out.sessions.size()});
   if (out.model.empty()) out.model = other.model;
   return out;
-}
-
-void mark_context_modelled(Prediction& p) {
-  const std::string why = fmt::format("context {} beyond the measured {}: the KV cache read per token is modelled", p.query.context,
-                                      kBaselineContext);
-  const std::string model = "energy per token proportional to the bytes read per token (weights / batch + KV cache), the shift's "
-                            "own size as its uncertainty";
-  for (std::optional<Figure>* f : {&p.delta, &p.fp16_energy, &p.energy}) {
-    if (!*f) continue;
-    (*f)->basis = (*f)->basis.at_most(data::Basis::modelled, why);
-    if ((*f)->basis.model.empty()) (*f)->basis.model = model;
-  }
 }
 
 }  // namespace ecocompute::decide

@@ -10,7 +10,6 @@
 namespace ecocompute::decide {
 
 struct Query;
-struct Prediction;
 
 /// The basis of a figure (`what`: "ΔE", "F16 energy") at `point`, from its place against the family.
 data::FigureBasis describe_basis(const FamilyFit& family, const PlaceBasis& b, const ModelPoint& point, const Query& q,
@@ -21,8 +20,5 @@ std::string used_architectures(const PlaceBasis& b, const std::string& asked_arc
 
 /// The worse of two figures' bases, with both their sessions.
 data::FigureBasis worse_figure(const data::FigureBasis& a, const data::FigureBasis& b);
-
-/// Marks every figure of a prediction at a context beyond the baseline as modelled, with the model.
-void mark_context_modelled(Prediction& p);
 
 }  // namespace ecocompute::decide

@@ -6,7 +6,6 @@
 
 #include <cmath>
 
-#include "decide/model_cells.hpp"
 #include "support/published_evidence.hpp"
 
 namespace ecocompute::decide {
@@ -137,42 +136,6 @@ TEST(Estimate, ModelNameAndFreeText) {
   EXPECT_DOUBLE_EQ(f->input["params_b"].get<double>(), 7.0);
   EXPECT_EQ(f->input["precision"], "INT8");
   EXPECT_EQ(f->prediction.arch_used, "ada");
-}
-
-TEST(Estimate, AnAnswerAtALongContextNamesTheMeasurementsThereAndStaysModelled) {
-  // Llama-3-8B at context 4096 on the H200 (2026-12-04, k = 3) is stored with its context: the fit leaves
-  // it out (its figure at 4096 is the short-context model with the modelled context term, which missed the
-  // batch-1 cells by 6–10 pt) and the answer names the measured cell beside it.
-  EstimateRequest r = ask(8.03, "", "Q4_K_M");
-  r.gpu = "H200";
-  r.engine = "llama.cpp";
-  r.context = 4096;
-  auto at_4096 = estimate(r, published_evidence());
-  ASSERT_TRUE(at_4096) << at_4096.error().describe();
-  EXPECT_NE(at_4096->basis, Basis::measured);
-  int named = 0;
-  for (const std::string& note : at_4096->notes) {
-    if (note.find("measured at context 4096 and batch 1") == std::string::npos) continue;
-    ++named;
-    EXPECT_NE(note.find("-26."), std::string::npos) << note;  // −26.1 % measured, against ≈ −40 modelled
-  }
-  EXPECT_EQ(named, 1);
-  // At a batch no long-context run measured, or at the baseline context, nothing is named.
-  for (const auto& [batch, context] : {std::pair{2, 4096}, std::pair{1, 2048}}) {
-    r.batch = batch;
-    r.context = context;
-    auto other = estimate(r, published_evidence());
-    ASSERT_TRUE(other) << other.error().describe();
-    for (const std::string& note : other->notes) EXPECT_EQ(note.find("measured at context"), std::string::npos) << note;
-  }
-  // No cell of the fit comes from a long-context row.
-  for (const Cell& cell : ratio_cells(published_evidence().rows)) {
-    for (const data::DataRow& row : published_evidence().rows) {
-      if (row.context_tokens > 0) {
-        EXPECT_NE(cell.session_id, row.session_id) << row.row_key;
-      }
-    }
-  }
 }
 
 TEST(Estimate, BadQuestionsAreClearErrors) {

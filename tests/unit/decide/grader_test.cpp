@@ -135,6 +135,29 @@ TEST(Grader, ABatchLevelIsGradedAgainstTheModelAtThatBatch) {
   EXPECT_TRUE(warned);
 }
 
+TEST(Grader, ALongContextReportIsGradedAtItsContext) {
+  auto report = report::read_energy_report(fs::path(ECOCOMPUTE_SOURCE_DIR) /
+                                           "data/sessions/h200-2026-12-04-llama3-8b-ctx4096/energy-Q4_K_M-p4096.json");
+  ASSERT_TRUE(report) << report.error().describe();
+  ASSERT_EQ(report->workload.prompt_tokens.value_or(0), 4096);
+  // Its own session is the only one measured beyond context 2048: left out, the context effect of its
+  // format is drawn from the measured ones (modelled), and the report is not graded against the
+  // short-context figure (≈ −40 % where it measured −26 %).
+  const GradeResult alone = grade_report(*report, published_evidence());
+  ASSERT_TRUE(alone.reference_basis) << alone.reason;
+  EXPECT_EQ(alone.reference_basis->basis, data::Basis::modelled) << alone.reason;
+  EXPECT_TRUE(contains(alone.reason, "context 4096 beyond the baseline 2048")) << alone.reason;
+  ASSERT_TRUE(alone.expected_delta_pct);
+  EXPECT_GT(*alone.expected_delta_pct, -37.0) << alone.reason;
+  // The same report from another card is graded against the model at context 4096.
+  ASSERT_TRUE(report->environment);
+  report->environment->fingerprint = std::string(64, 'c');
+  const GradeResult other_card = grade_report(*report, published_evidence());
+  EXPECT_EQ(other_card.grade, Grade::inside) << other_card.reason;
+  ASSERT_TRUE(other_card.expected_delta_pct);
+  EXPECT_NEAR(*other_card.expected_delta_pct, -26.0, 3.0) << other_card.reason;
+}
+
 TEST(Grader, AFormatNoSessionMeasuredHasNoReference) {
   const GradeResult g = grade_report(measured("ada", 3.0, "Q2_K", 500.0, 1000.0), published_evidence());
   EXPECT_EQ(g.exit_code(), 2);
