@@ -330,6 +330,10 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
         auto [baseline, added] = fp16_batch_one.try_emplace({engine, context});
         if (added) baseline->second = fp16_energy_at_batch_one(grid->question, engine, context, evidence);
         auto scored = score_config(grid->question, p, engine, batch, context, baseline->second, evidence, quality);
+        if (!scored && context > kBaselineContext) {  // evidence with nothing measured that long: this context only
+          out.skipped[fmt::format("{} at context {}", p.name, context)] = scored.error().message();
+          continue;
+        }
         if (!scored) {
           out.skipped[std::string(p.name)] = scored.error().message();
           break;

@@ -6,6 +6,7 @@
 
 #include "decide/estimate.hpp"
 #include "support/published_evidence.hpp"
+#include "support/session_evidence.hpp"
 
 namespace ecocompute::decide {
 namespace {
@@ -139,6 +140,29 @@ TEST(Optimize, AConfigurationThatDoesNotFitIsInfeasible) {
   EXPECT_NE(f16->violations.front().find("the H200's 141 GB"), std::string::npos) << f16->violations.front();
   ASSERT_TRUE(answer->recommended);
   EXPECT_EQ(answer->recommended->precision, "Q4_K_M");
+}
+
+// Evidence with nothing measured beyond context 2048 cannot score a longer context: those
+// configurations are named and left out, and every other batch and context of the format is scored.
+TEST(Optimize, ALongContextNothingMeasuredIsLeftOutAloneNotTheFormat) {
+  const Evidence evidence = ::ecocompute::testing::session_evidence({"h200-2026-12-03-llama3-1b-atlas"});
+  OptimizeRequest r;
+  r.params_b = evidence.rows.front().params_b;
+  r.gpu = "H200";
+  r.engine = "llama.cpp";
+  r.precisions = {"Q4_K_M"};
+  auto o = optimize(r, evidence);
+  ASSERT_TRUE(o) << o.error().describe();
+  int long_context = 0, batched = 0;
+  for (const Candidate& c : o->candidates) {
+    long_context += c.context > 2048 ? 1 : 0;
+    batched += c.batch > 1 ? 1 : 0;
+  }
+  EXPECT_EQ(long_context, 0);
+  EXPECT_GT(batched, 0);
+  EXPECT_EQ(o->skipped.count("Q4_K_M"), 0u);
+  EXPECT_EQ(o->skipped.count("Q4_K_M at context 4096"), 1u);
+  EXPECT_EQ(o->skipped.count("Q4_K_M at context 8192"), 1u);
 }
 
 TEST(Optimize, ObjectivesAndErrors) {
