@@ -58,12 +58,12 @@ std::string server_model_of(const SweepResult& sweep, std::size_t endpoint) {
   return "";
 }
 
-std::string method_text(std::string_view source) {
+std::string method_text(std::string_view source, bool lockstep) {
   std::string counter = source == "direct-nvml"
                             ? "GPU energy counter (nvmlDeviceGetTotalEnergyConsumption) differenced at the window edges"
                         : source == "rapl" ? "RAPL energy counter differenced at the window edges"
                                            : "no energy source was readable: tokens, throughput and latency only";
-  return counter + "; closed loop against an OpenAI-compatible endpoint; " + std::string(kWindowRule);
+  return counter + (lockstep ? "; lockstep rounds" : "; closed loop") + " against an OpenAI-compatible endpoint; " + std::string(kWindowRule);
 }
 
 report::WindowReport window_report(const protocol::ServingWindow& w) {
@@ -198,10 +198,16 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
   r.benchmark = "ecocompute-energy-methodology";
   r.certified_benchmark_result = false;
   r.scenario = "Server";
+  const std::string loop = sweep.design.trial.lockstep
+                               ? fmt::format("Lockstep rounds of {} requests sent together (the next round when all have ended), so "
+                                             "a server with {} slots runs a batch of {} through most of each round",
+                                             concurrency, concurrency, concurrency)
+                               : fmt::format("Closed loop keeping {} requests in flight", concurrency);
   r.scenario_note = fmt::format(
-      "Closed loop keeping {} requests in flight against an OpenAI-compatible endpoint ({}, /{} route, {}), greedy; "
-      "the server batches them as it likes; not run under MLPerf LoadGen; not a certified benchmark result.",
-      concurrency, spec.base_url(), context.api, context.streamed ? "streamed" : "not streamed");
+      "{} against an OpenAI-compatible endpoint ({}, /{} route, {}), greedy; {}not run under MLPerf LoadGen; not a "
+      "certified benchmark result.",
+      loop, spec.base_url(), context.api, context.streamed ? "streamed" : "not streamed",
+      sweep.design.trial.lockstep ? "" : "the server batches them as it likes; ");
   r.timestamp_utc = runs.empty() ? utc_now() : runs.front()->started_utc;
   for (const LevelRun* run : runs) r.timestamp_utc = std::min(*r.timestamp_utc, run->started_utc);
   r.measurement_source = std::string(measurement_source(context.meter_source));
@@ -246,13 +252,15 @@ report::EnergyReport build_serving_report(const SweepResult& sweep, const Servin
       ++rate_n;
     }
   }
-  m.method = method_text(*r.measurement_source);
+  m.method = method_text(*r.measurement_source, sweep.design.trial.lockstep);
   m.sample_rate_hz = rate_n > 0 ? std::llround(rate / rate_n) : 0;
   const std::int64_t per_trial = sweep.design.requests_per_trial(concurrency, 0);
   m.tokens_per_run = level != nullptr && level->n_ok > 0 ? level->window_tokens / static_cast<std::int64_t>(level->n_ok) : 0;
   m.iterations = runs.empty() ? per_trial : static_cast<std::int64_t>(runs.front()->records.size());
   m.warmup = sweep.design.warmup_requests;
-  const int trials_here = trials_at_level(sweep, concurrency);
+  // A stop that cut a block after the rule's last look leaves trials of that block in the run: they are
+  // trials of the level too (the report lists them), so the count is never below the trials listed.
+  const int trials_here = std::max(trials_at_level(sweep, concurrency), static_cast<int>(runs.size()));
   m.iterations_note = fmt::format(
       "iterations: requests per trial ({} requests: {}), {} kept in flight; warmup: unmetered requests, one at a "
       "time, before every trial{}; tokens_per_run: mean output tokens inside the steady-state window per trial; "

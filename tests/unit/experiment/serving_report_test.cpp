@@ -13,6 +13,7 @@
 #include "util/json.hpp"
 
 #include "report/energy_schema.hpp"
+#include "report/report_consistency.hpp"
 #include "support/golden.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -123,6 +124,33 @@ TEST(ServingReport, TheModelNameGivenWinsOverTheServersAlias) {
   context.model_name = "Llama-3-8B";
   EXPECT_EQ(build_serving_report(sweep, analysis, 1, 4, context).workload.model_name, "Llama-3-8B");
   EXPECT_EQ(build_serving_report(sweep, analysis, 1, 4, serving_context(true)).workload.model_name, "fixture-model");
+}
+
+// A stop that cuts a level after the rule's last look (2026-12-05, C = 64 on the H200: looked after 6
+// blocks, F16 finished a seventh trial, the candidate's was cancelled) leaves more trials than the look
+// counted: the report's trials per precision covers every trial it lists, so it imports.
+TEST(ServingReport, TrialsOfABlockCutAfterTheLastLookAreCountedAndTheReportIsConsistent) {
+  SweepResult sweep = sample_sweep(true);
+  protocol::LevelStop looked;
+  looked.concurrency = 4;
+  looked.blocks_run = 1;
+  sweep.stops = {looked};
+  const auto analysis = protocol::analyze_serving(sweep.runs, 2);
+  const report::EnergyReport r = build_serving_report(sweep, analysis, 0, 4, serving_context(true));
+  ASSERT_TRUE(r.measurement.trials_per_precision);
+  EXPECT_EQ(*r.measurement.trials_per_precision, 2);
+  EXPECT_FALSE(report::contradiction_error(r, "cut level")) << report::contradiction_error(r, "cut level")->describe();
+}
+
+TEST(ServingReport, ALockstepReportSaysSo) {
+  SweepResult sweep = sample_sweep(true);
+  const auto analysis = protocol::analyze_serving(sweep.runs, 2);
+  const report::EnergyReport closed = build_serving_report(sweep, analysis, 1, 4, serving_context(true));
+  EXPECT_NE(closed.scenario_note->find("Closed loop keeping 4 requests"), std::string::npos) << *closed.scenario_note;
+  sweep.design.trial.lockstep = true;
+  const report::EnergyReport lockstep = build_serving_report(sweep, analysis, 1, 4, serving_context(true));
+  EXPECT_NE(lockstep.scenario_note->find("Lockstep rounds of 4 requests"), std::string::npos) << *lockstep.scenario_note;
+  EXPECT_NE(lockstep.measurement.method.find("lockstep rounds"), std::string::npos) << lockstep.measurement.method;
 }
 
 TEST(ServingReport, ServerReportIsSchemaValidAndMatchesTheGoldenFile) {
