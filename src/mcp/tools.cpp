@@ -38,7 +38,7 @@ Json estimate_schema() {
                 {"engine", string_prop("Inference engine, e.g. llama.cpp or transformers+bitsandbytes (default: the precision's usual one)")},
                 {"batch", integer_prop(fmt::format("Batch size (default {}; > 1 is modelled unless a session measured it)",
                                                    defaults::batch), 1)},
-                {"ctx", integer_prop(fmt::format("Context length in tokens (default {}; > 2048 is modelled)", defaults::context), 1)},
+                {"ctx", integer_prop(fmt::format("Context length in tokens (default {}; beyond 2048 the fitted context effect, measured only where the answer says so)", defaults::context), 1)},
                 {"context", integer_prop("Context length in tokens (the same as ctx)", 1)},
                 {"query", string_prop("Plain-English question, e.g. '13B on A100 int8 batch 32 ctx 8k'; what it says "
                                       "overrides the structured fields")},
