@@ -392,9 +392,12 @@ std::size_t runs_at(const SweepResult& sweep, int concurrency) {
                                                 [&](const LevelRun& r) { return r.concurrency == concurrency; }));
 }
 
-// The candidate draws half the baseline's power at the same speed: ΔE ≈ −50 %, within a few points.
+// The candidate draws half the baseline's power at the same speed: ΔE ≈ −50 %. The windows are wall
+// clock (a paced fake server): under AddressSanitizer on two busy cores one block's ΔE was 63 pt wide at
+// the first look, so the target here is wide; what is tested is that the rule stops at its first look
+// once the target is met (the test below, with a target no CI meets, runs every block).
 TEST(ServingSweepSequential, ALevelWhoseCiIsNarrowEnoughTakesNoMoreBlocksAfterTheFirstLook) {
-  const SweepResult sweep = run_sequential_sweep(60.0);
+  const SweepResult sweep = run_sequential_sweep(400.0);
   for (int c : {1, 2}) EXPECT_EQ(runs_at(sweep, c), 6u) << "C=" << c;  // 3 blocks × 2 endpoints, not 5
   ASSERT_EQ(sweep.stops.size(), 2u);
   for (const LevelStop& stop : sweep.stops) {
@@ -405,7 +408,7 @@ TEST(ServingSweepSequential, ALevelWhoseCiIsNarrowEnoughTakesNoMoreBlocksAfterTh
   const ServingAnalysis analysis = analyze_serving(sweep.runs, 2, sweep.design.confidence());
   const ServingPaired* paired = analysis.find_paired(1, 2);
   ASSERT_NE(paired, nullptr);
-  EXPECT_NEAR(paired->delta_pct.mean, -50.0, 10.0);
+  EXPECT_NEAR(paired->delta_pct.mean, -50.0, 25.0);  // 0 if the candidate's power were not its own
   EXPECT_DOUBLE_EQ(paired->delta_pct.confidence, 1.0 - 0.05 / 3.0);
 }
 
