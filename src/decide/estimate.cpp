@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "data/gpu_spec.hpp"
+#include "decide/model_point.hpp"
 #include "decide/place_basis.hpp"
 #include "decide/quality_answer.hpp"
 #include "report/throttled_trials.hpp"
@@ -33,16 +34,15 @@ std::vector<Anchor> anchors_of(const Evidence& evidence, const Query& q, const s
   const FamilyFit* family = evidence.model->ratio.family_of(q.engine);
   if (family == nullptr) return {};
   const std::string key = model_key(q.engine, std::string(q.precision.name));
-  const int asked_context = q.context > kBaselineContext ? q.context : 0;
-  const bool at_context = std::any_of(family->locations().begin(), family->locations().end(), [&](const Location& l) {
-    return l.point.key == key && l.point.context == asked_context && arch_used.find(l.place.arch) != std::string::npos;
-  });
-  std::vector<const Location*> places;
-  for (const Location& l : family->locations()) {
-    if (l.point.key == key && arch_used.find(l.place.arch) != std::string::npos && l.point.context == (at_context ? asked_context : 0)) {
-      places.push_back(&l);
+  auto places_at = [&](int context) {
+    std::vector<const Location*> out;
+    for (const Location& l : family->locations()) {
+      if (l.point.key == key && l.point.context == context && arch_used.find(l.place.arch) != std::string::npos) out.push_back(&l);
     }
-  }
+    return out;
+  };
+  std::vector<const Location*> places = places_at(context_beyond_baseline(q.context));
+  if (places.empty()) places = places_at(0);
   const bool at_batch = std::any_of(places.begin(), places.end(), [&](const Location* l) { return l->place.batch == q.batch; });
   std::vector<Anchor> out;
   for (const Location* l : places) {

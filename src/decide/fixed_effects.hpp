@@ -1,9 +1,10 @@
 // The fixed effects of the decision model: per engine and format a level and a slope in ln size;
 // per engine and kernel regime above batch 1 a level and a slope in ln batch (shared by the
 // engine's formats, whose own deviations are random); per engine and format and batch group a
-// slope in the context's covariate beyond the baseline context (context_covariate, model_point.hpp). A column enters only where the data identify
-// it (it adds to the rank of the design); an effect a question needs that the data do not identify is
-// drawn from the spread of the same kind of effect where it is identified (EffectPriors).
+// slope in the context's covariate beyond the baseline context (context_covariate, model_point.hpp).
+// A column enters only where the data identify it (it adds to the rank of the design); an effect a
+// question needs that the data do not identify is drawn from the spread of the same kind of effect
+// where it is identified (EffectPriors).
 #pragma once
 
 #include <map>

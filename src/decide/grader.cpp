@@ -10,6 +10,7 @@
 #include "data/dataset_import.hpp"
 #include "data/gpu_spec.hpp"
 #include "data/quality_text.hpp"
+#include "decide/model_point.hpp"
 #include "decide/prediction.hpp"
 #include "decide/quality_answer.hpp"
 #include "report/measurement_claim.hpp"
@@ -100,7 +101,7 @@ void grade_against_model(GradeResult& g, const CurveKey& key, const Query& q, do
   const FamilyFit* family = use->model->ratio.family_of(key.engine);
   for (const Location& l : family != nullptr ? family->locations() : std::vector<Location>{}) {
     if (l.point.key != model_key(key.engine, key.precision) || l.place.arch != key.gpu_arch || l.place.params_b != q.params_b ||
-        l.place.batch != q.batch || l.point.context != (q.context > kBaselineContext ? q.context : 0)) continue;
+        l.place.batch != q.batch || l.point.context != context_beyond_baseline(q.context)) continue;
     for (std::size_t i = 0; i < l.values.size(); ++i) {
       g.anchors.push_back(GradeAnchor{q.params_b, delta_of_log(l.values[i]), 1, l.place.gpu + " (session " + use->session_label(l.sessions[i]) + ")"});
     }

@@ -11,6 +11,8 @@ namespace ecocompute::decide {
 
 std::string model_key(const std::string& engine, const std::string& precision) { return engine + "|" + precision; }
 
+int context_beyond_baseline(int context) noexcept { return context > defaults::baseline_context ? context : 0; }
+
 double context_covariate(std::string_view precision, int context) noexcept {
   if (context <= defaults::baseline_context) return 0.0;
   const double ratio = static_cast<double>(context) / defaults::baseline_context;
@@ -31,7 +33,7 @@ ModelPoint point_of(const CellPlace& place) {
   p.regime = batch_regime(place.engine, place.precision, place.arch, place.batch);
   const int first = regime_first_batch(place.engine, place.precision, place.arch, p.regime);
   p.regime_log_batch = p.regime == 0 ? 0.0 : std::log(static_cast<double>(place.batch) / first);
-  p.context = place.context > defaults::baseline_context ? place.context : 0;
+  p.context = context_beyond_baseline(place.context);
   p.context_covariate = context_covariate(place.precision, p.context);
   p.context_group = context_group(place.batch);
   return p;

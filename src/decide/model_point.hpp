@@ -25,6 +25,9 @@ struct ModelPoint {
   int context_group = 0;    ///< context_group(batch)
 };
 
+/// The context as the model places it: the context beyond the baseline, 0 at or below it.
+int context_beyond_baseline(int context) noexcept;
+
 /// The covariate of the context's effect, 0 at and below the baseline context c₀ and continuous there:
 /// for F16's own energy ln(c / c₀) (the bytes read per token grow with c without bound), for a format's
 /// ratio to F16 1 − c₀/c, bounded (the KV cache is read at F16 by every format, so as it comes to
