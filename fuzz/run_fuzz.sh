@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds a libFuzzer target with clang (libFuzzer + AddressSanitizer + UBSan) in build-fuzz/ and runs it
-# for a given time (default 600 s):
+# Builds a libFuzzer target with clang (libFuzzer + AddressSanitizer + UBSan) in the `sanitize` preset's
+# tree (build/sanitize/, which the sanitizer pass of the tests shares) and runs it for a given time
+# (default 600 s):
 #   fuzz/run_fuzz.sh [energy_json|report_consistency|query_text|http_request|mcp_frame|gguf] [seconds] [jobs]
 # energy_json: an uploaded energy.json through every upload check, seeded with valid and broken reports.
 # report_consistency: JSON through the report reader and the consistency checker, same seeds.
@@ -10,25 +11,16 @@
 #   micro models (fuzz/make_gguf_seeds), the trained fixture and llama.cpp's vocab-only GGUFs; its
 #   corpus, merged to the inputs that add coverage beyond those seeds, is kept in fuzz/corpus/gguf.tar.xz
 #   (unpacked before a run, re-packed after it).
-# Exit 0: no crash found in that time. A crash leaves its input in build-fuzz/fuzz/crash-*.
+# Exit 0: no crash found in that time. A crash leaves its input in build/sanitize/fuzz/crash-*.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=energy_json
 case "${1:-}" in energy_json|report_consistency|query_text|http_request|mcp_frame|gguf) target=$1; shift ;; esac
 seconds=${1:-600}
 jobs=${2:-1}
-build="${ECOCOMPUTE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+build="$root/build/sanitize"
 command -v clang++ >/dev/null || { echo "run_fuzz: clang++ is missing (apt-get install clang)" >&2; exit 3; }
-
-if [ ! -f "$build/build.ninja" ]; then
-  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DECOCOMPUTE_BUILD_TESTS=OFF -DECOCOMPUTE_BUILD_BENCH=OFF -DECOCOMPUTE_WERROR=OFF \
-    -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-cpu" \
-    -DCMAKE_PROJECT_INCLUDE="$root/fuzz/enable_fuzz.cmake" \
-    -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    "-DCMAKE_CXX_STANDARD_LIBRARIES=-lpq" >/dev/null
-fi
+[ -f "$build/build.ninja" ] || (cd "$root" && cmake --preset sanitize >/dev/null)
 export ECOCOMPUTE_DATA_DIR="${ECOCOMPUTE_DATA_DIR:-$root/data}"
 # One job runs in this process (its exit status is the fuzzer's: non-zero on a crash); more run as
 # libFuzzer's worker processes, each logging to fuzz-<n>.log.

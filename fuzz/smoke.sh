@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI's fuzz smoke: each libFuzzer target of hostile input (not the GGUF one, whose runs are long) for
 # a short time (default 30 s each). Exit non-zero when a target finds a crash, leak of the limits or
-# hang: its input is left in build-fuzz/fuzz/crash-* (or leak-, timeout-, oom-).
+# hang: its input is left in build/sanitize/fuzz/crash-* (or leak-, timeout-, oom-).
 #   fuzz/smoke.sh [seconds]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

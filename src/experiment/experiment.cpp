@@ -77,7 +77,7 @@ Result<std::map<std::string, std::string, std::less<>>> hash_files(
     const std::map<std::string, std::filesystem::path, std::less<>>& files) {
   std::vector<std::pair<std::string, std::future<Result<std::string>>>> pending;
   for (const auto& [precision, path] : files) {
-    pending.emplace_back(precision, std::async(std::launch::async, [path] { return sha256_file(path); }));
+    pending.emplace_back(precision, std::async(std::launch::async, [file = path] { return sha256_file(file); }));
   }
   std::map<std::string, std::string, std::less<>> hashes;
   for (auto& [precision, future] : pending) {

@@ -256,7 +256,7 @@ Result<void> apply_keys(const Json& object, const std::string& prefix, std::span
   for (const auto& [name, value] : object.items()) {
     const std::string field = prefix + name;
     if (const auto why = refused.find(name); why != refused.end()) return bad(field, why->second);
-    const auto key = std::find_if(keys.begin(), keys.end(), [&name](const Key& k) { return k.name == name; });
+    const auto key = std::find_if(keys.begin(), keys.end(), [&wanted = name](const Key& k) { return k.name == wanted; });
     if (key == keys.end()) return bad(field, "unknown field");
     if (auto set = key->set(value, field, options); !set) return set.error();
   }
