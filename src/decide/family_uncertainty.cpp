@@ -99,10 +99,7 @@ double FamilyFit::center_of(const FixedEffect& effect) const {
   double sum = 0;
   int n = 0;
   for (const Location& l : locations_) {
-    const bool same = effect.kind == EffectKind::size_slope      ? l.point.key == effect.group
-                      : effect.kind == EffectKind::context_slope ? l.point.key == effect.group && l.point.context_group == effect.regime
-                                                                 : l.point.engine == effect.group && l.point.regime == effect.regime;
-    if (!same) continue;
+    if (!applies(effect, l.point)) continue;
     sum += covariate(effect, l.point, design_.mean_log_size);
     ++n;
   }

@@ -32,13 +32,22 @@ int kind_order(EffectKind k) { return static_cast<int>(k); }
 
 }  // namespace
 
-double covariate(const FixedEffect& e, const ModelPoint& p, double mean_log_size) {
+bool applies(const FixedEffect& e, const ModelPoint& p) {
   switch (e.kind) {
-    case EffectKind::level: return p.key == e.group ? 1.0 : 0.0;
-    case EffectKind::size_slope: return p.key == e.group ? p.log_size - mean_log_size : 0.0;
-    case EffectKind::regime_level: return p.engine == e.group && p.regime == e.regime ? 1.0 : 0.0;
-    case EffectKind::regime_slope: return p.engine == e.group && p.regime == e.regime ? p.regime_log_batch : 0.0;
-    case EffectKind::context_slope: return p.key == e.group && p.context_group == e.regime ? p.context_covariate : 0.0;
+    case EffectKind::level: case EffectKind::size_slope: return p.key == e.group;
+    case EffectKind::regime_level: case EffectKind::regime_slope: return p.engine == e.group && p.regime == e.regime;
+    case EffectKind::context_slope: return p.key == e.group && p.context_group == e.regime;
+  }
+  return false;
+}
+
+double covariate(const FixedEffect& e, const ModelPoint& p, double mean_log_size) {
+  if (!applies(e, p)) return 0.0;
+  switch (e.kind) {
+    case EffectKind::level: case EffectKind::regime_level: return 1.0;
+    case EffectKind::size_slope: return p.log_size - mean_log_size;
+    case EffectKind::regime_slope: return p.regime_log_batch;
+    case EffectKind::context_slope: return p.context_covariate;
   }
   return 0.0;
 }

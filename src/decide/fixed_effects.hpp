@@ -27,6 +27,10 @@ struct FixedEffect {
   friend bool operator==(const FixedEffect&, const FixedEffect&) = default;
 };
 
+/// Whether an effect applies at a point: its format (level, slopes), its engine in its regime
+/// (regime effects) or its format in its batch group (context slope).
+bool applies(const FixedEffect& effect, const ModelPoint& p);
+
 /// The covariate of an effect at a point (0 when the effect does not apply there).
 double covariate(const FixedEffect& effect, const ModelPoint& p, double mean_log_size);
 
