@@ -12,6 +12,7 @@
 namespace ecocompute::decide {
 namespace {
 
+constexpr double kNominal = 0.95;
 constexpr std::array<data::Basis, 5> kBases{data::Basis::measured, data::Basis::interpolated, data::Basis::extrapolated,
                                             data::Basis::borrowed, data::Basis::modelled};
 
@@ -26,14 +27,28 @@ std::string group_of(const data::DataRow& r, HoldOut mode) {
   return {};
 }
 
+// The cell's own 95 % measurement half-width, ΔE points: a new measurement carries it too.
+double noise_pct(const Cell& held_out) { return kZ95 * std::sqrt(held_out.within_var) * (100 + delta_pct_of(held_out.value)); }
+
 // Whether the measured ΔE of a held-out cell lies in the answer's interval, each side widened in
 // quadrature by the cell's own 95 % measurement half-width.
 bool covers(const HeldOutAnswer& a, const Cell& held_out) {
   const double truth = delta_pct_of(held_out.value);
-  const double noise = kZ95 * std::sqrt(held_out.within_var) * (100 + truth);
+  const double noise = noise_pct(held_out);
   const double low = a.delta_pct - std::hypot(a.delta_pct - a.low_pct, noise);
   const double high = a.delta_pct + std::hypot(a.high_pct - a.delta_pct, noise);
   return truth >= low && truth <= high;
+}
+
+// The answer's interval on the model's log scale, where it is symmetric: its mean and half-width.
+std::pair<double, double> log_interval(const HeldOutAnswer& a) {
+  const double low = std::log1p(a.low_pct / 100), high = std::log1p(a.high_pct / 100);
+  return {std::log1p(a.delta_pct / 100), (high - low) / 2};
+}
+
+double width_scaled(const HeldOutAnswer& a, double factor) {
+  const auto [mean, half] = log_interval(a);
+  return 100 * (std::exp(mean + factor * half) - std::exp(mean - factor * half));
 }
 
 Result<void> run_fold(const std::vector<data::DataRow>& rows, const std::vector<data::Session>& sessions,
@@ -54,10 +69,64 @@ Result<void> run_fold(const std::vector<data::DataRow>& rows, const std::vector<
     ++b.n;
     b.covered += inside ? 1 : 0;
     b.widths.push_back(answer->high_pct - answer->low_pct);
-    out.cells.push_back({group, cell.place, delta_pct_of(cell.value), *answer, inside});
+    const auto [mean, half] = log_interval(*answer);
+    out.cells.push_back({.group = group,
+                         .session = cell.session_id,
+                         .place = cell.place,
+                         .measured_pct = delta_pct_of(cell.value),
+                         .answer = *answer,
+                         .covered = inside,
+                         .score = coverage_score(mean, half, delta_pct_of(cell.value), noise_pct(cell))});
   }
   ++out.folds;
   return {};
+}
+
+using ClassKey = std::pair<data::Basis, Extent>;
+using CellId = std::pair<std::string, std::string>;  // session, place
+
+CellId id_of(const HeldOutCell& c) {
+  return {c.session, fmt::format("{}|{}|{}|{}|{:.9g}|{}|{}", c.place.engine, c.place.precision, c.place.arch, c.place.gpu, c.place.params_b,
+                                 c.place.batch, c.place.context)};
+}
+
+// Scales each held-out answer by its class's factor computed from every other held-out answer but
+// those of the cells its own fold held out (in any mode): the answer then comes from a factor that
+// never saw the measurements it is judged against.
+void calibrate_out_of_fold(CalibrationReport& report, double nominal) {
+  std::map<ClassKey, std::vector<std::pair<CellId, double>>> by_class;
+  for (const ModeCalibration& m : report.modes) {
+    for (const HeldOutCell& c : m.cells) by_class[{c.answer.basis, c.answer.extent}].push_back({id_of(c), c.score});
+  }
+  for (ModeCalibration& m : report.modes) {
+    std::map<std::string, std::set<CellId>> fold_cells;
+    for (const HeldOutCell& c : m.cells) fold_cells[c.group].insert(id_of(c));
+    std::map<std::pair<std::string, ClassKey>, std::optional<double>> factor_of;
+    for (HeldOutCell& c : m.cells) {
+      const ClassKey key{c.answer.basis, c.answer.extent};
+      auto [it, added] = factor_of.try_emplace({c.group, key});
+      if (added) {
+        std::vector<double> others;
+        for (const auto& [id, score] : by_class[key]) {
+          if (!fold_cells[c.group].contains(id)) others.push_back(score);
+        }
+        it->second = conformal_quantile(std::move(others), nominal);
+      }
+      const double factor = it->second.value_or(1.0);
+      c.calibrated_covered = c.score <= factor;
+      c.calibrated_width = width_scaled(c.answer, factor);
+      for (BasisCoverage* b : {&m.calibrated[c.answer.basis], &report.all_calibrated[c.answer.basis]}) {
+        ++b->n;
+        b->covered += c.calibrated_covered ? 1 : 0;
+        b->widths.push_back(c.calibrated_width);
+      }
+    }
+  }
+  std::map<ClassKey, std::vector<double>> scores;
+  for (const auto& [key, list] : by_class) {
+    for (const auto& entry : list) scores[key].push_back(entry.second);
+  }
+  report.factors = class_factors(scores, nominal);
 }
 
 Json coverage_json(const BasisCoverage& b) {
@@ -71,7 +140,9 @@ Json cells_json(const std::vector<HeldOutCell>& cells) {
                         {"gpu", c.place.gpu}, {"params_b", c.place.params_b}, {"batch", c.place.batch}, {"context", c.place.context},
                         {"measured_pct", c.measured_pct}, {"delta_pct", c.answer.delta_pct},
                         {"interval", Json::array({c.answer.low_pct, c.answer.high_pct})},
-                        {"basis", data::to_string(c.answer.basis)}, {"covered", c.covered}});
+                        {"basis", data::to_string(c.answer.basis)}, {"extent", to_string(c.answer.extent)}, {"covered", c.covered},
+                        {"score", std::isfinite(c.score) ? Json(c.score) : Json(nullptr)}, {"calibrated_covered", c.calibrated_covered},
+                        {"calibrated_width_pct", c.calibrated_width}});
   }
   return list;
 }
@@ -82,14 +153,28 @@ Json bases_json(const std::map<data::Basis, BasisCoverage>& by_basis) {
   return j;
 }
 
-std::string bases_text(const std::map<data::Basis, BasisCoverage>& by_basis) {
+std::string bases_text(const std::map<data::Basis, BasisCoverage>& by_basis, const std::map<data::Basis, BasisCoverage>& calibrated) {
   std::string out;
   for (data::Basis basis : kBases) {
     const auto it = by_basis.find(basis);
     if (it == by_basis.end()) continue;
     const BasisCoverage& b = it->second;
-    out += fmt::format("  {:<13} n {:>4}   coverage {:>5.1f} %   median width {:>7.1f} pts{}\n", data::to_string(basis), b.n,
-                       100 * b.coverage(), b.median_width(), b.n >= 20 ? "" : "   (fewer than 20 cells)");
+    const auto c = calibrated.find(basis);
+    out += fmt::format("  {:<13} n {:>4}   model: coverage {:>5.1f} %, median width {:>7.1f} pts", data::to_string(basis), b.n,
+                       100 * b.coverage(), b.median_width());
+    if (c != calibrated.end()) {
+      out += fmt::format("   calibrated: {:>5.1f} %, {:>7.1f} pts", 100 * c->second.coverage(), c->second.median_width());
+    }
+    out += b.n >= 20 ? "\n" : "   (fewer than 20 cells)\n";
+  }
+  return out;
+}
+
+std::string factors_text(const std::vector<ClassFactor>& factors) {
+  std::string out = "factor of the model's half-width per class (basis, what the asked place lacks), from every held-out answer:\n";
+  for (const ClassFactor& f : factors) {
+    out += fmt::format("  {:<13} {:<15} n {:>4}   {}\n", data::to_string(f.basis), to_string(f.extent), f.n,
+                       f.factor ? fmt::format("× {:.3f}", *f.factor) : std::string("none (fewer than 19 answers): the model's own"));
   }
   return out;
 }
@@ -144,25 +229,38 @@ Result<CalibrationReport> calibrate(const std::vector<data::DataRow>& rows, cons
     }
     report.modes.push_back(std::move(m));
   }
+  calibrate_out_of_fold(report, kNominal);
   return report;
 }
 
 void to_json(Json& j, const CalibrationReport& report) {
   Json modes = Json::object();
   for (const ModeCalibration& m : report.modes) {
-    modes[std::string(to_string(m.mode))] =
-        Json{{"folds", m.folds}, {"refused", m.refused}, {"bases", bases_json(m.by_basis)}, {"cells", cells_json(m.cells)}};
+    modes[std::string(to_string(m.mode))] = Json{{"folds", m.folds},
+                                                 {"refused", m.refused},
+                                                 {"bases", bases_json(m.by_basis)},
+                                                 {"calibrated_bases", bases_json(m.calibrated)},
+                                                 {"cells", cells_json(m.cells)}};
   }
-  j = Json{{"nominal", 0.95}, {"modes", std::move(modes)}, {"bases", bases_json(report.all)}};
+  IntervalCalibration factors;
+  factors.classes = report.factors;
+  j = Json{{"nominal", kNominal},
+           {"modes", std::move(modes)},
+           {"bases", bases_json(report.all)},
+           {"calibrated_bases", bases_json(report.all_calibrated)},
+           {"factors", Json(factors)["classes"]}};
 }
 
 std::string to_text(const CalibrationReport& report) {
-  std::string out = "coverage of the nominal 95 % interval of ΔE, held-out cells by basis of the answer:\n";
+  std::string out =
+      "coverage of the nominal 95 % interval of ΔE, held-out cells by basis of the answer (model: its own interval; calibrated: "
+      "scaled by its class's factor, computed without the cells of its fold):\n";
   for (const ModeCalibration& m : report.modes) {
     out += fmt::format("leave one {} out ({} folds, {} held-out cells refused):\n", to_string(m.mode), m.folds, m.refused);
-    out += bases_text(m.by_basis);
+    out += bases_text(m.by_basis, m.calibrated);
   }
-  out += "all hold-outs together:\n" + bases_text(report.all);
+  out += "all hold-outs together:\n" + bases_text(report.all, report.all_calibrated);
+  out += factors_text(report.factors);
   return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include "data/basis.hpp"
 #include "data/data_row.hpp"
+#include "decide/interval_calibration.hpp"
 #include "decide/model_cells.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
@@ -29,6 +30,7 @@ struct HeldOutAnswer {
   double delta_pct = 0;
   double low_pct = 0, high_pct = 0;
   data::Basis basis = data::Basis::unavailable;
+  Extent extent = Extent::card;  ///< what the asked place lacked (the answer's class with its basis)
 };
 
 /// Answers cells from a training set of rows; nullopt where the answer is a refusal.
@@ -49,10 +51,16 @@ struct BasisCoverage {
 /// One held-out cell and its answer, for reading the misses one by one.
 struct HeldOutCell {
   std::string group;  ///< what was held out with it (a session, a size or a batch)
+  std::string session;
   CellPlace place;
   double measured_pct = 0;
   HeldOutAnswer answer;
   bool covered = false;
+  /// The factor the answer's half-width needed to hold the measured value (coverage_score); ≤ 1 when covered.
+  double score = 0;
+  /// With the factor of its class computed without its fold's cells: the scaled interval held it, and its width.
+  bool calibrated_covered = false;
+  double calibrated_width = 0;
 };
 
 /// One hold-out mode's result.
@@ -60,13 +68,20 @@ struct ModeCalibration {
   HoldOut mode = HoldOut::session;
   int folds = 0;
   int refused = 0;  ///< held-out cells the evidence left could not answer
-  std::map<data::Basis, BasisCoverage> by_basis;
+  std::map<data::Basis, BasisCoverage> by_basis;  ///< the model's own intervals
+  /// The intervals scaled by the factor of their class, each computed without the fold's own cells
+  /// (cross-conformal: what an answer for a group not yet measured gets).
+  std::map<data::Basis, BasisCoverage> calibrated;
   std::vector<HeldOutCell> cells;  ///< every answered held-out cell
 };
 
 struct CalibrationReport {
   std::vector<ModeCalibration> modes;
   std::map<data::Basis, BasisCoverage> all;  ///< every mode together
+  std::map<data::Basis, BasisCoverage> all_calibrated;
+  /// The factor of each class (basis, extent) from every held-out answer of every mode: what answers on
+  /// this evidence are scaled by (calibrate --write).
+  std::vector<ClassFactor> factors;
 };
 
 /// Runs the folds of each mode over the measured cells of `rows`. `every` > 1 holds out only every

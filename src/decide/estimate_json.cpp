@@ -19,8 +19,25 @@ Json band_json(const Figure& d) {
               {"between_cards_log_sd", d.card_sd},
               {"variance_uncertainty_log_sd", d.log_variance_sd},
               {"quantile", d.quantile},
-              {"rule", "mean ± quantile × log_sd on the log energy ratio, the quantile widened for the uncertainty of the variances "
-                       "(docs/decision-layer.md, \"The model\")"}};
+              {"extent", to_string(d.extent)},
+              {"calibration_factor", d.interval_factor()},
+              {"calibration_held_out_answers", d.calibration ? Json(d.calibration->n) : Json(nullptr)},
+              {"rule", "mean ± calibration_factor × quantile × log_sd on the log energy ratio, the quantile widened for the uncertainty "
+                       "of the variances, the factor that of held-out answers of the same basis and extent (docs/decision-layer.md, "
+                       "\"The model\" and \"Calibration\")"}};
+}
+
+std::string calibration_text(const Figure& d) {
+  if (!d.calibration) return "  interval: the model's own (no calibration of this evidence)\n";
+  const ClassFactor& c = *d.calibration;
+  if (!c.factor) {
+    return fmt::format("  interval: the model's own ({} held-out answers of this class, {} / {}: too few to calibrate)\n", c.n,
+                       to_string(c.basis), to_string(c.extent));
+  }
+  const bool own = c.basis == d.basis.basis && c.extent == d.extent;
+  return fmt::format("  interval: the model's × {:.2f}, the factor {} held-out answers of {} ({} / {}) needed to hold 95 %\n", *c.factor, c.n,
+                     own ? "this class" : "the widest class on more evidence (this one has too few)", to_string(c.basis),
+                     to_string(c.extent));
 }
 
 Json energy_json(const Prediction& p) {
@@ -84,6 +101,7 @@ std::string to_text(const EstimateResponse& r) {
   out += fmt::format("  ΔE basis: {} — {}\n", to_string(d.basis.basis), d.basis.label);
   out += fmt::format("  uncertainty (log scale): sd {:.4f}, between cards {:.4f}; quantile {:.2f} for the variances' own uncertainty\n",
                      d.log_sd, d.card_sd, d.quantile);
+  out += calibration_text(d);
   out += fmt::format("  confidence: {}   recommendation: {}\n", r.confidence, r.recommendation);
   out += fmt::format("  answered for: {} ({})   engine: {}   crossover: {}\n", p.gpu, p.arch_used, p.query.engine,
                      r.crossover_b ? fmt::format("{:.2f} B", *r.crossover_b) : "none inside the measured sizes");

@@ -167,6 +167,7 @@ Result<Evidence> load_evidence(std::shared_ptr<data::DatasetStore> store, RowLoa
       log::info("the fitted model could not be kept in the store ({}); it is fitted again next time", put.error().message());
     }
   }
+  e.calibration = calibration_for(e.model->digest);
   if (!e.rows.empty()) e.index();
   if (loading == RowLoading::by_key && e.rows.empty()) {
     e.rows_by_key = [store](const std::string& engine, const std::string& precision) {
@@ -188,6 +189,7 @@ Result<Evidence> load_published_evidence() {
   auto e = read_store(*store);
   if (!e) return e.error();
   e->model = cached_fit(e->rows);
+  e->calibration = calibration_for(e->model->digest);
   e->index_sessions();
   e->index();
   return e;

@@ -16,6 +16,7 @@
 #include "data/dataset_store.hpp"
 #include "data/quality_cost.hpp"
 #include "decide/decision_model.hpp"
+#include "decide/interval_calibration.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::decide {
@@ -37,6 +38,8 @@ struct Evidence {
   std::vector<data::DataRow> rows;  ///< measured rows (every one, unless read by key)
   std::vector<data::Session> sessions;
   std::shared_ptr<const DecisionModel> model;
+  /// The calibration of the model's intervals computed on this evidence (calibrate --write), if any.
+  std::shared_ptr<const IntervalCalibration> calibration;
   /// When set, the rows of one engine and format that an answer shows (a perplexity pair or a throttling
   /// note) come from the store (indexed) instead of `rows`: a question reads those, not the whole store.
   std::function<std::vector<data::DataRow>(const std::string& engine, const std::string& precision)> rows_by_key;

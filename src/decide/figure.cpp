@@ -25,6 +25,13 @@ Figure figure_from_log(double mean, double mean_var, double card_var, double log
   return f;
 }
 
+void calibrate_interval(Figure& f, const ClassFactor& calibration, const std::function<double(double)>& to_value) {
+  f.calibration = calibration;
+  const double half = f.interval_factor() * f.quantile * f.log_sd;
+  f.low = to_value(f.log_mean - half);
+  f.high = to_value(f.log_mean + half);
+}
+
 void to_json(Json& j, const Figure& f) {
   j = Json{{"value", f.value},
            {"interval", Json::array({f.low, f.high})},
@@ -34,7 +41,13 @@ void to_json(Json& j, const Figure& f) {
            {"log_sd", f.log_sd},
            {"between_cards_log_sd", f.card_sd},
            {"variance_uncertainty_log_sd", f.log_variance_sd},
-           {"quantile", f.quantile}};
+           {"quantile", f.quantile},
+           {"extent", to_string(f.extent)},
+           {"interval_calibration", f.calibration ? Json{{"factor", f.calibration->factor ? Json(*f.calibration->factor) : Json(nullptr)},
+                                                         {"held_out_answers", f.calibration->n},
+                                                         {"class", Json{{"basis", data::to_string(f.calibration->basis)},
+                                                                        {"extent", to_string(f.calibration->extent)}}}}
+                                                  : Json(nullptr)}};
 }
 
 }  // namespace ecocompute::decide

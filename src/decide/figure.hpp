@@ -4,8 +4,10 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include "data/basis.hpp"
+#include "decide/interval_calibration.hpp"
 #include "util/json.hpp"
 
 namespace ecocompute::decide {
@@ -18,12 +20,22 @@ struct Figure {
   double log_sd = 0;           ///< √(mean variance + between-card variance)
   double card_sd = 0;          ///< between cards at one place
   double log_variance_sd = 0;  ///< uncertainty of the variances themselves (variance_uncertainty.hpp)
-  double quantile = 1.96;      ///< the interval's half-width in log_sd: k(log_variance_sd)
+  double quantile = 1.96;      ///< the model's half-width in log_sd: k(log_variance_sd)
+  Extent extent = Extent::card;  ///< what the asked place lacks against the measured ones (ΔE)
+  /// The calibration of held-out answers of this figure's class that scaled its interval
+  /// (interval_calibration.hpp); absent when none applies and the model's own interval stands.
+  std::optional<ClassFactor> calibration;
+
+  /// What the model's half-width is multiplied by: the calibration's factor, else 1.
+  [[nodiscard]] double interval_factor() const { return calibration && calibration->factor ? *calibration->factor : 1.0; }
 };
 
 /// A figure from a log-normal prediction: value = to_value(mean), interval to_value(mean ∓ k·sd).
 Figure figure_from_log(double mean, double mean_var, double card_var, double log_variance_sd,
                        const std::function<double(double)>& to_value);
+
+/// Scales the interval by a calibration of its class: to_value(log_mean ∓ factor · quantile · log_sd).
+void calibrate_interval(Figure& f, const ClassFactor& calibration, const std::function<double(double)>& to_value);
 
 /// ΔE % of a log ratio, and energy of a log energy.
 double delta_of_log(double y);

@@ -39,6 +39,20 @@ data::Basis context_kind(const ModelPoint& asked, const std::vector<const Locati
   return inside ? data::Basis::interpolated : data::Basis::extrapolated;
 }
 
+// What the asked place lacks: its size and its batch each looked for among the format's places at
+// the baseline context on the architecture (any regime, any GPU of it).
+Extent extent_of(const ModelPoint& asked, const std::vector<const Location*>& pool) {
+  bool size_seen = false, batch_seen = false;
+  for (const Location* l : pool) {
+    if (l->point.context != 0) continue;
+    size_seen = size_seen || l->point.log_size == asked.log_size;
+    batch_seen = batch_seen || l->point.batch == asked.batch;
+  }
+  if (size_seen && batch_seen) return Extent::card;
+  if (!size_seen && !batch_seen) return Extent::size_and_batch;
+  return size_seen ? Extent::batch : Extent::size;
+}
+
 }  // namespace
 
 PlaceBasis place_basis(const ModelPoint& asked, const FamilyFit& family) {
@@ -73,10 +87,13 @@ PlaceBasis place_basis(const ModelPoint& asked, const FamilyFit& family) {
                         asked.batch <= b.batch_max;
     kind = !b.same_place.empty() ? data::Basis::measured : inside ? data::Basis::interpolated : data::Basis::extrapolated;
   }
+  b.extent = extent_of(asked, pool);
   if (asked.context > 0) {
     b.same_place.clear();  // the short-context places are not the asked place
     const data::Basis at_context = context_kind(asked, pool, b);
     kind = at_context == data::Basis::measured ? data::Basis::measured : data::worse(kind, at_context);
+    if (at_context == data::Basis::measured) b.extent = Extent::card;
+    else if (b.extent == Extent::card) b.extent = Extent::context;
   }
   b.place_kind = kind;
   if (b.other_architecture || b.other_gpu) kind = data::worse(kind, data::Basis::borrowed);

@@ -21,6 +21,7 @@
 
 #include "data/basis.hpp"
 #include "decide/family_fit.hpp"
+#include "decide/interval_calibration.hpp"
 
 namespace ecocompute::decide {
 
@@ -38,6 +39,7 @@ struct PlaceBasis {
   bool context_unmeasured = false;            ///< beyond the baseline context, none of the format's places in the batch group
   std::vector<const Location*> context_places;  ///< the format's places beyond the baseline context in the asked batch group
   int context_max = 0;                        ///< their longest context
+  Extent extent = Extent::card;               ///< what the asked place lacks against the format's measured places
 };
 
 /// The basis of the asked point against a family's measured locations.

@@ -110,7 +110,8 @@ Figure figure_of(const Outcome& o, const std::function<double(double)>& to_value
 
 // The format's own energy: F16 energy × the ratio, their log variances added.
 Figure energy_figure(const Figure& fp16, const Figure& delta) {
-  const double var_fp16 = fp16.log_sd * fp16.log_sd, var_delta = delta.log_sd * delta.log_sd;
+  const double delta_sd = delta.log_sd * delta.interval_factor();
+  const double var_fp16 = fp16.log_sd * fp16.log_sd, var_delta = delta_sd * delta_sd;
   const double total = var_fp16 + var_delta;
   const double s = total > 0 ? (var_fp16 * fp16.log_variance_sd + var_delta * delta.log_variance_sd) / total : 0.0;
   const double card = fp16.card_sd * fp16.card_sd + delta.card_sd * delta.card_sd;
@@ -145,6 +146,10 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q) {
   if (ratio) {
     out.delta = figure_of(*ratio, delta_of_log);
     out.delta->basis = describe_basis(*ratio->family, ratio->basis, ratio->point, q, evidence, "ΔE");
+    out.delta->extent = ratio->basis.extent;
+    if (const ClassFactor* c = evidence.calibration ? evidence.calibration->for_answer(out.delta->basis.basis, out.delta->extent) : nullptr) {
+      calibrate_interval(*out.delta, *c, delta_of_log);
+    }
     out.arch_used = used_architectures(ratio->basis, q.arch);
   }
   if (fp16) {

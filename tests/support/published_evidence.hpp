@@ -27,7 +27,9 @@ inline const decide::Evidence& published_evidence() {
     auto rows = store->rows(data::RowQuery{});
     auto sessions = store->sessions();
     if (!rows || !sessions) throw std::runtime_error("the shipped evidence does not load");
-    return decide::evidence_from(std::move(*rows), std::move(*sessions));
+    decide::Evidence e = decide::evidence_from(std::move(*rows), std::move(*sessions));
+    e.calibration = decide::calibration_for(e.model->digest);  // as load_published_evidence() does
+    return e;
   }();
   return evidence;
 }

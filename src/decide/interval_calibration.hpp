@@ -1,0 +1,76 @@
+// The calibration of the model's intervals on held-out cells (split-conformal prediction: Vovk,
+// Gammerman & Shafer 2005; with the scores of held-out folds, Barber, Candès, Ramdas & Tibshirani
+// 2021). `calibrate` answers every held-out cell from the rest of the evidence and records the score
+// of that answer: the factor by which the interval's log-scale half-width had to grow (or could
+// shrink) to hold the measured value, with the cell's own measurement noise added as `calibrate`
+// adds it. Per class of answer — its basis and what the asked place lacks that a measured one has
+// (Extent) — the factor of the nominal 95 % interval is the ⌈0.95 (n + 1)⌉-th smallest of the n
+// scores; with fewer than 19 scores no finite factor exists and the model's own interval stands.
+// The factors are kept with the digest of the evidence they were computed on, and an answer uses
+// them only for that evidence.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/basis.hpp"
+#include "util/json.hpp"
+#include "util/result.hpp"
+
+namespace ecocompute::decide {
+
+/// What the asked place lacks against the measured places of its format (in its regime, on its
+/// architecture): a card of its own (every part measured: another card at a measured place, or a size
+/// and a batch each measured but not together), its size, its batch, both, or its context.
+enum class Extent { card, size, batch, size_and_batch, context };
+std::string_view to_string(Extent extent) noexcept;
+Result<Extent> parse_extent(std::string_view text);
+
+/// The factor of one class of answers.
+struct ClassFactor {
+  data::Basis basis = data::Basis::measured;
+  Extent extent = Extent::card;
+  int n = 0;                     ///< held-out answers of this class that the factor comes from
+  std::optional<double> factor;  ///< absent below 19 scores: the model's own interval stands
+};
+
+struct IntervalCalibration {
+  std::string evidence_digest;   ///< evidence_digest of the rows it was computed on
+  double nominal = 0.95;
+  std::string computed;          ///< when and by what (`ecocompute calibrate …`), for people
+  std::vector<ClassFactor> classes;
+
+  /// The class of an answer, nullptr when none was calibrated.
+  [[nodiscard]] const ClassFactor* find(data::Basis basis, Extent extent) const;
+  /// The class whose factor an answer of (basis, extent) takes: its own when it has a factor; else (too
+  /// few held-out answers of its kind, or none) the class with the largest factor among those resting
+  /// on more evidence (a better basis), so that an answer on less evidence is never scaled less than
+  /// every answer on more; else its own without a factor; nullptr when there is nothing.
+  [[nodiscard]] const ClassFactor* for_answer(data::Basis basis, Extent extent) const;
+};
+
+/// The ⌈nominal (n + 1)⌉-th smallest score; nullopt when that index exceeds n.
+std::optional<double> conformal_quantile(std::vector<double> scores, double nominal);
+
+/// The score of one held-out answer: the smallest factor f ≥ 0 such that the interval
+/// exp(log_mean ∓ f · log_half_width), each side widened in quadrature by `noise_pct` (the cell's own
+/// 95 % half-width, ΔE points), holds `truth_pct`. Infinite when no factor does (the truth at −100 %).
+double coverage_score(double log_mean, double log_half_width, double truth_pct, double noise_pct);
+
+/// The factors of every class from the scores of held-out answers of each.
+std::vector<ClassFactor> class_factors(const std::map<std::pair<data::Basis, Extent>, std::vector<double>>& scores, double nominal);
+
+void to_json(Json& j, const IntervalCalibration& c);
+Result<IntervalCalibration> interval_calibration_from_json(const Json& j);
+
+/// The calibration file an answer reads: $ECOCOMPUTE_CALIBRATION, else data_dir()/interval-calibration.json.
+std::filesystem::path calibration_path();
+/// The calibration at `path` when it was computed on the evidence of `digest`; nullptr when the file is
+/// absent, unreadable or of other evidence (the reason logged at debug level).
+std::shared_ptr<const IntervalCalibration> calibration_for(const std::string& digest, const std::filesystem::path& path = calibration_path());
+
+}  // namespace ecocompute::decide
