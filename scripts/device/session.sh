@@ -76,7 +76,16 @@
 #              slots with --kv-unified (steady at C ≤ 8, slower above, and the F16 server died at C = 32);
 #              more `measure-endpoint` flags in $SERVE_SWEEP_ARGS (none; e.g. "--target-ci 2 --min-trials 3",
 #              "--level-warmup 0", "--endpoint-order baseline-first" as in the sweeps of 2026-12-01);
-#              sweep and server logs packed as serve-<arch>.tar.gz
+#              sweep and server logs packed as serve-<arch>$SERVE_TAG.tar.gz (SERVE_TAG, e.g. -c8, names one of
+#              several serve steps of one call)
+#   proxy:<arch>  `ecocompute proxy` in front of llama-server (CUDA) serving synthetic <arch> at $SERVE_FORMAT
+#              (Q4_K_M) on GPU A: (1) the proxy's per-request energy against `meter` around the same load, at
+#              each concurrency of $PROXY_LEVELS (1,16; $PROXY_REQUESTS_PER_STREAM (8) requests per stream, at
+#              least 24, 96 output tokens, a quarter unstreamed) on a server with 16 slots
+#              (scripts/device/proxy_load.py meter, inside `meter --json`); (2) the proxy's added latency
+#              and throughput at $PROXY_STREAMS (256) streams against the same server restarted with that many
+#              slots, direct and through the proxy alternating, $PROXY_ROUNDS (2) rounds each
+#              (proxy_load.py latency); proxy-<arch>.tar.gz
 #   engines:<arch>  the engine effect on one shape: transformers FP16 vs BF16 (eager, random weights from
 #              the shape's config, contrib/transformers_example.py through the command engine) and
 #              llama.cpp F16 vs Q4_K_M, k = 3, 128-token iterations, corrected 3-s decode windows each
@@ -381,7 +390,7 @@ PY
       q=${SERVE_FORMAT:-Q4_K_M}
       { time "$eco" quantize -m "$f16" --type "$q" --cache-dir "$cache"; } 2>&1 | tail -4
       qf=$(ls "$cache"/*/"$q".gguf | head -1)
-      dir=/tmp/eco/serve-$arch; slots=${SERVE_SLOTS:-per-level}
+      dir=/tmp/eco/serve-$arch${SERVE_TAG-}; slots=${SERVE_SLOTS:-per-level}
       rm -rf "$dir"; mkdir -p "$dir"
       params=$("$eco" synth --list | awk -v a="$arch" '$1 == a {printf "%.3f", $NF / 1e9}')
       # The servers' aliases are the formats; the reports name the model measured.
@@ -409,7 +418,49 @@ PY
       for pidfile in "$dir"/server-*.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null; done
       sleep 2
       nvidia-smi --query-gpu=uuid,name,power.limit,clocks.max.sm --format=csv > "$dir/gpu.csv"
-      pack "serve-$arch" "$dir" ;;
+      pack "serve-$arch${SERVE_TAG-}" "$dir" ;;
+    proxy:*)
+      arch=${step#proxy:}
+      f16=$(synth_f16 "$arch")
+      q=${SERVE_FORMAT:-Q4_K_M}
+      { time "$eco" quantize -m "$f16" --type "$q" --cache-dir "$cache"; } 2>&1 | tail -4
+      qf=$(ls "$cache"/*/"$q".gguf | head -1)
+      dir=/tmp/eco/proxy-$arch; rm -rf "$dir"; mkdir -p "$dir"
+      gpu=$(gpu_uuid 1)
+      export SERVE_DIR=$dir SERVE_GPU=$gpu SERVE_BIN=/tmp/eco/bundle/bin/llama-server SERVE_SPECS="$q $qf 8082" \
+        SERVE_ARGS=${SERVE_ARGS-}
+      bash "$root/scripts/device/serve_level.sh" 16
+      wait_ready 8082 || { echo "proxy: the server did not answer"; tail -20 "$dir"/server-*.log; status=1; }
+      "$eco" proxy --upstream http://127.0.0.1:8082 --listen 127.0.0.1:0 --port-file "$dir/proxy.port" --gpus "$gpu" \
+        > "$dir/proxy-stdout.log" 2> "$dir/proxy.log" &
+      proxy_pid=$!
+      for _ in $(seq 1 50); do [ -s "$dir/proxy.port" ] && break; sleep 0.1; done
+      purl=http://127.0.0.1:$(cat "$dir/proxy.port" 2>/dev/null)
+      echo "proxy $purl from $(stamp)"
+      load="python3 $root/scripts/device/proxy_load.py"
+      for c in $(echo "${PROXY_LEVELS:-1,16}" | tr , ' '); do
+        n=$(( c * ${PROXY_REQUESTS_PER_STREAM:-8} )); (( n < 24 )) && n=24
+        sleep 5  # an idle stretch before each load, inside neither window
+        timeout -s TERM "$(step_limit 240)" "$eco" meter --gpu "$gpu" --allow-shared --json -- $load meter --url "$purl" \
+          --model "$q" --concurrency "$c" --requests "$n" --unstreamed 0.25 --out "$dir/meter-load-c$c.json" \
+          > "$dir/meter-c$c.json" 2> "$dir/meter-c$c.log"
+        echo "meter c$c exit $? $(stamp)"; tail -3 "$dir/meter-c$c.log"
+      done
+      streams=${PROXY_STREAMS:-256}
+      bash "$root/scripts/device/serve_level.sh" "$streams"
+      if wait_ready 8082; then
+        timeout -s TERM "$(step_limit 300)" $load latency --url "$purl" --url http://127.0.0.1:8082 --model "$q" \
+          --concurrency "$streams" --requests "$streams" --rounds "${PROXY_ROUNDS:-2}" --out "$dir/latency.json" \
+          2> "$dir/latency.log"
+        echo "latency exit $? $(stamp)"; cat "$dir/latency.log"
+      fi
+      curl -s "$purl/metrics" > "$dir/proxy-metrics-end.txt" 2>/dev/null || python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen('$purl/metrics').read().decode())" > "$dir/proxy-metrics-end.txt"
+      kill -TERM "$proxy_pid" 2>/dev/null; wait "$proxy_pid"; echo "proxy exit $?"
+      for pidfile in "$dir"/server-*.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null; done
+      sleep 2
+      nvidia-smi --query-gpu=uuid,name,power.limit,clocks.max.sm --format=csv > "$dir/gpu.csv"
+      rm -f "$dir"/server-*.pid
+      pack "proxy-$arch" "$dir" ;;
     engines:*)
       arch=${step#engines:}
       f16=$(synth_f16 "$arch")
