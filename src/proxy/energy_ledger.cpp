@@ -1,5 +1,6 @@
 #include "proxy/energy_ledger.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -8,6 +9,8 @@ namespace ecocompute::proxy {
 
 namespace {
 constexpr double kForever = std::numeric_limits<double>::infinity();
+// How many streamed requests' times to first chunk stand for the server's current prompt phase.
+constexpr std::size_t kRecentFirstChunks = 64;
 }
 
 EnergyLedger::EnergyLedger(PrefillWeightRule rule, SettledCallback on_settled)
@@ -27,6 +30,7 @@ std::uint64_t EnergyLedger::begin_request(std::string model, double now_s, doubl
   request.activity.start_s = now_s;
   request.activity.streamed = streamed;
   request.activity.prompt_tokens = prompt_tokens_estimate;
+  if (!streamed) request.activity.prompt_phase_s = recent_first_chunk_s();
   requests_.emplace(id, std::move(request));
   ++totals_.in_flight;
   return id;
@@ -39,7 +43,18 @@ void EnergyLedger::record_output(std::uint64_t id, double now_s) {
   auto& times = found->second.activity.output_times_s;
   // Times come from one steady clock, but from several threads: keep them sorted for the search.
   times.push_back(times.empty() ? now_s : std::max(now_s, times.back()));
-  ++found->second.output_chunks;
+  if (++found->second.output_chunks == 1 && found->second.activity.streamed) {
+    first_chunk_s_.push_back(std::max(0.0, times.front() - found->second.activity.start_s));
+    if (first_chunk_s_.size() > kRecentFirstChunks) first_chunk_s_.pop_front();
+  }
+}
+
+double EnergyLedger::recent_first_chunk_s() const {
+  if (first_chunk_s_.empty()) return 0.0;
+  std::vector<double> sorted(first_chunk_s_.begin(), first_chunk_s_.end());
+  const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+  std::nth_element(sorted.begin(), middle, sorted.end());
+  return *middle;
 }
 
 std::vector<const RequestActivity*> EnergyLedger::in_flight_during(double begin_s, double end_s) const {

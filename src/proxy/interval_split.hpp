@@ -23,6 +23,9 @@ struct RequestActivity {
   double completion_tokens = 0.0;
   /// Streamed: completion tokens per output chunk (the usage's count over the chunks seen; 1 before).
   double output_scale = 1.0;
+  /// Not streamed: how long its prompt phase is taken to last from its arrival (no chunk shows it): the
+  /// streamed requests' recent time to first chunk (EnergyLedger), 0 without any.
+  double prompt_phase_s = 0.0;
 
   /// End of the prompt phase of a streamed request: the first output chunk (or the end, or `now_s`).
   [[nodiscard]] double prefill_end_s(double now_s) const;
@@ -46,8 +49,9 @@ struct IntervalTokens {
 
 /// Returns the tokens `request` processed in [begin_s, end_s); `now_s` stands for the end of a request
 /// still in flight. A streamed request's prompt tokens are spread evenly over its prompt phase and its
-/// decode tokens counted where their chunks passed; a non-streamed one's tokens spread evenly over its
-/// lifetime (the proxy sees no progress inside it).
+/// decode tokens counted where their chunks passed; a non-streamed one's prompt tokens spread evenly over
+/// its `prompt_phase_s` from its arrival and its output tokens over its lifetime (the proxy sees no
+/// progress inside it).
 IntervalTokens tokens_in_interval(const RequestActivity& request, double begin_s, double end_s, double now_s);
 
 /// Returns whether `request` was in flight during [begin_s, end_s).

@@ -141,5 +141,64 @@ TEST(EnergyLedger, AFinishedRequestIsSettledOnlyOnceItsLastIntervalCloses) {
   EXPECT_DOUBLE_EQ(settled[0].completion_tokens, 1.0);
 }
 
+// The H200 run of docs/proxy.md ("Checked on the H200"), scripted: 16 streams in rounds (a closed loop of
+// equal requests all start together), 77 prompt tokens (estimated 88 from their size until the usage comes)
+// and 96 output tokens in 2.6 s, the first chunk after 0.52 s, a quarter of the streams unstreamed, 400 W.
+// With an unstreamed prompt spread over the whole lifetime its answer carried 1.79 times a streamed one's
+// (1.75-1.8 on the card); with its prompt phase taken from the streamed requests' first chunks, alike.
+TEST(EnergyLedger, AnUnstreamedAnswerIsChargedAsAStreamedOneInRounds) {
+  constexpr int kStreams = 16;
+  constexpr double kLife = 2.6, kFirst = 0.52, kSpan = 13.0;
+  struct Step {
+    double time;
+    int kind;  // 0 begin, 1 chunk, 2 finish, 3 close
+    int request;
+  };
+  struct Request {
+    double start;
+    bool streamed;
+    std::uint64_t id = 0;
+    double answer_j = 0.0;
+  };
+  std::vector<Request> requests;
+  std::vector<Step> steps;
+  for (int lane = 0; lane < kStreams; ++lane) {
+    for (double start = 0.0; start + kLife <= kSpan; start += kLife) {
+      const int i = static_cast<int>(requests.size());
+      requests.push_back({start, lane % 4 != 1});
+      steps.push_back({start, 0, i});
+      if (requests.back().streamed) {
+        for (int k = 0; k < 96; ++k) steps.push_back({start + kFirst + k * (kLife - kFirst) / 96, 1, i});
+      }
+      steps.push_back({start + kLife - 1e-6, 2, i});
+    }
+  }
+  for (int k = 1; k <= 135; ++k) steps.push_back({0.1 * k + 0.0005, 3, -1});
+  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.time < b.time; });
+  EnergyLedger ledger;
+  ledger.start(0.0);
+  double last = 0.0;
+  for (const Step& step : steps) {
+    Request* r = step.request >= 0 ? &requests[static_cast<std::size_t>(step.request)] : nullptr;
+    if (step.kind == 0) r->id = ledger.begin_request("m", step.time, 88, r->streamed);
+    if (step.kind == 1) ledger.record_output(r->id, step.time);
+    if (step.kind == 2) r->answer_j = ledger.finish_request(r->id, step.time, {77.0, 96.0}).joules;
+    if (step.kind == 3) {
+      ledger.close_interval(step.time, 400.0 * (step.time - last));
+      last = step.time;
+    }
+  }
+  double streamed_j = 0, unstreamed_j = 0;
+  int streamed_n = 0, unstreamed_n = 0;
+  for (const Request& r : requests) {
+    if (r.start < 2.0 || r.start > 9.0) continue;  // after the first rounds have set the prompt phase
+    (r.streamed ? streamed_j : unstreamed_j) += r.answer_j;
+    (r.streamed ? streamed_n : unstreamed_n) += 1;
+  }
+  ASSERT_GT(unstreamed_n, 0);
+  ASSERT_GT(streamed_n, 0);
+  EXPECT_NEAR((unstreamed_j / unstreamed_n) / (streamed_j / streamed_n), 1.0, 0.1);
+}
+
 }  // namespace
 }  // namespace ecocompute::proxy
