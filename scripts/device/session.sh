@@ -159,6 +159,13 @@ synth_f16() {
   [ -f "$f16" ] || { time "$eco" synth --arch "$1" --type f16 -o "$f16"; } 2>&1 | tail -4 >&2
   echo "$f16"
 }
+# serve_files ARCH: sets f16 (the synthetic F16 of ARCH), q ($SERVE_FORMAT, Q4_K_M) and qf (its quantization).
+serve_files() {
+  f16=$(synth_f16 "$1")
+  q=${SERVE_FORMAT:-Q4_K_M}
+  { time "$eco" quantize -m "$f16" --type "$q" --cache-dir "$cache"; } 2>&1 | tail -4
+  qf=$(ls "$cache"/*/"$q".gguf | head -1)
+}
 # measure_into DIR TIMEOUT ARGS…: one measure run, its reports and logs in DIR, its summary printed.
 measure_into() {
   local dir=$1 limit=$2; shift 2
@@ -386,10 +393,7 @@ PY
       pack "split-$arch${SPLIT_TAG-}" "/tmp/eco/split-$arch${SPLIT_TAG-}" ;;
     serve:*)
       arch=${step#serve:}
-      f16=$(synth_f16 "$arch")
-      q=${SERVE_FORMAT:-Q4_K_M}
-      { time "$eco" quantize -m "$f16" --type "$q" --cache-dir "$cache"; } 2>&1 | tail -4
-      qf=$(ls "$cache"/*/"$q".gguf | head -1)
+      serve_files "$arch"
       dir=/tmp/eco/serve-$arch${SERVE_TAG-}; slots=${SERVE_SLOTS:-per-level}
       rm -rf "$dir"; mkdir -p "$dir"
       params=$("$eco" synth --list | awk -v a="$arch" '$1 == a {printf "%.3f", $NF / 1e9}')
@@ -421,10 +425,7 @@ PY
       pack "serve-$arch${SERVE_TAG-}" "$dir" ;;
     proxy:*)
       arch=${step#proxy:}
-      f16=$(synth_f16 "$arch")
-      q=${SERVE_FORMAT:-Q4_K_M}
-      { time "$eco" quantize -m "$f16" --type "$q" --cache-dir "$cache"; } 2>&1 | tail -4
-      qf=$(ls "$cache"/*/"$q".gguf | head -1)
+      serve_files "$arch"
       dir=/tmp/eco/proxy-$arch; rm -rf "$dir"; mkdir -p "$dir"
       gpu=$(gpu_uuid 1)
       export SERVE_DIR=$dir SERVE_GPU=$gpu SERVE_BIN=/tmp/eco/bundle/bin/llama-server SERVE_SPECS="$q $qf 8082" \
