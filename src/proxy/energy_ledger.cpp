@@ -9,8 +9,22 @@ namespace ecocompute::proxy {
 
 namespace {
 constexpr double kForever = std::numeric_limits<double>::infinity();
-// How many streamed requests' times to first chunk stand for the server's current prompt phase.
-constexpr std::size_t kRecentFirstChunks = 64;
+// How many streamed requests stand for the server's current prompt phase and decode rate.
+constexpr std::size_t kRecentStreams = 64;
+
+void keep_recent(std::deque<double>& values, double value) {
+  values.push_back(value);
+  if (values.size() > kRecentStreams) values.pop_front();
+}
+
+// The median of the recent values (0 before any).
+double recent_median(const std::deque<double>& values) {
+  if (values.empty()) return 0.0;
+  std::vector<double> sorted(values.begin(), values.end());
+  const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+  std::nth_element(sorted.begin(), middle, sorted.end());
+  return *middle;
+}
 }
 
 EnergyLedger::EnergyLedger(PrefillWeightRule rule, SettledCallback on_settled)
@@ -30,7 +44,10 @@ std::uint64_t EnergyLedger::begin_request(std::string model, double now_s, doubl
   request.activity.start_s = now_s;
   request.activity.streamed = streamed;
   request.activity.prompt_tokens = prompt_tokens_estimate;
-  if (!streamed) request.activity.prompt_phase_s = recent_first_chunk_s();
+  if (!streamed) {
+    request.activity.prompt_phase_s = recent_median(first_chunk_s_);
+    request.activity.decode_rate_per_s = recent_median(decode_rates_);
+  }
   requests_.emplace(id, std::move(request));
   ++totals_.in_flight;
   return id;
@@ -44,17 +61,8 @@ void EnergyLedger::record_output(std::uint64_t id, double now_s) {
   // Times come from one steady clock, but from several threads: keep them sorted for the search.
   times.push_back(times.empty() ? now_s : std::max(now_s, times.back()));
   if (++found->second.output_chunks == 1 && found->second.activity.streamed) {
-    first_chunk_s_.push_back(std::max(0.0, times.front() - found->second.activity.start_s));
-    if (first_chunk_s_.size() > kRecentFirstChunks) first_chunk_s_.pop_front();
+    keep_recent(first_chunk_s_, std::max(0.0, times.front() - found->second.activity.start_s));
   }
-}
-
-double EnergyLedger::recent_first_chunk_s() const {
-  if (first_chunk_s_.empty()) return 0.0;
-  std::vector<double> sorted(first_chunk_s_.begin(), first_chunk_s_.end());
-  const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
-  std::nth_element(sorted.begin(), middle, sorted.end());
-  return *middle;
 }
 
 std::vector<const RequestActivity*> EnergyLedger::in_flight_during(double begin_s, double end_s) const {
@@ -86,6 +94,8 @@ ProvisionalEnergy EnergyLedger::finish_request(std::uint64_t id, double now_s, c
   activity.completion_tokens = completion;
   if (activity.streamed && request.output_chunks > 0) {
     activity.output_scale = completion / static_cast<double>(request.output_chunks);
+    const double decoding_s = *activity.end_s - activity.output_times_s.front();
+    if (request.output_chunks > 1 && decoding_s > 0) keep_recent(decode_rates_, completion / decoding_s);
   } else if (activity.streamed) {
     activity.streamed = false;  // no chunk seen: its tokens spread over its lifetime like an unstreamed answer's
   }

@@ -88,8 +88,7 @@ class EnergyLedger {
   void settle_ready();
   void retire_finished();
   std::vector<const RequestActivity*> in_flight_during(double begin_s, double end_s) const;
-  // The median of the recent streamed requests' times to first chunk (0 before any).
-  double recent_first_chunk_s() const;
+
   double share_of(std::uint64_t id, const ClosedInterval& interval, double now_s) const;
 
   PrefillWeightRule rule_;
@@ -98,6 +97,7 @@ class EnergyLedger {
   std::map<std::uint64_t, TrackedRequest> requests_;
   std::deque<ClosedInterval> unsettled_;
   std::deque<double> first_chunk_s_;  // the last streamed requests' times to first chunk
+  std::deque<double> decode_rates_;   // and their output tokens per second after it
   std::optional<double> open_begin_s_;
   double last_power_w_ = 0.0;
   bool power_known_ = false;

@@ -36,8 +36,10 @@ IntervalTokens tokens_in_interval(const RequestActivity& request, double begin_s
     // over the lifetime put its weight, at the whole batch's w(B), into decode steps: on the H200 at 16
     // streams an unstreamed answer was charged 1.8 times a streamed one doing the same work (docs/proxy.md).
     const double prompt_end = std::min(request.start_s + request.prompt_phase_s, finish);
+    const double completion =
+        request.end_s ? request.completion_tokens : request.decode_rate_per_s * std::max(0.0, finish - prompt_end);
     return {request.prompt_tokens * share_in(request.start_s, prompt_end, begin_s, end_s),
-            request.completion_tokens * share_in(request.start_s, finish, begin_s, end_s)};
+            completion * share_in(request.start_s, finish, begin_s, end_s)};
   }
   IntervalTokens tokens;
   tokens.prompt = request.prompt_tokens * share_in(request.start_s, request.prefill_end_s(now_s), begin_s, end_s);

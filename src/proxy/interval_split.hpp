@@ -26,6 +26,10 @@ struct RequestActivity {
   /// Not streamed: how long its prompt phase is taken to last from its arrival (no chunk shows it): the
   /// streamed requests' recent time to first chunk (EnergyLedger), 0 without any.
   double prompt_phase_s = 0.0;
+  /// Not streamed, in flight: output tokens per second taken for it until its usage arrives (the streamed
+  /// requests' recent rate, EnergyLedger), so that the answers ending beside it do not take its share; 0
+  /// without any. Its usage replaces it once the answer has ended.
+  double decode_rate_per_s = 0.0;
 
   /// End of the prompt phase of a streamed request: the first output chunk (or the end, or `now_s`).
   [[nodiscard]] double prefill_end_s(double now_s) const;

@@ -92,6 +92,13 @@ TEST(IntervalSplit, UnstreamedOutputSpreadsOverTheLifetimeAndThePromptOverItsPha
   EXPECT_NEAR(tokens_in_interval(a, 0.2, 0.3, 5.0).prompt, 0.0, 1e-12);
   a.prompt_phase_s = 3.0;  // longer than the request: its lifetime
   EXPECT_NEAR(tokens_in_interval(a, 0.2, 0.3, 5.0).prompt, 5.0, 1e-9);
+  // In flight, before its usage: output at the streamed requests' rate after the prompt phase, so far.
+  a.end_s.reset();
+  a.prompt_phase_s = 0.5;
+  a.decode_rate_per_s = 40.0;
+  EXPECT_NEAR(tokens_in_interval(a, 0.2, 0.3, 1.5).decode, 40.0 * 1.0 * 0.1 / 1.5, 1e-9);
+  a.decode_rate_per_s = 0.0;  // no streamed request seen: nothing known
+  EXPECT_DOUBLE_EQ(tokens_in_interval(a, 0.2, 0.3, 1.5).decode, 0.0);
 }
 
 // A closed loop of 16 streams at constant power, each request 77 prompt tokens and 96 output tokens over
