@@ -83,6 +83,8 @@ void grade_against_model(GradeResult& g, const CurveKey& key, const Query& q, do
     rest.sessions = evidence.sessions;
     rest.session_positions = evidence.session_positions;
     rest.model = std::make_shared<const DecisionModel>(evidence.model->without_session(session_id));
+    // The factors were computed from answers with their own session (or size, or batch) held out: this one.
+    rest.calibration = evidence.calibration;
     use = &rest;
   }
   // The question estimate would be asked (no borrow but the published one): one answer for both.

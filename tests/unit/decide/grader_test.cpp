@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <filesystem>
 
 #include "data/published_reference.hpp"
@@ -90,6 +92,16 @@ TEST(Grader, AReportOfAStoredSessionIsGradedWithoutItsOwnSession) {
   EXPECT_NE(g.exit_code(), 2) << g.reason;
   EXPECT_TRUE(contains(g.reason, "the report's own session left out")) << g.reason;
   for (const GradeAnchor& a : g.anchors) { EXPECT_FALSE(contains(a.label, "GPU-1e49a711")) << a.label; }
+  // Its band is the interval a held-out session's answer gets: scaled by the calibration of such answers.
+  ASSERT_NE(evidence.calibration, nullptr);
+  Evidence uncalibrated = evidence;
+  uncalibrated.calibration = nullptr;
+  const GradeResult raw = grade_report(*report, uncalibrated);
+  ASSERT_TRUE(g.band_low_pct && raw.band_low_pct && g.reference_basis);
+  const auto log_half = [](const GradeResult& r) { return (std::log1p(*r.band_high_pct / 100) - std::log1p(*r.band_low_pct / 100)) / 2; };
+  const ClassFactor* c = evidence.calibration->for_answer(g.reference_basis->basis, Extent::card);
+  ASSERT_TRUE(c && c->factor);
+  EXPECT_NEAR(log_half(g), *c->factor * log_half(raw), 1e-9);
   // Synthetic weights carry no quality: the grade states the format's cost for the real model of that
   // shape ("synthetic Llama-3-8B shape"), from llama.cpp's published table, with that basis.
   ASSERT_TRUE(g.quality);
