@@ -97,7 +97,9 @@ ProvisionalEnergy EnergyLedger::finish_request(std::uint64_t id, double now_s, c
     const double decoding_s = *activity.end_s - activity.output_times_s.front();
     if (request.output_chunks > 1 && decoding_s > 0) keep_recent(decode_rates_, completion / decoding_s);
   } else if (activity.streamed) {
-    activity.streamed = false;  // no chunk seen: its tokens spread over its lifetime like an unstreamed answer's
+    // No chunk seen: its tokens are spread like an unstreamed answer's, its prompt over the same phase.
+    activity.streamed = false;
+    activity.prompt_phase_s = recent_median(first_chunk_s_);
   }
   --totals_.in_flight;
 

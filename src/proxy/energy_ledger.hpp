@@ -88,7 +88,6 @@ class EnergyLedger {
   void settle_ready();
   void retire_finished();
   std::vector<const RequestActivity*> in_flight_during(double begin_s, double end_s) const;
-
   double share_of(std::uint64_t id, const ClosedInterval& interval, double now_s) const;
 
   PrefillWeightRule rule_;

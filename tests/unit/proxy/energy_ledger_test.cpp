@@ -114,6 +114,31 @@ TEST(EnergyLedger, TheAnswersEnergyEstimatesTheOpenIntervalAtTheLastPower) {
   EXPECT_DOUBLE_EQ(energy.completion_tokens, 5.0);
 }
 
+TEST(EnergyLedger, AStreamThatSentNoChunkIsChargedAsAnUnstreamedAnswer) {
+  // Streams with their first chunk 0.5 s in set the prompt phase; then a stream that sends no chunk
+  // (only its usage) and an unstreamed request, the same work at the same times, settle at the same energy.
+  std::vector<SettledRequest> settled;
+  EnergyLedger ledger(PrefillWeightRule{}, [&](const SettledRequest& request) { settled.push_back(request); });
+  ledger.start(0.0);
+  for (int i = 0; i < 3; ++i) {
+    const auto id = ledger.begin_request("first", 0.0, 10, true);
+    ledger.record_output(id, 0.5);
+    ledger.finish_request(id, 0.6, {10.0, 1.0});
+  }
+  ledger.close_interval(1.0, 100.0);
+  const auto silent = ledger.begin_request("silent", 1.0, 40, true);
+  const auto whole = ledger.begin_request("whole", 1.0, 40, false);
+  for (int k = 1; k <= 10; ++k) ledger.close_interval(1.0 + 0.1 * k, 10.0 + k);  // power that changes
+  ledger.finish_request(silent, 2.0, {40.0, 8.0});
+  ledger.finish_request(whole, 2.0, {40.0, 8.0});
+  ledger.close_interval(2.1, 5.0);
+  std::map<std::string, double> joules;
+  for (const SettledRequest& r : settled) joules[r.model] += r.joules;
+  ASSERT_TRUE(joules.contains("silent") && joules.contains("whole"));
+  EXPECT_GT(joules["silent"], 0.0);
+  EXPECT_NEAR(joules["silent"], joules["whole"], 1e-9);
+}
+
 TEST(EnergyLedger, ASkippedIntervalIsCountedAndBookedNowhere) {
   EnergyLedger ledger;
   ledger.start(0.0);
