@@ -31,18 +31,15 @@ def meter_rows(folder):
         b, a = load["metrics_before"], load["metrics_after"]
         recs = load["records"]
         ok = [r for r in recs if r["ok"]]
-        answered = sum(r["usage"]["energy_j"] for r in ok)
-        estimated = sum(r["usage"].get("energy_estimated_j", 0.0) for r in ok)
-        header = [float(r["x_energy_j"]) for r in ok if not r["stream"] and r.get("x_energy_j")]
         out.append({
-            "concurrency": int(c), "requests": len(recs), "ok": len(ok), "streamed": sum(r["stream"] for r in ok),
-            "meter_j": window["energy_j"], "meter_edge_j": window["edge_uncertainty_j"], "meter_s": window["duration_s"],
+            "concurrency": int(c), "requests": len(recs), "ok": len(ok),
+            "meter_j": window["energy_j"], "meter_edge_j": window["edge_uncertainty_j"],
             "counter_j": delta(b, a, "ecocompute_proxy_counter_energy_joules_total"),
             "attributed_j": delta(b, a, "ecocompute_proxy_attributed_energy_joules_total"),
             "idle_j": delta(b, a, "ecocompute_proxy_idle_energy_joules_total"),
             "unsettled_j": a.get("ecocompute_proxy_unsettled_energy_joules", 0.0),
             "skipped": delta(b, a, "ecocompute_proxy_skipped_intervals_total"),
-            "answers_j": answered, "answers_estimated_j": estimated, "header_j": sum(header), "headers": len(header),
+            "answers_j": sum(r["usage"]["energy_j"] for r in ok),
             "settled": load["settled"], "output_tokens": window["tokens"],
         })
     return out
@@ -70,6 +67,10 @@ def main():
             100 * (r["counter_j"] / r["meter_j"] - 1), r["attributed_j"], r["idle_j"], r["unsettled_j"], r["answers_j"],
             100 * (r["answers_j"] / r["attributed_j"] - 1) if r["attributed_j"] else float("nan"),
             r["attributed_j"] / r["output_tokens"] if r["output_tokens"] else float("nan")))
+        if not r["settled"] or r["skipped"]:
+            print("  C = %d: %s, %d counter intervals skipped" % (
+                r["concurrency"], "settled" if r["settled"] else "NOT every request settled before the second reading",
+                r["skipped"]))
     lat_path = os.path.join(folder, "latency.json")
     if not os.path.exists(lat_path):
         return

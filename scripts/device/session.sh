@@ -166,6 +166,13 @@ serve_files() {
   { time "$eco" quantize -m "$f16" --type "$q" --cache-dir "$cache"; } 2>&1 | tail -4
   qf=$(ls "$cache"/*/"$q".gguf | head -1)
 }
+# stop_servers DIR: stops the llama-servers serve_level.sh started for DIR, then notes the card in DIR/gpu.csv.
+stop_servers() {
+  local pidfile
+  for pidfile in "$1"/server-*.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null; done
+  sleep 2
+  nvidia-smi --query-gpu=uuid,name,power.limit,clocks.max.sm --format=csv > "$1/gpu.csv"
+}
 # measure_into DIR TIMEOUT ARGS…: one measure run, its reports and logs in DIR, its summary printed.
 measure_into() {
   local dir=$1 limit=$2; shift 2
@@ -419,9 +426,7 @@ PY
           -o "$dir/sweep" > "$dir/stdout.md" 2> "$dir/stderr.log"
         echo "measure-endpoint exit $? $(stamp)"; grep -E "warning|error" "$dir/stderr.log" | tail -8; cat "$dir/stdout.md"
       fi
-      for pidfile in "$dir"/server-*.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null; done
-      sleep 2
-      nvidia-smi --query-gpu=uuid,name,power.limit,clocks.max.sm --format=csv > "$dir/gpu.csv"
+      stop_servers "$dir"
       pack "serve-$arch${SERVE_TAG-}" "$dir" ;;
     proxy:*)
       arch=${step#proxy:}
@@ -455,11 +460,9 @@ PY
           2> "$dir/latency.log"
         echo "latency exit $? $(stamp)"; cat "$dir/latency.log"
       fi
-      curl -s "$purl/metrics" > "$dir/proxy-metrics-end.txt" 2>/dev/null || python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen('$purl/metrics').read().decode())" > "$dir/proxy-metrics-end.txt"
+      python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen('$purl/metrics').read().decode())" > "$dir/proxy-metrics-end.txt"
       kill -TERM "$proxy_pid" 2>/dev/null; wait "$proxy_pid"; echo "proxy exit $?"
-      for pidfile in "$dir"/server-*.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null; done
-      sleep 2
-      nvidia-smi --query-gpu=uuid,name,power.limit,clocks.max.sm --format=csv > "$dir/gpu.csv"
+      stop_servers "$dir"
       rm -f "$dir"/server-*.pid
       pack "proxy-$arch" "$dir" ;;
     engines:*)
