@@ -85,7 +85,7 @@
 #              (scripts/device/proxy_load.py meter, inside `meter --json`); (2) the proxy's added latency
 #              and throughput at $PROXY_STREAMS (256) streams against the same server restarted with that many
 #              slots, direct and through the proxy alternating, $PROXY_ROUNDS (2) rounds each
-#              (proxy_load.py latency); proxy-<arch>.tar.gz
+#              (proxy_load.py latency; PROXY_STREAMS=0 leaves (2) out); proxy-<arch>.tar.gz
 #   engines:<arch>  the engine effect on one shape: transformers FP16 vs BF16 (eager, random weights from
 #              the shape's config, contrib/transformers_example.py through the command engine) and
 #              llama.cpp F16 vs Q4_K_M, k = 3, 128-token iterations, corrected 3-s decode windows each
@@ -453,8 +453,8 @@ PY
         echo "meter c$c exit $? $(stamp)"; tail -3 "$dir/meter-c$c.log"
       done
       streams=${PROXY_STREAMS:-256}
-      bash "$root/scripts/device/serve_level.sh" "$streams"
-      if wait_ready 8082; then
+      (( streams > 0 )) && bash "$root/scripts/device/serve_level.sh" "$streams"
+      if (( streams > 0 )) && wait_ready 8082; then
         timeout -s TERM "$(step_limit 300)" $load latency --url "$purl" --url http://127.0.0.1:8082 --model "$q" \
           --concurrency "$streams" --requests "$streams" --rounds "${PROXY_ROUNDS:-2}" --out "$dir/latency.json" \
           2> "$dir/latency.log"
