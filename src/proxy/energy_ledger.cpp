@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -45,8 +46,8 @@ std::uint64_t EnergyLedger::begin_request(std::string model, double now_s, doubl
   request.activity.streamed = streamed;
   request.activity.prompt_tokens = prompt_tokens_estimate;
   if (!streamed) {
-    request.activity.prompt_phase_s = recent_median(first_chunk_s_);
-    request.activity.decode_rate_per_s = recent_median(decode_rates_);
+    request.activity.prompt_phase_s = current_prompt_phase();
+    request.activity.decode_rate_per_s = current_decode_rate();
   }
   requests_.emplace(id, std::move(request));
   ++totals_.in_flight;
@@ -82,10 +83,45 @@ double EnergyLedger::share_of(std::uint64_t id, const ClosedInterval& interval, 
   return 0.0;
 }
 
+// The streams in flight show the server as it is now; the streams that ended show it as it was, which after a
+// change of load (C = 1, then 16 streams) is several times off until 64 new streams have ended.
+template <typename Measure>
+std::optional<double> EnergyLedger::median_over_streams_in_flight(Measure measure) const {
+  std::deque<double> values;
+  for (const auto& [id, request] : requests_) {
+    const RequestActivity& activity = request.activity;
+    if (!activity.streamed || activity.end_s || activity.output_times_s.empty()) continue;
+    if (const auto value = measure(activity)) values.push_back(*value);
+  }
+  if (values.empty()) return std::nullopt;
+  return recent_median(values);
+}
+
+double EnergyLedger::current_prompt_phase() const {
+  const auto now = median_over_streams_in_flight(
+      [](const RequestActivity& a) -> std::optional<double> { return a.output_times_s.front() - a.start_s; });
+  return now.value_or(recent_median(first_chunk_s_));
+}
+
+double EnergyLedger::current_decode_rate() const {
+  const auto chunks_per_s = median_over_streams_in_flight([](const RequestActivity& a) -> std::optional<double> {
+    const double span_s = a.output_times_s.back() - a.output_times_s.front();
+    if (span_s <= 0) return std::nullopt;
+    return static_cast<double>(a.output_times_s.size() - 1) / span_s;
+  });
+  if (!chunks_per_s) return recent_median(decode_rates_);
+  return *chunks_per_s * (output_scales_.empty() ? 1.0 : recent_median(output_scales_));
+}
+
 ProvisionalEnergy EnergyLedger::finish_request(std::uint64_t id, double now_s, const ReportedUsage& usage) {
   std::lock_guard lock(mutex_);
   auto found = requests_.find(id);
   if (found == requests_.end() || found->second.activity.end_s) return {};
+  // Taken while this request, if streamed, is still one of the streams in flight.
+  const double decode_rate = current_decode_rate();
+  for (auto& [other_id, other] : requests_) {
+    if (!other.activity.streamed && !other.activity.end_s) other.activity.decode_rate_per_s = decode_rate;
+  }
   TrackedRequest& request = found->second;
   RequestActivity& activity = request.activity;
   activity.end_s = std::max(now_s, activity.start_s);
@@ -94,12 +130,13 @@ ProvisionalEnergy EnergyLedger::finish_request(std::uint64_t id, double now_s, c
   activity.completion_tokens = completion;
   if (activity.streamed && request.output_chunks > 0) {
     activity.output_scale = completion / static_cast<double>(request.output_chunks);
+    keep_recent(output_scales_, activity.output_scale);
     const double decoding_s = *activity.end_s - activity.output_times_s.front();
     if (request.output_chunks > 1 && decoding_s > 0) keep_recent(decode_rates_, completion / decoding_s);
   } else if (activity.streamed) {
     // No chunk seen: its tokens are spread like an unstreamed answer's, its prompt over the same phase.
     activity.streamed = false;
-    activity.prompt_phase_s = recent_median(first_chunk_s_);
+    activity.prompt_phase_s = current_prompt_phase();
   }
   --totals_.in_flight;
 

@@ -89,6 +89,12 @@ class EnergyLedger {
   void retire_finished();
   std::vector<const RequestActivity*> in_flight_during(double begin_s, double end_s) const;
   double share_of(std::uint64_t id, const ClosedInterval& interval, double now_s) const;
+  // For unstreamed requests: the time a stream takes to its first chunk now, and one request's output
+  // tokens per second now (lock held).
+  double current_prompt_phase() const;
+  double current_decode_rate() const;
+  template <typename Measure>
+  std::optional<double> median_over_streams_in_flight(Measure measure) const;
 
   PrefillWeightRule rule_;
   SettledCallback on_settled_;
@@ -97,6 +103,7 @@ class EnergyLedger {
   std::deque<ClosedInterval> unsettled_;
   std::deque<double> first_chunk_s_;  // the last streamed requests' times to first chunk
   std::deque<double> decode_rates_;   // and their output tokens per second after it
+  std::deque<double> output_scales_;  // and their output tokens per chunk
   std::optional<double> open_begin_s_;
   double last_power_w_ = 0.0;
   bool power_known_ = false;

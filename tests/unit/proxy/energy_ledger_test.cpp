@@ -172,40 +172,56 @@ TEST(EnergyLedger, AFinishedRequestIsSettledOnlyOnceItsLastIntervalCloses) {
 // With an unstreamed prompt spread over the whole lifetime its answer carried 1.79 times a streamed one's
 // (1.75-1.8 on the card); with its prompt phase taken from the streamed requests' first chunks, alike.
 // (The answers add up to the settled energy: checked at the end.)
-TEST(EnergyLedger, AnUnstreamedAnswerIsChargedAsAStreamedOneInRounds) {
+// A replay of the H200 proxy run at C = 16 (docs/proxy.md): 16 streams in rounds of equal requests (96 output
+// tokens, the first chunk 0.52 s into a 2.6-s life), every fourth stream unstreamed, a counter interval of
+// 0.1 s at 400 W. With a prelude, 8 requests first run alone, four times as fast, as the C = 1 load before it did.
+struct RoundsReplay {
+  struct Request {
+    double start = 0.0;
+    bool streamed = true;
+    std::uint64_t id = 0;
+    double answer_j = 0.0;
+  };
+  std::vector<Request> requests;
+  LedgerTotals totals;
+  double answers_j(double from_s, double to_s) const {
+    double sum = 0.0;
+    for (const Request& r : requests) sum += (r.start >= from_s && r.start < to_s) ? r.answer_j : 0.0;
+    return sum;
+  }
+};
+
+RoundsReplay replay_rounds(bool fast_prelude) {
   constexpr int kStreams = 16;
-  constexpr double kLife = 2.6, kFirst = 0.52, kSpan = 13.0;
+  constexpr double kLife = 2.6, kFirst = 0.52, kPrelude = 6.0, kFastLife = 0.65;
+  const double begin = fast_prelude ? kPrelude : 0.0, span = begin + 13.0;
   struct Step {
     double time;
     int kind;  // 0 begin, 1 chunk, 2 finish, 3 close
     int request;
   };
-  struct Request {
-    double start;
-    bool streamed;
-    std::uint64_t id = 0;
-    double answer_j = 0.0;
-  };
-  std::vector<Request> requests;
+  RoundsReplay replay;
   std::vector<Step> steps;
-  for (int lane = 0; lane < kStreams; ++lane) {
-    for (double start = 0.0; start + kLife <= kSpan; start += kLife) {
-      const int i = static_cast<int>(requests.size());
-      requests.push_back({start, lane % 4 != 1});
-      steps.push_back({start, 0, i});
-      if (requests.back().streamed) {
-        for (int k = 0; k < 96; ++k) steps.push_back({start + kFirst + k * (kLife - kFirst) / 96, 1, i});
-      }
-      steps.push_back({start + kLife - 1e-6, 2, i});
+  auto add = [&](double start, double life, double first, bool streamed) {
+    const int i = static_cast<int>(replay.requests.size());
+    replay.requests.push_back({start, streamed});
+    steps.push_back({start, 0, i});
+    if (streamed) {
+      for (int k = 0; k < 96; ++k) steps.push_back({start + first + k * (life - first) / 96, 1, i});
     }
+    steps.push_back({start + life - 1e-6, 2, i});
+  };
+  for (int k = 0; fast_prelude && k < 8; ++k) add(0.05 + k * kFastLife, kFastLife, 0.02, true);
+  for (int lane = 0; lane < kStreams; ++lane) {
+    for (double start = begin; start + kLife <= span; start += kLife) add(start, kLife, kFirst, lane % 4 != 1);
   }
-  for (int k = 1; k <= 135; ++k) steps.push_back({0.1 * k + 0.0005, 3, -1});
+  for (int k = 1; k <= static_cast<int>(span * 10) + 5; ++k) steps.push_back({0.1 * k + 0.0005, 3, -1});
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.time < b.time; });
   EnergyLedger ledger;
   ledger.start(0.0);
   double last = 0.0;
   for (const Step& step : steps) {
-    Request* r = step.request >= 0 ? &requests[static_cast<std::size_t>(step.request)] : nullptr;
+    auto* r = step.request >= 0 ? &replay.requests[static_cast<std::size_t>(step.request)] : nullptr;
     if (step.kind == 0) r->id = ledger.begin_request("m", step.time, 88, r->streamed);
     if (step.kind == 1) ledger.record_output(r->id, step.time);
     if (step.kind == 2) r->answer_j = ledger.finish_request(r->id, step.time, {77.0, 96.0}).joules;
@@ -214,9 +230,15 @@ TEST(EnergyLedger, AnUnstreamedAnswerIsChargedAsAStreamedOneInRounds) {
       last = step.time;
     }
   }
+  replay.totals = ledger.totals();
+  return replay;
+}
+
+TEST(EnergyLedger, AnUnstreamedAnswerIsChargedAsAStreamedOneInRounds) {
+  const RoundsReplay replay = replay_rounds(false);
   double streamed_j = 0, unstreamed_j = 0;
   int streamed_n = 0, unstreamed_n = 0;
-  for (const Request& r : requests) {
+  for (const auto& r : replay.requests) {
     if (r.start < 2.0 || r.start > 9.0) continue;  // after the first rounds have set the prompt phase
     (r.streamed ? streamed_j : unstreamed_j) += r.answer_j;
     (r.streamed ? streamed_n : unstreamed_n) += 1;
@@ -228,9 +250,19 @@ TEST(EnergyLedger, AnUnstreamedAnswerIsChargedAsAStreamedOneInRounds) {
   // the settled attribution: an unstreamed request in flight is taken to decode at the streamed ones' rate
   // until its usage comes. Counted as 0 until then, the answers ending beside it took its share: +10.0 %
   // here, +6.7-7.7 % on the H200 at C = 16.
-  double answers = 0;
-  for (const Request& r : requests) answers += r.answer_j;
-  EXPECT_NEAR(answers / attributed_sum(ledger.totals()), 1.0, 0.03);
+  EXPECT_NEAR(replay.answers_j(0.0, 1e9) / attributed_sum(replay.totals), 1.0, 0.03);
+}
+
+TEST(EnergyLedger, AfterAChangeOfLoadTheAnswersTakeTheRateOfTheStreamsInFlight) {
+  // The rate of the streams that ended last is the prelude's, four times too fast for the rounds: taken for
+  // the unstreamed requests in flight, it left the answers of the first rounds a third short (the H200 run of
+  // 2026-12-05 at C = 16, after C = 1: 22.6 J in the first 16 answers, 36.5 J once the ended streams were
+  // the rounds' own, -7.7 % in all).
+  const RoundsReplay with_prelude = replay_rounds(true);
+  const RoundsReplay without = replay_rounds(false);
+  const double first_rounds = with_prelude.answers_j(6.0, 6.0 + 2 * 2.6);
+  const double same_rounds_alone = without.answers_j(0.0, 2 * 2.6);
+  EXPECT_NEAR(first_rounds / same_rounds_alone, 1.0, 0.03);
 }
 
 }  // namespace
