@@ -18,14 +18,15 @@ void keep_recent(std::deque<double>& values, double value) {
   if (values.size() > kRecentStreams) values.pop_front();
 }
 
-// The median of the recent values (0 before any).
-double recent_median(const std::deque<double>& values) {
+// The median of the values (0 without any).
+double median(std::vector<double> values) {
   if (values.empty()) return 0.0;
-  std::vector<double> sorted(values.begin(), values.end());
-  const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
-  std::nth_element(sorted.begin(), middle, sorted.end());
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
   return *middle;
 }
+
+double recent_median(const std::deque<double>& values) { return median({values.begin(), values.end()}); }
 }
 
 EnergyLedger::EnergyLedger(PrefillWeightRule rule, SettledCallback on_settled)
@@ -45,10 +46,8 @@ std::uint64_t EnergyLedger::begin_request(std::string model, double now_s, doubl
   request.activity.start_s = now_s;
   request.activity.streamed = streamed;
   request.activity.prompt_tokens = prompt_tokens_estimate;
-  if (!streamed) {
-    request.activity.prompt_phase_s = current_prompt_phase();
-    request.activity.decode_rate_per_s = current_decode_rate();
-  }
+  // Its decode rate is taken only when an answer beside it ends (finish_request), at the rate of that moment.
+  if (!streamed) request.activity.prompt_phase_s = current_prompt_phase();
   requests_.emplace(id, std::move(request));
   ++totals_.in_flight;
   return id;
@@ -87,14 +86,14 @@ double EnergyLedger::share_of(std::uint64_t id, const ClosedInterval& interval, 
 // change of load (C = 1, then 16 streams) is several times off until 64 new streams have ended.
 template <typename Measure>
 std::optional<double> EnergyLedger::median_over_streams_in_flight(Measure measure) const {
-  std::deque<double> values;
+  std::vector<double> values;
   for (const auto& [id, request] : requests_) {
     const RequestActivity& activity = request.activity;
     if (!activity.streamed || activity.end_s || activity.output_times_s.empty()) continue;
     if (const auto value = measure(activity)) values.push_back(*value);
   }
   if (values.empty()) return std::nullopt;
-  return recent_median(values);
+  return median(std::move(values));
 }
 
 double EnergyLedger::current_prompt_phase() const {

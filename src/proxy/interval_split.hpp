@@ -24,11 +24,11 @@ struct RequestActivity {
   /// Streamed: completion tokens per output chunk (the usage's count over the chunks seen; 1 before).
   double output_scale = 1.0;
   /// Not streamed: how long its prompt phase is taken to last from its arrival (no chunk shows it): the
-  /// streamed requests' recent time to first chunk (EnergyLedger), 0 without any.
+  /// streamed requests' time to first chunk when it arrived (EnergyLedger), 0 without any.
   double prompt_phase_s = 0.0;
   /// Not streamed, in flight: output tokens per second taken for it until its usage arrives (the streamed
-  /// requests' recent rate, EnergyLedger), so that the answers ending beside it do not take its share; 0
-  /// without any. Its usage replaces it once the answer has ended.
+  /// requests' rate when an answer beside it ends, EnergyLedger), so that the answers ending beside it do
+  /// not take its share; 0 without any. Its usage replaces it once the answer has ended.
   double decode_rate_per_s = 0.0;
 
   /// End of the prompt phase of a streamed request: the first output chunk (or the end, or `now_s`).
