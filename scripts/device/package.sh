@@ -5,6 +5,8 @@
 # bench/decode_profile (the decode steps `session.sh profile:` runs under Nsight Compute) always travels.
 # BUNDLE_TESTS=0 neither builds nor packs gpu_tests and decode_loop_bench (about 0.95 MB packed): the
 # device call carries 64 MiB with the working tree, and a measuring session needs neither.
+# BUNDLE_PROXY_BENCH=1 adds bench/proxy_overhead_bench (the proxy's cost to a server's clients, on the GPU
+# machine's 16 cores and the card's NVML: session.sh proxy-bench).
 # BUNDLE_SERVER=0 (with a CUDA libllama here) leaves llama-server out: only `serve:` runs it, and its
 # shared build takes minutes on 2 cores. With LLAMA_THERE=1 the server is left out unless BUNDLE_SERVER=1:
 # then the one built in libllama's CPU tree (scripts/build_llama_server.sh cpu) travels with its own
@@ -44,6 +46,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLA
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,--allow-shlib-undefined -Wl,-rpath-link,/usr/local/cuda/lib64/stubs" >/dev/null
 targets=(ecocompute decode_profile)
 [ "${BUNDLE_TESTS:-1}" = 0 ] || targets+=(decode_loop_bench gpu_tests)
+[ "${BUNDLE_PROXY_BENCH:-0}" = 0 ] || targets+=(proxy_overhead_bench)
 cmake --build "$build" --target "${targets[@]}" -j "$(nproc)"
 with_server=0
 if [ "$llama_there" = 1 ]; then
@@ -57,6 +60,7 @@ stage=$(mktemp -d)
 mkdir -p "$stage/bundle/bin" "$stage/bundle/lib"
 cp "$build/bin/ecocompute" "$build/bench/decode_profile" "$stage/bundle/bin/"
 [ "${BUNDLE_TESTS:-1}" = 0 ] || cp "$build/bench/decode_loop_bench" "$build/tests/gpu_tests" "$stage/bundle/bin/"
+[ "${BUNDLE_PROXY_BENCH:-0}" = 0 ] || cp "$build/bench/proxy_overhead_bench" "$stage/bundle/bin/"
 strip "$stage/bundle/bin/"*
 if [ "$llama_there" != 1 ]; then
   cp -a "$root/third_party/llama-cuda/lib/"*.so* "$stage/bundle/lib/"

@@ -86,6 +86,10 @@
 #              and throughput at $PROXY_STREAMS (256) streams against the same server restarted with that many
 #              slots, direct and through the proxy alternating, $PROXY_ROUNDS (2) rounds each
 #              (proxy_load.py latency; PROXY_STREAMS=0 leaves (2) out); proxy-<arch>.tar.gz
+#   proxy-bench  bench/proxy_overhead_bench (bundle packed with BUNDLE_PROXY_BENCH=1): the proxy's added
+#              latency and throughput at 256 streams against the tests' fake server, on this machine's cores
+#              and the card's NVML; $PROXY_BENCH_FILTER (pace_ms:20), $PROXY_BENCH_REPETITIONS (2);
+#              proxy-bench.json / .txt
 #   engines:<arch>  the engine effect on one shape: transformers FP16 vs BF16 (eager, random weights from
 #              the shape's config, contrib/transformers_example.py through the command engine) and
 #              llama.cpp F16 vs Q4_K_M, k = 3, 128-token iterations, corrected 3-s decode windows each
@@ -465,6 +469,16 @@ PY
       stop_servers "$dir"
       rm -f "$dir"/server-*.pid
       pack "proxy-$arch" "$dir" ;;
+    proxy-bench)
+      # The proxy's cost to a server's clients on this machine's cores, beside the card whose NVML the
+      # proxy's counter poller reads (bench/proxy_overhead_bench.cpp; bench/RESULTS.md).
+      bench=/tmp/eco/bundle/bin/proxy_overhead_bench
+      [ -x "$bench" ] || { echo "proxy-bench: the bundle was packed without BUNDLE_PROXY_BENCH=1"; status=2; continue; }
+      nproc > "$out/proxy-bench-cores.txt"
+      timeout -s TERM "$(step_limit 300)" "$bench" --benchmark_filter="${PROXY_BENCH_FILTER:-pace_ms:20}" \
+        --benchmark_repetitions="${PROXY_BENCH_REPETITIONS:-2}" --benchmark_out="$out/proxy-bench.json" \
+        --benchmark_out_format=json 2>&1 | tee "$out/proxy-bench.txt" | tail -12
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1 ;;
     engines:*)
       arch=${step#engines:}
       f16=$(synth_f16 "$arch")
