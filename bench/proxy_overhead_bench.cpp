@@ -1,9 +1,10 @@
 // What does `ecocompute proxy` cost a server's clients? A fast fake OpenAI server on loopback streams
-// 64 chunks per request, one every pace_ms (a decoding server's rhythm); the endpoint client keeps 256
-// streams in flight (protocol::run_level), once straight at the server and once through the proxy
-// (in this process, with its counter poller on the fake NVML, or on the driver's NVML when the fake
-// is not there), four times each, the two paths taking turns to go first. Reported: request latency (written → last byte)
-// p50 and p99 per path, the proxy's added p50 in %, and the whole-run throughput ratio proxy/direct.
+// 64 chunks per request, one every pace_ms (a decoding server's rhythm); the endpoint client keeps C
+// streams in flight (protocol::run_level), once straight at the server and once through the proxy (in
+// this process, with its counter poller on the fake NVML, or on the driver's NVML when the fake is not
+// there), four times each, the two paths taking turns to go first. Reported: request latency (written →
+// last byte) p50 and p99 per path, its parts before the first text chunk and after the last, the
+// proxy's added p50 in %, and the whole-run throughput ratio proxy/direct, at C = 256 and 16.
 // Everything shares this machine's cores (server, proxy, client). Results: bench/RESULTS.md.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@ using namespace ecocompute;
 
 struct PathFigures {
   std::vector<double> latencies_s;
+  std::vector<double> first_chunk_s;  // written → first text chunk
+  std::vector<double> last_gap_s;     // last text chunk → last byte (the usage chunk and [DONE])
   double tokens = 0.0;
   double seconds = 0.0;
   std::int64_t failed = 0;
@@ -35,7 +38,10 @@ struct PathFigures {
 
 void add_run(PathFigures& figures, const protocol::LevelRun& run) {
   for (const engine::RequestRecord& record : run.records) {
-    if (record.ok) figures.latencies_s.push_back(record.finished.value - record.sent.value);
+    if (!record.ok) continue;
+    figures.latencies_s.push_back(record.finished.value - record.sent.value);
+    if (const auto first = record.time_to_first_token()) figures.first_chunk_s.push_back(first->value);
+    if (!record.chunk_times.empty()) figures.last_gap_s.push_back(record.finished.value - record.chunk_times.back().value);
   }
   figures.tokens += run.whole.tokens;
   figures.seconds += run.whole.duration().value;
@@ -111,6 +117,11 @@ void BM_ProxyOverhead(benchmark::State& state) {
   state.counters["proxy_p50_ms"] = 1e3 * p_proxy.p50.value_or(0.0);
   state.counters["direct_p99_ms"] = 1e3 * p_direct.p99.value_or(0.0);
   state.counters["proxy_p99_ms"] = 1e3 * p_proxy.p99.value_or(0.0);
+  // Where the added time falls: before the first chunk (connections, the upstream call) or after the last.
+  state.counters["direct_first_p50_ms"] = 1e3 * protocol::percentiles(figures[0].first_chunk_s).p50.value_or(0.0);
+  state.counters["proxy_first_p50_ms"] = 1e3 * protocol::percentiles(figures[1].first_chunk_s).p50.value_or(0.0);
+  state.counters["direct_end_p50_ms"] = 1e3 * protocol::percentiles(figures[0].last_gap_s).p50.value_or(0.0);
+  state.counters["proxy_end_p50_ms"] = 1e3 * protocol::percentiles(figures[1].last_gap_s).p50.value_or(0.0);
   state.counters["added_p50_pct"] = 100.0 * (p_proxy.p50.value_or(0.0) / p_direct.p50.value_or(1.0) - 1.0);
   const double direct_rate = figures[0].tokens / figures[0].seconds;
   const double proxy_rate = figures[1].tokens / figures[1].seconds;
@@ -124,6 +135,7 @@ void BM_ProxyOverhead(benchmark::State& state) {
 BENCHMARK(BM_ProxyOverhead)
     ->ArgNames({"C", "pace_ms"})
     ->Args({256, 20})
+    ->Args({16, 20})
     ->Args({256, 0})
     ->Iterations(4)
     ->UseRealTime()

@@ -4,11 +4,11 @@
 #include <nlopt.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <thread>
+
+#include "util/parallel_for.hpp"
 
 namespace ecocompute::decide {
 namespace {
@@ -46,21 +46,11 @@ double radical_inverse(int index, int base) {
   return out;
 }
 
-// Runs `search` on every start, on as many threads as the machine has (the searches are independent and
-// each is deterministic, so the results, kept in the starts' order, do not depend on the threads).
+// Runs `search` on every start (util/parallel_for.hpp), the results kept in the starts' order.
 template <class Search>
 std::vector<SearchResult> each_in_parallel(const std::vector<std::vector<double>>& starts, const Search& search) {
   std::vector<SearchResult> out(starts.size());
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < starts.size(); i = next++) out[i] = search(starts[i]);
-  };
-  const std::size_t threads = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), starts.size());
-  {
-    std::vector<std::jthread> helpers;
-    for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
-    work();
-  }  // joined: every search has written its slot
+  parallel_for(starts.size(), [&](std::size_t i) { out[i] = search(starts[i]); });
   return out;
 }
 

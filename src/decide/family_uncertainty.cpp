@@ -1,8 +1,10 @@
 // The uncertainty of a family's predictive variances (see variance_uncertainty.hpp and family_fit.hpp).
 #include <cmath>
+#include <optional>
 
 #include "decide/family_fit.hpp"
 #include "decide/variance_uncertainty.hpp"
+#include "util/parallel_for.hpp"
 
 namespace ecocompute::decide {
 namespace {
@@ -57,18 +59,24 @@ void FamilyFit::prepare_uncertainty(double card_floor, const std::optional<Matri
   perturbed_.clear();
   if (!theta_cov_) return;
   const std::vector<double> theta = get_components(free_, components_);
-  for (std::size_t j = 0; j < free_.size(); ++j) {
+  // One factorization per free component (12 in the llama.cpp family, most of the time a stored model
+  // takes to load): independent, so on every core.
+  std::vector<std::optional<FamilyFit>> moved_fits(free_.size());
+  parallel_for(free_.size(), [&](std::size_t j) {
     std::vector<double> moved = theta;
     moved[j] += kGradientStep;
     FamilyFit copy = variances_copy();
     VarianceComponents c = components_;
     set_components(free_, moved, card_floor, locations_, c);
-    if (!copy.finalize(priors_, c)) {
+    if (copy.finalize(priors_, c)) moved_fits[j] = std::move(copy);
+  });
+  for (std::optional<FamilyFit>& fit : moved_fits) {
+    if (!fit) {
       perturbed_.clear();
       theta_cov_.reset();
       return;
     }
-    perturbed_.push_back(std::move(copy));
+    perturbed_.push_back(std::move(*fit));
   }
 }
 
