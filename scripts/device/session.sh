@@ -87,7 +87,7 @@
 #              slots, direct and through the proxy alternating, $PROXY_ROUNDS (2) rounds each
 #              (proxy_load.py latency; PROXY_STREAMS=0 leaves (2) out); proxy-<arch>.tar.gz
 #   proxy-bench  bench/proxy_overhead_bench (bundle packed with BUNDLE_PROXY_BENCH=1): the proxy's added
-#              latency and throughput at 256 streams against the tests' fake server, on this machine's cores
+#              latency and throughput at 256 and 16 streams against the tests' fake server, on this machine's cores
 #              and the card's NVML; $PROXY_BENCH_FILTER (pace_ms:20), $PROXY_BENCH_REPETITIONS (2);
 #              proxy-bench.json / .txt
 #   engines:<arch>  the engine effect on one shape: transformers FP16 vs BF16 (eager, random weights from
