@@ -116,10 +116,14 @@ ProvisionalEnergy EnergyLedger::finish_request(std::uint64_t id, double now_s, c
   std::lock_guard lock(mutex_);
   auto found = requests_.find(id);
   if (found == requests_.end() || found->second.activity.end_s) return {};
-  // Taken while this request, if streamed, is still one of the streams in flight.
-  const double decode_rate = current_decode_rate();
-  for (auto& [other_id, other] : requests_) {
-    if (!other.activity.streamed && !other.activity.end_s) other.activity.decode_rate_per_s = decode_rate;
+  // Taken while this request, if streamed, is still one of the streams in flight; only when an unstreamed
+  // request in flight needs it (the median over the streams is work on every answer's end otherwise).
+  const auto unstreamed_in_flight = [](const auto& entry) { return !entry.second.activity.streamed && !entry.second.activity.end_s; };
+  if (std::any_of(requests_.begin(), requests_.end(), unstreamed_in_flight)) {
+    const double decode_rate = current_decode_rate();
+    for (auto& entry : requests_) {
+      if (unstreamed_in_flight(entry)) entry.second.activity.decode_rate_per_s = decode_rate;
+    }
   }
   TrackedRequest& request = found->second;
   RequestActivity& activity = request.activity;
