@@ -1,10 +1,11 @@
 // What does `ecocompute proxy` cost a server's clients? A fast fake OpenAI server on loopback streams
 // 64 chunks per request, one every pace_ms (a decoding server's rhythm); the endpoint client keeps C
-// streams in flight (protocol::run_level), once straight at the server and once through the proxy (in
+// streams in flight for 4 C requests (protocol::run_level), once straight at the server and once through the proxy (in
 // this process, with its counter poller on the fake NVML, or on the driver's NVML when the fake is not
 // there), four times each, the two paths taking turns to go first. Reported: request latency (written →
 // last byte) p50 and p99 per path, its parts before the first text chunk and after the last, the
-// proxy's added p50 in %, and the whole-run throughput ratio proxy/direct, at C = 256 and 16.
+// proxy's added p50 in %, and the throughput ratio proxy/direct over the whole runs and inside their steady
+// windows, at C = 256 and 16.
 // Everything shares this machine's cores (server, proxy, client). Results: bench/RESULTS.md.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
@@ -33,6 +34,8 @@ struct PathFigures {
   std::vector<double> last_gap_s;     // last text chunk → last byte (the usage chunk and [DONE])
   double tokens = 0.0;
   double seconds = 0.0;
+  double steady_tokens = 0.0;  // inside the steady window (all C streams in flight: protocol/serving_level.hpp)
+  double steady_seconds = 0.0;
   std::int64_t failed = 0;
 };
 
@@ -45,6 +48,10 @@ void add_run(PathFigures& figures, const protocol::LevelRun& run) {
   }
   figures.tokens += run.whole.tokens;
   figures.seconds += run.whole.duration().value;
+  if (run.steady.end.value > run.steady.begin.value) {
+    figures.steady_tokens += run.steady.tokens;
+    figures.steady_seconds += run.steady.duration().value;
+  }
   figures.failed += run.failed_requests();
 }
 
@@ -103,7 +110,7 @@ void BM_ProxyOverhead(benchmark::State& state) {
   for (auto _ : state) {
     for (const int path : direct_first ? std::array{0, 1} : std::array{1, 0}) {
       const engine::EndpointClient& client = path == 0 ? direct : proxied;
-      add_run(figures[path], protocol::run_level(client, requests, concurrency, 2 * concurrency, meter,
+      add_run(figures[path], protocol::run_level(client, requests, concurrency, 4 * concurrency, meter,
                                                  *system_clock(), nullptr));
     }
     direct_first = !direct_first;
@@ -128,6 +135,10 @@ void BM_ProxyOverhead(benchmark::State& state) {
   state.counters["direct_tokens_per_s"] = direct_rate;
   state.counters["proxy_tokens_per_s"] = proxy_rate;
   state.counters["throughput_ratio"] = proxy_rate / direct_rate;
+  // The same inside the steady windows: the streams' ramp-up and ramp-down (connections opened at once, the
+  // last answers alone) left out.
+  state.counters["steady_ratio"] =
+      (figures[1].steady_tokens / figures[1].steady_seconds) / (figures[0].steady_tokens / figures[0].steady_seconds);
   state.counters["failed_requests"] = static_cast<double>(figures[0].failed + figures[1].failed);
   const proxy::LedgerTotals totals = ledger.totals();
   state.counters["proxy_counter_j"] = totals.counter_j;

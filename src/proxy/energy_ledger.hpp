@@ -4,6 +4,7 @@
 // unsettled. Every joule of every closed interval ends in exactly one account (docs/proxy.md).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "proxy/interval_split.hpp"
 
@@ -51,7 +53,9 @@ struct LedgerTotals {
   std::uint64_t skipped_intervals = 0;  ///< intervals whose energy the counter could not give (reset)
 };
 
-/// Thread-safe. Times are seconds on one steady clock; the caller passes them.
+/// Thread-safe. Times are seconds on one steady clock; the caller passes them. A request's arrival and
+/// its chunks are queued and booked by the next call that reads or changes the accounts, so the threads
+/// relaying answers never wait while an ending answer's energy is worked out.
 class EnergyLedger {
  public:
   using SettledCallback = std::function<void(const SettledRequest&)>;
@@ -70,7 +74,7 @@ class EnergyLedger {
   void close_interval(double end_s, double joules);
   /// The counter went back (reset): the interval ending at `end_s` has no known energy.
   void skip_interval(double end_s);
-  [[nodiscard]] LedgerTotals totals() const;
+  [[nodiscard]] LedgerTotals totals();
 
  private:
   struct TrackedRequest {
@@ -79,16 +83,44 @@ class EnergyLedger {
     double settled_j = 0.0;
     std::size_t output_chunks = 0;
   };
+  // A request's arrival (`model` set) or one of its output chunks, as queued by the relaying threads.
+  struct QueuedEvent {
+    std::uint64_t id = 0;
+    double time_s = 0.0;
+    std::optional<std::string> model;
+    double prompt_tokens_estimate = 0.0;
+    bool streamed = false;
+  };
   struct ClosedInterval {
     double begin_s = 0.0;
     double end_s = 0.0;
     double joules = 0.0;
+    // Unsettled: the token sums over the requests in it whose tokens are fixed there (tokens_are_fixed),
+    // kept as they change, and whether one request spans it all (no idle part to work out).
+    TokenSums fixed;
+    bool covered = false;
   };
+  void queue(QueuedEvent event);
+  // Books the queued arrivals and chunks, in the order they came (lock held).
+  void apply_queued();
+  void apply_begin(QueuedEvent& event);
+  void apply_output(std::uint64_t id, double now_s);
   // Books every leading interval whose requests have all ended, then retires finished requests (lock held).
   void settle_ready();
   void retire_finished();
-  std::vector<const RequestActivity*> in_flight_during(double begin_s, double end_s) const;
+  // The requests in flight in [begin_s, end_s), in `out` (its capacity kept between calls).
+  void in_flight_during(double begin_s, double end_s, std::vector<const RequestActivity*>& out) const;
   double share_of(std::uint64_t id, const ClosedInterval& interval, double now_s) const;
+  // The request's share of the unsettled intervals, from their kept sums and the requests not fixed yet.
+  double unsettled_share(const RequestActivity& activity, double now_s) const;
+  // Changes a request's activity by `change`, keeping the unsettled intervals' sums and the requests not
+  // yet fixed up to date (lock held).
+  template <typename Change>
+  void reweigh(RequestActivity& activity, Change change);
+  void add_fixed_tokens(const RequestActivity& activity, bool add);
+  // The first unsettled interval that ends after `time_s` (the intervals before it end by then).
+  std::size_t unsettled_after(double time_s) const;
+  void sum_fixed_tokens(ClosedInterval& interval) const;
   // For unstreamed requests: the time a stream takes to its first chunk now, and one request's output
   // tokens per second now (lock held).
   double current_prompt_phase() const;
@@ -100,6 +132,7 @@ class EnergyLedger {
   SettledCallback on_settled_;
   mutable std::mutex mutex_;
   std::map<std::uint64_t, TrackedRequest> requests_;
+  std::map<std::uint64_t, const RequestActivity*> unfixed_;  // in flight, tokens not fixed (nodes of requests_)
   std::deque<ClosedInterval> unsettled_;
   std::deque<double> first_chunk_s_;  // the last streamed requests' times to first chunk
   std::deque<double> decode_rates_;   // and their output tokens per second after it
@@ -107,8 +140,15 @@ class EnergyLedger {
   std::optional<double> open_begin_s_;
   double last_power_w_ = 0.0;
   bool power_known_ = false;
-  std::uint64_t next_id_ = 1;
+  std::atomic<std::uint64_t> next_id_ = 1;
+  std::mutex queue_mutex_;  // taken alone, or after mutex_
+  std::vector<QueuedEvent> queued_;
+  std::vector<QueuedEvent> applying_;  // the queue swapped out while it is booked (lock held)
   LedgerTotals totals_;
+  // Working room for an answer's provisional share (lock held), kept so that it allocates nothing.
+  mutable std::vector<const RequestActivity*> share_requests_;
+  mutable std::vector<IntervalTokens> share_tokens_;
+  mutable std::vector<TokenSums> share_sums_;
 };
 
 }  // namespace ecocompute::proxy

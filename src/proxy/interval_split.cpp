@@ -50,6 +50,35 @@ IntervalTokens tokens_in_interval(const RequestActivity& request, double begin_s
   return tokens;
 }
 
+bool tokens_are_fixed(const RequestActivity& request) {
+  return request.end_s.has_value() || (request.streamed && !request.output_times_s.empty());
+}
+
+void TokenSums::add(const IntervalTokens& tokens) {
+  prompt += tokens.prompt;
+  decode += tokens.decode;
+  decoding += tokens.decode > 0.0 ? 1 : 0;
+  ++requests;
+  ever_added += tokens.prompt + tokens.decode;
+}
+
+void TokenSums::remove(const IntervalTokens& tokens) {
+  prompt -= tokens.prompt;
+  decode -= tokens.decode;
+  decoding -= tokens.decode > 0.0 ? 1 : 0;
+  --requests;
+}
+
+double share_from_sums(double busy_j, const TokenSums& sums, const IntervalTokens& mine, const PrefillWeightRule& rule) {
+  const double prompt_weight = rule.weight(static_cast<std::size_t>(std::max<std::ptrdiff_t>(sums.decoding, 0)));
+  const double total = prompt_weight * sums.prompt + sums.decode;
+  // The sums are kept by adding and taking away: a total of rounding residue is no total.
+  if (total <= 1e-12 * std::max(prompt_weight, 1.0) * sums.ever_added) {
+    return sums.requests > 0 ? busy_j / static_cast<double>(sums.requests) : 0.0;
+  }
+  return busy_j * (prompt_weight * mine.prompt + mine.decode) / total;
+}
+
 bool overlaps(const RequestActivity& request, double begin_s, double end_s) {
   if (request.start_s >= end_s) return false;
   if (!request.end_s) return true;
@@ -60,6 +89,10 @@ bool overlaps(const RequestActivity& request, double begin_s, double end_s) {
 double busy_fraction(double begin_s, double end_s, const std::vector<const RequestActivity*>& requests, double now_s) {
   if (requests.empty()) return 0.0;
   if (end_s <= begin_s) return 1.0;
+  // Under load some request spans the whole interval: no need to merge the spans.
+  for (const RequestActivity* request : requests) {
+    if (request->start_s <= begin_s && request->end_or(now_s) >= end_s) return 1.0;
+  }
   std::vector<std::pair<double, double>> spans;
   for (const RequestActivity* request : requests) {
     const double from = std::max(begin_s, request->start_s);
@@ -76,37 +109,64 @@ double busy_fraction(double begin_s, double end_s, const std::vector<const Reque
   return std::min(1.0, busy / (end_s - begin_s));
 }
 
-IntervalShares split_interval(double joules, double begin_s, double end_s,
-                              const std::vector<const RequestActivity*>& requests, double now_s,
-                              const PrefillWeightRule& rule) {
-  std::vector<IntervalTokens> tokens;
-  tokens.reserve(requests.size());
+namespace {
+
+// The tokens each request processed in the interval (into `tokens`), and the sum of their weights.
+struct Weighing {
+  double prompt_weight = 0.0;
+  double total = 0.0;
+};
+
+Weighing weigh(double begin_s, double end_s, const std::vector<const RequestActivity*>& requests, double now_s,
+               const PrefillWeightRule& rule, std::vector<IntervalTokens>& tokens) {
+  tokens.clear();
   std::size_t decoding = 0;
   for (const RequestActivity* request : requests) {
     tokens.push_back(tokens_in_interval(*request, begin_s, end_s, now_s));
     if (tokens.back().decode > 0.0) ++decoding;
   }
-  const double prompt_weight = rule.weight(decoding);
-  std::vector<double> weights;
-  weights.reserve(tokens.size());
-  double total = 0.0;
-  for (const IntervalTokens& t : tokens) {
-    weights.push_back(prompt_weight * t.prompt + t.decode);
-    total += weights.back();
-  }
+  Weighing out;
+  out.prompt_weight = rule.weight(decoding);
+  for (const IntervalTokens& t : tokens) out.total += out.prompt_weight * t.prompt + t.decode;
+  return out;
+}
+
+// One request's part of the interval's busy energy. Requests in flight that processed nothing here still
+// hold the server (queued, KV cache): when none processed a token, they share it equally.
+double share_of_busy(double busy_j, const Weighing& weighing, const IntervalTokens& mine, std::size_t requests) {
+  if (weighing.total <= 0.0) return busy_j / static_cast<double>(requests);
+  return busy_j * (weighing.prompt_weight * mine.prompt + mine.decode) / weighing.total;
+}
+
+}  // namespace
+
+IntervalShares split_interval(double joules, double begin_s, double end_s,
+                              const std::vector<const RequestActivity*>& requests, double now_s,
+                              const PrefillWeightRule& rule) {
   IntervalShares out;
   out.shares.assign(requests.size(), 0.0);
   if (requests.empty()) {
     out.idle_j = joules;
     return out;
   }
+  std::vector<IntervalTokens> tokens;
+  tokens.reserve(requests.size());
+  const Weighing weighing = weigh(begin_s, end_s, requests, now_s, rule, tokens);
   const double busy_j = joules * busy_fraction(begin_s, end_s, requests, now_s);
   out.idle_j = joules - busy_j;
   for (std::size_t i = 0; i < out.shares.size(); ++i) {
-    // Requests in flight that processed nothing here still hold the server (queued, KV cache): they share it.
-    out.shares[i] = total > 0.0 ? busy_j * weights[i] / total : busy_j / static_cast<double>(out.shares.size());
+    out.shares[i] = share_of_busy(busy_j, weighing, tokens[i], requests.size());
   }
   return out;
+}
+
+double share_in_interval(double joules, double begin_s, double end_s, const std::vector<const RequestActivity*>& requests,
+                         std::size_t which, double now_s, const PrefillWeightRule& rule,
+                         std::vector<IntervalTokens>& tokens) {
+  if (which >= requests.size()) return 0.0;
+  const Weighing weighing = weigh(begin_s, end_s, requests, now_s, rule, tokens);
+  const double busy_j = joules * busy_fraction(begin_s, end_s, requests, now_s);
+  return share_of_busy(busy_j, weighing, tokens[which], requests.size());
 }
 
 }  // namespace ecocompute::proxy

@@ -61,6 +61,27 @@ IntervalTokens tokens_in_interval(const RequestActivity& request, double begin_s
 /// Returns whether `request` was in flight during [begin_s, end_s).
 bool overlaps(const RequestActivity& request, double begin_s, double end_s);
 
+/// Returns whether `request`'s tokens in an interval that has closed no longer change with the time: it
+/// ended, or it streams and its first chunk passed (its prompt phase is known and each chunk is counted
+/// where it passed). Its usage, when it ends, and a chunk late for its interval still change them.
+bool tokens_are_fixed(const RequestActivity& request);
+
+/// Token sums of one interval over some of the requests in flight in it.
+struct TokenSums {
+  double prompt = 0.0;
+  double decode = 0.0;
+  std::ptrdiff_t decoding = 0;  ///< requests with decode tokens in it
+  std::ptrdiff_t requests = 0;
+  double ever_added = 0.0;  ///< every token added, taken away or not: the scale of the rounding residue
+  void add(const IntervalTokens& tokens);
+  void remove(const IntervalTokens& tokens);
+};
+
+/// One request's part of an interval's busy energy `busy_j` by the rule of split_interval, from the sums over
+/// every request in flight in it (kept as they change rather than summed again: equal to split_interval's
+/// share but for rounding).
+double share_from_sums(double busy_j, const TokenSums& sums, const IntervalTokens& mine, const PrefillWeightRule& rule);
+
 /// One interval's energy, split.
 struct IntervalShares {
   std::vector<double> shares;  ///< per request, in the order given
@@ -75,6 +96,13 @@ struct IntervalShares {
 IntervalShares split_interval(double joules, double begin_s, double end_s,
                               const std::vector<const RequestActivity*>& requests, double now_s,
                               const PrefillWeightRule& rule);
+
+/// The share of `requests[which]` in split_interval's split of the same interval, without working out the
+/// others' shares (the same sums in the same order: the same number). `tokens` is working room whose
+/// capacity the caller keeps between calls, so that an answer's provisional energy allocates nothing.
+double share_in_interval(double joules, double begin_s, double end_s, const std::vector<const RequestActivity*>& requests,
+                         std::size_t which, double now_s, const PrefillWeightRule& rule,
+                         std::vector<IntervalTokens>& tokens);
 
 /// The share of [begin_s, end_s) during which at least one of `requests` was in flight.
 double busy_fraction(double begin_s, double end_s, const std::vector<const RequestActivity*>& requests, double now_s);

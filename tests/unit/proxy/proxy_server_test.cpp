@@ -95,7 +95,7 @@ class ProxyServerTest : public ::testing::Test {
     return c;
   }
   // Waits (bounded) until `requests` requests are settled and every closed interval is booked.
-  LedgerTotals settled_totals(std::uint64_t requests) const {
+  LedgerTotals settled_totals(std::uint64_t requests) {
     LedgerTotals totals = ledger_.totals();
     for (int i = 0; i < 5000 && (totals.settled_requests < requests || totals.unsettled_j > 0.0); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
