@@ -228,11 +228,11 @@ ProvisionalEnergy EnergyLedger::finish_request(std::uint64_t id, double now_s, c
   if (found == requests_.end() || found->second.activity.end_s) return {};
   // Taken while this request, if streamed, is still one of the streams in flight; only when an unstreamed
   // request in flight needs it (the median over the streams is work on every answer's end otherwise).
-  const auto unstreamed_in_flight = [](const auto& entry) { return !entry.second.activity.streamed && !entry.second.activity.end_s; };
-  if (std::any_of(requests_.begin(), requests_.end(), unstreamed_in_flight)) {
+  const auto unstreamed = [](const auto& entry) { return !entry.second->streamed; };
+  if (std::any_of(unfixed_.begin(), unfixed_.end(), unstreamed)) {
     const double decode_rate = current_decode_rate();
-    for (auto& entry : requests_) {
-      if (unstreamed_in_flight(entry)) entry.second.activity.decode_rate_per_s = decode_rate;
+    for (auto& entry : unfixed_) {
+      if (unstreamed(entry)) entry.second->decode_rate_per_s = decode_rate;
     }
   }
   TrackedRequest& request = found->second;

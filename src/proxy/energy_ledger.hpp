@@ -132,7 +132,8 @@ class EnergyLedger {
   SettledCallback on_settled_;
   mutable std::mutex mutex_;
   std::map<std::uint64_t, TrackedRequest> requests_;
-  std::map<std::uint64_t, const RequestActivity*> unfixed_;  // in flight, tokens not fixed (nodes of requests_)
+  // In flight with tokens not fixed (nodes of requests_): every unstreamed request in flight is one.
+  std::map<std::uint64_t, RequestActivity*> unfixed_;
   std::deque<ClosedInterval> unsettled_;
   std::deque<double> first_chunk_s_;  // the last streamed requests' times to first chunk
   std::deque<double> decode_rates_;   // and their output tokens per second after it
