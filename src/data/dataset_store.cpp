@@ -80,6 +80,10 @@ constexpr const char* kFindSession =
     "SELECT id, fingerprint, label, gpu, gpu_arch, engine, engine_version, software, date, provenance"
     " FROM sessions WHERE id = $1 OR label = $1 OR id LIKE $2 ORDER BY id";
 
+constexpr const char* kSessionById =
+    "SELECT id, fingerprint, label, gpu, gpu_arch, engine, engine_version, software, date, provenance"
+    " FROM sessions WHERE id = $1";
+
 constexpr const char* kSelectRowColumns =
     "SELECT session_id, row_key, gpu, gpu_arch, engine, model, params_b, precision, basis, weights,"
     " energy_per_token_mj, fp16_energy_per_token_mj, n_trials, delta_sd_pct, delta_ci95_low_pct,"
@@ -253,6 +257,13 @@ Result<std::vector<Session>> DatasetStore::sessions() const {
   std::vector<Session> out;
   for (const SqlRow& r : *rows) out.push_back(session_from(r));
   return out;
+}
+
+Result<std::optional<Session>> DatasetStore::session_by_id(const std::string& id) const {
+  auto rows = db_->query(kSessionById, {id});
+  if (!rows) return rows.error();
+  if (rows->empty()) return std::optional<Session>{};
+  return std::optional<Session>(session_from(rows->front()));
 }
 
 Result<Session> DatasetStore::find_session(const std::string& id_or_label) const {

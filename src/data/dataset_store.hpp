@@ -61,6 +61,9 @@ class DatasetStore {
 
   /// Returns every session, ordered by date then label.
   [[nodiscard]] Result<std::vector<Session>> sessions() const;
+  /// Returns the session with exactly this id, nothing when there is none (one indexed read: an answer
+  /// naming a few sessions of a large store reads those, not all).
+  [[nodiscard]] Result<std::optional<Session>> session_by_id(const std::string& id) const;
   /// Returns the session with this id (or a unique id prefix or label); not_found otherwise.
   [[nodiscard]] Result<Session> find_session(const std::string& id_or_label) const;
   /// Returns rows matching the query, ordered by session, params_b, precision, row_key.

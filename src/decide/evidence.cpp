@@ -73,6 +73,12 @@ void Evidence::index_sessions() {
 }
 
 const data::Session* Evidence::session(const std::string& id) const {
+  if (session_positions.empty() && session_by_id) {
+    const std::lock_guard lock(sessions_read->mutex);
+    auto [it, added] = sessions_read->by_id.try_emplace(id);
+    if (added) it->second = session_by_id(id);
+    return it->second ? &*it->second : nullptr;
+  }
   if (session_positions.empty()) return data::find_session(sessions, id);
   const auto it = session_positions.find(id);
   return it != session_positions.end() ? &sessions[it->second] : nullptr;
@@ -147,10 +153,17 @@ Result<Evidence> load_evidence(std::shared_ptr<data::DatasetStore> store, RowLoa
   auto version = store->evidence_version();
   if (!version) return version.error();
   Evidence e;
-  auto sessions = store->sessions();
-  if (!sessions) return sessions.error();
-  e.sessions = std::move(*sessions);
-  e.index_sessions();
+  if (loading == RowLoading::by_key_sessions_by_id) {
+    e.session_by_id = [store](const std::string& id) {
+      auto session = store->session_by_id(id);
+      return session ? std::move(*session) : std::nullopt;
+    };
+  } else {
+    auto sessions = store->sessions();
+    if (!sessions) return sessions.error();
+    e.sessions = std::move(*sessions);
+    e.index_sessions();
+  }
   auto quality = store->quality_rows();
   if (!quality) return quality.error();
   e.published_quality = std::move(*quality);
@@ -169,7 +182,7 @@ Result<Evidence> load_evidence(std::shared_ptr<data::DatasetStore> store, RowLoa
   }
   e.calibration = calibration_for(e.model->digest);
   if (!e.rows.empty()) e.index();
-  if (loading == RowLoading::by_key && e.rows.empty()) {
+  if (loading != RowLoading::all && e.rows.empty()) {
     e.rows_by_key = [store](const std::string& engine, const std::string& precision) {
       auto rows = store->rows(data::RowQuery{.gpu_arch = {},
                                              .engine = engine,

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -73,7 +74,15 @@ struct Evidence {
   /// scan every session for each.
   std::unordered_map<std::string, std::size_t> session_positions;
   void index_sessions();
-  /// The session of an id (nullptr when unknown): from the index, else by a scan.
+  /// When set (a command answering one question from a store), the sessions an answer names are read from
+  /// the store by id as it names them, and kept, instead of every session at load (`sessions` is empty then).
+  std::function<std::optional<data::Session>(const std::string& id)> session_by_id;
+  struct SessionsRead {
+    std::mutex mutex;
+    std::map<std::string, std::optional<data::Session>> by_id;
+  };
+  std::shared_ptr<SessionsRead> sessions_read = std::make_shared<SessionsRead>();
+  /// The session of an id (nullptr when unknown): from the index, else read by id, else by a scan.
   [[nodiscard]] const data::Session* session(const std::string& id) const;
 
   /// The label of a session (its id when unknown) and its GPU ("" when unknown).
@@ -85,8 +94,9 @@ struct Evidence {
 Evidence evidence_from(std::vector<data::DataRow> rows, std::vector<data::Session> sessions);
 
 /// How much of a store a question loads: every row (the server, which lists them), or only its sessions
-/// and fit, the rows read by key as an answer needs them (a command answering one question).
-enum class RowLoading { all, by_key };
+/// and fit, the rows read by key as an answer needs them (a command answering one question), or only its
+/// fit, the rows read by key and the sessions by id as an answer names them (estimate, optimize).
+enum class RowLoading { all, by_key, by_key_sessions_by_id };
 
 /// Loads the store's sessions and its stored fit when it describes the store's evidence (its version);
 /// otherwise reads every row, fits, and stores the fit (a store that cannot be written is still

@@ -82,6 +82,8 @@ void grade_against_model(GradeResult& g, const CurveKey& key, const Query& q, do
   if (left_out) {
     rest.sessions = evidence.sessions;
     rest.session_positions = evidence.session_positions;
+    rest.session_by_id = evidence.session_by_id;
+    rest.sessions_read = evidence.sessions_read;
     rest.model = std::make_shared<const DecisionModel>(evidence.model->without_session(session_id));
     // The factors were computed from answers with their own session (or size, or batch) held out: this one.
     rest.calibration = evidence.calibration;

@@ -160,6 +160,20 @@ TEST_F(DataCliTest, EstimateAndOptimize) {
   EXPECT_EQ(nlohmann::json::parse(o.stdout_text)["recommended"]["precision"], "FP16");
 }
 
+TEST_F(DataCliTest, AnAnswerFromAStoreNamesItsSessionsByLabel) {
+  // estimate and optimize read a store's sessions by id as the answer names them, not all at load.
+  const std::string published = std::string(ECOCOMPUTE_SOURCE_DIR) + "/data/published";
+  ASSERT_EQ(ecocompute("data import '" + published + "'").status, 0);
+  DataOutcome e = ecocompute("estimate --json -N 3 --gpu 'RTX 4090' -p NF4");
+  ASSERT_EQ(e.status, 0) << e.stdout_text;
+  const auto j = nlohmann::json::parse(e.stdout_text);
+  EXPECT_EQ(j["figure_basis"]["delta_pct"]["sessions"], nlohmann::json::array({"rtx4090_2026-07-24", "rtx4090_2026-08-19"}))
+      << j["figure_basis"].dump();
+  DataOutcome o = ecocompute("optimize --json -N 3 --gpu 'RTX 4090' --batch 1");
+  ASSERT_EQ(o.status, 0) << o.stdout_text;
+  EXPECT_NE(o.stdout_text.find("rtx4090_2026-08-19"), std::string::npos);
+}
+
 TEST_F(DataCliTest, CheckExitCodes) {
   // The model's interval for a new RTX 4090 at 3 B NF4 runs from about −21 to +9 %.
   EXPECT_EQ(ecocompute("check '" + report("in.json", "ada", 3, "NF4", 1000, 1000).string() + "'").status, 0);

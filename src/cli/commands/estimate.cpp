@@ -39,7 +39,7 @@ Command make_estimate_command(CLI::App& root) {
   app->add_flag("--json", o->json, "Print the /v1/estimate JSON");
   return {app, [o, size] {
             if (size->count() > 0) o->request.params_b = o->params_b;
-            auto evidence = o->evidence.load();
+            auto evidence = o->evidence.load(decide::RowLoading::by_key_sessions_by_id);
             if (!evidence) return report_error(evidence.error());
             auto response = decide::estimate(o->request, *evidence);
             if (!response) return report_error(response.error());

@@ -60,7 +60,7 @@ Command make_optimize_command(CLI::App& root) {
             auto objective = decide::parse_objective(o->objective);
             if (!objective) return report_error(objective.error());
             o->request.objective = *objective;
-            auto evidence = o->evidence.load();
+            auto evidence = o->evidence.load(decide::RowLoading::by_key_sessions_by_id);
             if (!evidence) return report_error(evidence.error());
             auto response = decide::optimize(o->request, *evidence);
             if (!response) return report_error(response.error());

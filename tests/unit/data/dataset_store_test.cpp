@@ -187,6 +187,38 @@ TEST(DatasetStore, ImportsOnceAndQueries) {
   EXPECT_NEAR(row->delta_pct(), 0.7558, 1e-4);  // recomputed after the round trip too
 }
 
+TEST(DatasetStore, ASessionIsReadByItsExactIdOnly) {
+  auto store = DatasetStore::open_in_memory();
+  ASSERT_TRUE(store);
+  auto batch = read_published_dir(kPublishedData);
+  ASSERT_TRUE(batch);
+  ASSERT_TRUE(store->import(*batch));
+  auto listed = store->sessions();
+  ASSERT_TRUE(listed);
+  ASSERT_FALSE(listed->empty());
+  for (const Session& s : *listed) {
+    auto read = store->session_by_id(s.id);
+    ASSERT_TRUE(read) << read.error().describe();
+    ASSERT_TRUE(read->has_value()) << s.id;
+    EXPECT_EQ((*read)->label, s.label);
+    EXPECT_EQ((*read)->gpu, s.gpu);
+    EXPECT_EQ((*read)->date, s.date);
+  }
+  // Not a prefix, not a label (find_session takes both): an answer names sessions by id.
+  const Session& first = listed->front();
+  auto prefix = store->session_by_id(first.id.substr(0, first.id.size() - 1));
+  ASSERT_TRUE(prefix);
+  EXPECT_FALSE(prefix->has_value());
+  if (first.label != first.id) {
+    auto by_label = store->session_by_id(first.label);
+    ASSERT_TRUE(by_label);
+    EXPECT_FALSE(by_label->has_value());
+  }
+  auto unknown = store->session_by_id("no-such-session");
+  ASSERT_TRUE(unknown);
+  EXPECT_FALSE(unknown->has_value());
+}
+
 TEST(DatasetStore, FailedImportLeavesNothing) {
   auto store = DatasetStore::open_in_memory();
   ASSERT_TRUE(store);
