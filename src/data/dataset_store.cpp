@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include "data/dataset_import.hpp"
 #include "data/gpu_spec.hpp"
@@ -72,17 +74,9 @@ constexpr const char* kInsertRow =
     " $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
     " ON CONFLICT (session_id, row_key) DO NOTHING";
 
-constexpr const char* kSelectSessions =
-    "SELECT id, fingerprint, label, gpu, gpu_arch, engine, engine_version, software, date, provenance"
-    " FROM sessions ORDER BY date, label";
-
-constexpr const char* kFindSession =
-    "SELECT id, fingerprint, label, gpu, gpu_arch, engine, engine_version, software, date, provenance"
-    " FROM sessions WHERE id = $1 OR label = $1 OR id LIKE $2 ORDER BY id";
-
-constexpr const char* kSessionById =
-    "SELECT id, fingerprint, label, gpu, gpu_arch, engine, engine_version, software, date, provenance"
-    " FROM sessions WHERE id = $1";
+// The columns session_from() reads; each session query adds its own condition and order.
+constexpr std::string_view kSelectSessionColumns =
+    "SELECT id, fingerprint, label, gpu, gpu_arch, engine, engine_version, software, date, provenance FROM sessions";
 
 constexpr const char* kSelectRowColumns =
     "SELECT session_id, row_key, gpu, gpu_arch, engine, model, params_b, precision, basis, weights,"
@@ -252,7 +246,7 @@ Result<ImportSummary> DatasetStore::import(const ImportBatch& batch) {
 }
 
 Result<std::vector<Session>> DatasetStore::sessions() const {
-  auto rows = db_->query(kSelectSessions, {});
+  auto rows = db_->query(std::string(kSelectSessionColumns) + " ORDER BY date, label", {});
   if (!rows) return rows.error();
   std::vector<Session> out;
   for (const SqlRow& r : *rows) out.push_back(session_from(r));
@@ -260,14 +254,15 @@ Result<std::vector<Session>> DatasetStore::sessions() const {
 }
 
 Result<std::optional<Session>> DatasetStore::session_by_id(const std::string& id) const {
-  auto rows = db_->query(kSessionById, {id});
+  auto rows = db_->query(std::string(kSelectSessionColumns) + " WHERE id = $1", {id});
   if (!rows) return rows.error();
   if (rows->empty()) return std::optional<Session>{};
   return std::optional<Session>(session_from(rows->front()));
 }
 
 Result<Session> DatasetStore::find_session(const std::string& id_or_label) const {
-  auto rows = db_->query(kFindSession, {id_or_label, id_or_label + "%"});
+  auto rows = db_->query(std::string(kSelectSessionColumns) + " WHERE id = $1 OR label = $1 OR id LIKE $2 ORDER BY id",
+                          {id_or_label, id_or_label + "%"});
   if (!rows) return rows.error();
   if (rows->empty()) return unexpected(ErrorCode::not_found, "no session '" + id_or_label + "' in the store");
   if (rows->size() > 1) {
