@@ -143,7 +143,7 @@ void EnergyLedger::sum_fixed_tokens(ClosedInterval& interval) const {
     if (tokens_are_fixed(activity)) {
       interval.fixed.add(tokens_in_interval(activity, interval.begin_s, interval.end_s, interval.end_s));
     }
-    if (activity.start_s <= interval.begin_s && activity.end_or(interval.end_s) >= interval.end_s) interval.covered = true;
+    if (spans(activity, interval.begin_s, interval.end_s, interval.end_s)) interval.covered = true;
   }
 }
 
@@ -228,12 +228,11 @@ ProvisionalEnergy EnergyLedger::finish_request(std::uint64_t id, double now_s, c
   if (found == requests_.end() || found->second.activity.end_s) return {};
   // Taken while this request, if streamed, is still one of the streams in flight; only when an unstreamed
   // request in flight needs it (the median over the streams is work on every answer's end otherwise).
-  const auto unstreamed = [](const auto& entry) { return !entry.second->streamed; };
-  if (std::any_of(unfixed_.begin(), unfixed_.end(), unstreamed)) {
-    const double decode_rate = current_decode_rate();
-    for (auto& entry : unfixed_) {
-      if (unstreamed(entry)) entry.second->decode_rate_per_s = decode_rate;
-    }
+  std::optional<double> decode_rate;
+  for (auto& [other_id, other] : unfixed_) {
+    if (other->streamed) continue;
+    if (!decode_rate) decode_rate = current_decode_rate();
+    other->decode_rate_per_s = *decode_rate;
   }
   TrackedRequest& request = found->second;
   RequestActivity& activity = request.activity;

@@ -69,14 +69,8 @@ void TokenSums::remove(const IntervalTokens& tokens) {
   --requests;
 }
 
-double share_from_sums(double busy_j, const TokenSums& sums, const IntervalTokens& mine, const PrefillWeightRule& rule) {
-  const double prompt_weight = rule.weight(static_cast<std::size_t>(std::max<std::ptrdiff_t>(sums.decoding, 0)));
-  const double total = prompt_weight * sums.prompt + sums.decode;
-  // The sums are kept by adding and taking away: a total of rounding residue is no total.
-  if (total <= 1e-12 * std::max(prompt_weight, 1.0) * sums.ever_added) {
-    return sums.requests > 0 ? busy_j / static_cast<double>(sums.requests) : 0.0;
-  }
-  return busy_j * (prompt_weight * mine.prompt + mine.decode) / total;
+bool spans(const RequestActivity& request, double begin_s, double end_s, double now_s) {
+  return request.start_s <= begin_s && request.end_or(now_s) >= end_s;
 }
 
 bool overlaps(const RequestActivity& request, double begin_s, double end_s) {
@@ -91,7 +85,7 @@ double busy_fraction(double begin_s, double end_s, const std::vector<const Reque
   if (end_s <= begin_s) return 1.0;
   // Under load some request spans the whole interval: no need to merge the spans.
   for (const RequestActivity* request : requests) {
-    if (request->start_s <= begin_s && request->end_or(now_s) >= end_s) return 1.0;
+    if (spans(*request, begin_s, end_s, now_s)) return 1.0;
   }
   std::vector<std::pair<double, double>> spans;
   for (const RequestActivity* request : requests) {
@@ -139,6 +133,16 @@ double share_of_busy(double busy_j, const Weighing& weighing, const IntervalToke
 }
 
 }  // namespace
+
+double share_from_sums(double busy_j, const TokenSums& sums, const IntervalTokens& mine, const PrefillWeightRule& rule) {
+  if (sums.requests <= 0) return 0.0;
+  Weighing weighing;
+  weighing.prompt_weight = rule.weight(static_cast<std::size_t>(std::max<std::ptrdiff_t>(sums.decoding, 0)));
+  weighing.total = weighing.prompt_weight * sums.prompt + sums.decode;
+  // The sums are kept by adding and taking away: a total of rounding residue is no total.
+  if (weighing.total <= 1e-12 * std::max(weighing.prompt_weight, 1.0) * sums.ever_added) weighing.total = 0.0;
+  return share_of_busy(busy_j, weighing, mine, static_cast<std::size_t>(sums.requests));
+}
 
 IntervalShares split_interval(double joules, double begin_s, double end_s,
                               const std::vector<const RequestActivity*>& requests, double now_s,

@@ -58,6 +58,10 @@ struct IntervalTokens {
 /// progress inside it).
 IntervalTokens tokens_in_interval(const RequestActivity& request, double begin_s, double end_s, double now_s);
 
+/// Returns whether `request` was in flight through the whole of [begin_s, end_s) (`now_s` for the end of one
+/// still in flight): the interval then has no idle part.
+bool spans(const RequestActivity& request, double begin_s, double end_s, double now_s);
+
 /// Returns whether `request` was in flight during [begin_s, end_s).
 bool overlaps(const RequestActivity& request, double begin_s, double end_s);
 
