@@ -46,11 +46,15 @@ std::string evidence_digest(const std::vector<data::DataRow>& rows) {
 }
 
 void to_json(Json& j, const DecisionModel& m) {
-  j = Json{{"version", kModelVersion}, {"digest", m.digest}, {"ratio", m.ratio}, {"fp16", m.fp16}};
+  j = Json{{"version", kModelVersion}, {"layout", kStoredLayout}, {"digest", m.digest}, {"ratio", m.ratio}, {"fp16", m.fp16}};
 }
 
 Result<DecisionModel> DecisionModel::from_json(const Json& j) {
-  if (!j.is_object() || j.value("version", 0) != kModelVersion) {
+  const auto number = [&j](const char* key) {
+    const auto it = j.is_object() ? j.find(key) : j.end();
+    return it != j.end() && it->is_number_integer() ? it->get<int>() : 0;
+  };
+  if (number("version") != kModelVersion || number("layout") != kStoredLayout) {
     return unexpected(ErrorCode::invalid_argument, "stored model is of another version");
   }
   auto ratio = OutcomeModel::from_json(j.at("ratio"));
@@ -60,7 +64,8 @@ Result<DecisionModel> DecisionModel::from_json(const Json& j) {
   DecisionModel m;
   m.ratio = std::move(*ratio);
   m.fp16 = std::move(*fp16);
-  m.digest = j.value("digest", "");
+  const auto digest = j.find("digest");
+  if (digest != j.end() && digest->is_string()) m.digest = digest->get<std::string>();
   return m;
 }
 

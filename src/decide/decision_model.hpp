@@ -32,6 +32,9 @@ void to_json(Json& j, const DecisionModel& m);
 
 /// The version of the model's method: a stored fit of another version is refitted.
 inline constexpr int kModelVersion = 4;  // 3: the components searched from many starts (BOBYQA); 4: context slopes
+/// How a stored model is written, apart from what it is (a layout change keeps the evidence's digest
+/// and so the calibration computed for it): 2, each place's cells as packed arrays.
+inline constexpr int kStoredLayout = 2;
 
 /// A digest of the cells a model fits (both outcomes), independent of the rows' order.
 std::string evidence_digest(const std::vector<data::DataRow>& rows);

@@ -91,19 +91,19 @@ std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Ce
                                         double card_floor) {
   FamilyFit f;
   f.family_ = std::move(family);
-  f.locations_ = locations_of(cells);
-  if (f.locations_.empty()) return std::nullopt;
-  f.design_ = first_stage_design(f.locations_);
+  f.locations_ = std::make_shared<const std::vector<Location>>(locations_of(cells));
+  if (f.locations().empty()) return std::nullopt;
+  f.design_ = first_stage_design(f.locations());
   f.first_design_ = f.design_;
   f.components_ = start;
-  const std::vector<FreeComponent> free = identified_components(f.locations_, f.design_);
-  const std::vector<double> ceilings = component_ceilings(free, f.locations_);
+  const std::vector<FreeComponent> free = identified_components(f.locations(), f.design_);
+  const std::vector<double> ceilings = component_ceilings(free, f.locations());
   std::vector<double> x0 = clamped(get_components(free, f.components_), ceilings);
   for (double& v : x0) v = std::max(v, kFirstGuess);  // a component at 0 starts where the search can move it
   auto objective = [&](const std::vector<double>& x) {
     VarianceComponents c = f.components_;
-    set_components(free, x, card_floor, f.locations_, c);
-    return reml_objective(f.locations_, f.design_, c);
+    set_components(free, x, card_floor, f.locations(), c);
+    return reml_objective(f.locations(), f.design_, c);
   };
   // The given start (a warm one: the whole evidence's fit for a calibration fold) is one start among
   // many, so the optimum does not depend on it; the moments' start is the data's own guess.
@@ -111,7 +111,7 @@ std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Ce
   for (const FreeComponent& c : free) lowest.push_back(is_length_scale(c) ? kShortestStartScale : kLowestStartVariance);
   std::vector<double> highest = ceilings;
   for (std::size_t i = 0; i < free.size(); ++i) highest[i] = std::max(highest[i], lowest[i]);
-  std::vector<std::vector<double>> starts{x0, moment_start(free, ceilings, f.locations_, card_floor)};
+  std::vector<std::vector<double>> starts{x0, moment_start(free, ceilings, f.locations(), card_floor)};
   for (std::vector<double>& p : halton_points(lowest, highest, kStarts)) starts.push_back(std::move(p));
   const Box box{std::vector<double>(free.size(), kLowestLog), ceilings};
   const int dimension = static_cast<int>(x0.size());
@@ -121,7 +121,7 @@ std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Ce
   f.search_starts_ = best.starts;
   f.search_refined_ = best.refined;
   f.search_at_best_ = best.refined_at_best;
-  set_components(free, best.x, card_floor, f.locations_, f.components_);  // inside the box: the search keeps its bounds
+  set_components(free, best.x, card_floor, f.locations(), f.components_);  // inside the box: the search keeps its bounds
   f.objective_ = best.value;
   f.free_ = free;
   std::set<std::string> groups;
@@ -136,23 +136,23 @@ std::optional<FamilyFit> FamilyFit::conditioned(const std::vector<Cell>& cells, 
   s.locations = locations_of(cells);
   if (s.locations.empty()) return std::nullopt;
   auto f = restore(family_, std::move(s), card_floor);
-  if (f) f->objective_ = reml_objective(f->locations_, f->first_design_, f->components_);
+  if (f) f->objective_ = reml_objective(f->locations(), f->first_design_, f->components_);
   return f;
 }
 
 std::optional<FamilyFit> FamilyFit::restore(std::string family, Stored stored, double card_floor) {
   FamilyFit f;
   f.family_ = std::move(family);
-  f.locations_ = std::move(stored.locations);
-  if (f.locations_.empty()) return std::nullopt;
-  f.design_ = first_stage_design(f.locations_);
+  if (stored.locations.empty()) return std::nullopt;
+  f.locations_ = std::make_shared<const std::vector<Location>>(std::move(stored.locations));
+  f.design_ = first_stage_design(f.locations());
   f.first_design_ = f.design_;
   f.free_ = std::move(stored.free);
   f.identified_ = std::move(stored.identified);
   // The pooled between-card variance is a function of the free components and of the places two
   // sessions share: recomputed for these places, as every moved copy of prepare_uncertainty is.
   VarianceComponents components = stored.components;
-  set_components(f.free_, get_components(f.free_, components), card_floor, f.locations_, components);
+  set_components(f.free_, get_components(f.free_, components), card_floor, f.locations(), components);
   if (!f.finalize(stored.priors, components)) return std::nullopt;
   f.objective_ = stored.objective;
   f.prepare_uncertainty(card_floor, stored.theta_covariance);
@@ -160,14 +160,14 @@ std::optional<FamilyFit> FamilyFit::restore(std::string family, Stored stored, d
 }
 
 FamilyFit::Stored FamilyFit::stored() const {
-  return Stored{locations_, components_, priors_, free_, identified_, theta_cov_, objective_};
+  return Stored{locations(), components_, priors_, free_, identified_, theta_cov_, objective_};
 }
 
 bool FamilyFit::finalize(const EffectPriors& priors, const VarianceComponents& components) {
   priors_ = priors;
   components_ = components;
   second_stage_ = true;
-  design_ = levels_only(locations_, design_.mean_log_size);
+  design_ = levels_only(locations(), design_.mean_log_size);
   return factor();
 }
 
@@ -187,7 +187,7 @@ bool FamilyFit::needs_missing_prior(const ModelPoint& p) const {
   for (const FixedEffect& e : effects_at(p)) {
     if (e.kind == EffectKind::level || priors_.contains(e.kind)) continue;
     if (e.kind != EffectKind::size_slope) return true;
-    const bool measured_size = std::any_of(locations_.begin(), locations_.end(), [&](const Location& l) {
+    const bool measured_size = std::any_of(locations().begin(), locations().end(), [&](const Location& l) {
       return l.point.key == p.key && l.point.log_size == p.log_size;
     });
     if (!measured_size) return true;
@@ -215,24 +215,22 @@ double FamilyFit::covariance(const ModelPoint& a, const std::vector<PriorTerm>& 
 }
 
 bool FamilyFit::factor() {
-  const std::size_t n = locations_.size();
+  const std::vector<Location>& places = locations();
+  const std::size_t n = places.size();
   std::vector<ModelPoint> points;
   std::vector<double> y(n);
   Matrix k(n, n);
   for (std::size_t i = 0; i < n; ++i) {
-    Location& l = locations_[i];
-    if (!l.values.empty()) {
-      const double card = components_.card_var(l.point.key);
-      double w_sum = 0, wy = 0;
-      for (std::size_t m = 0; m < l.values.size(); ++m) {
-        w_sum += 1.0 / (card + l.within[m]);
-        wy += l.values[m] / (card + l.within[m]);
-      }
-      l.mean = wy / w_sum;
-      l.noise = 1.0 / w_sum;
+    // The place's cells as their precision-weighted mean, with its variance 1/Σw, w = 1/(τ² + within).
+    const Location& l = places[i];
+    const double card = components_.card_var(l.point.key);
+    double w_sum = 0, wy = 0;
+    for (std::size_t m = 0; m < l.values.size(); ++m) {
+      w_sum += 1.0 / (card + l.within[m]);
+      wy += l.values[m] / (card + l.within[m]);
     }
-    y[i] = l.mean - prior_mean(l.point);
-    k(i, i) = l.noise;
+    y[i] = wy / w_sum - prior_mean(l.point);
+    k(i, i) = 1.0 / w_sum;
     points.push_back(l.point);
   }
   for (std::size_t i = 0; i < n; ++i) {
@@ -260,8 +258,9 @@ std::optional<LatentPrediction> FamilyFit::predict(const ModelPoint& p) const {
   LatentPrediction out;
   const std::vector<double> x = design_.row(p);
   const std::vector<PriorTerm> terms = prior_terms(p);
-  std::vector<double> k_star(locations_.size());
-  for (std::size_t i = 0; i < locations_.size(); ++i) k_star[i] = covariance(p, terms, locations_[i].point);
+  const std::vector<Location>& places = locations();
+  std::vector<double> k_star(places.size());
+  for (std::size_t i = 0; i < places.size(); ++i) k_star[i] = covariance(p, terms, places[i].point);
   out.mean = dot(x, beta_) + prior_mean(p) + dot(k_star, alpha_);
   std::vector<double> r = x;
   const std::vector<double> xk = transpose_times(k_inverse_x_, k_star);
@@ -278,7 +277,8 @@ std::optional<double> FamilyFit::predict_mean(const ModelPoint& p) const {
   if (!design_.has(FixedEffect{EffectKind::level, p.key, 0}) || needs_missing_prior(p)) return std::nullopt;
   double mean = dot(design_.row(p), beta_) + prior_mean(p);
   const std::vector<PriorTerm> terms = prior_terms(p);
-  for (std::size_t i = 0; i < locations_.size(); ++i) mean += covariance(p, terms, locations_[i].point) * alpha_[i];
+  const std::vector<Location>& places = locations();
+  for (std::size_t i = 0; i < places.size(); ++i) mean += covariance(p, terms, places[i].point) * alpha_[i];
   return mean;
 }
 

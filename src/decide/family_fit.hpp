@@ -3,6 +3,7 @@
 // fixed-effect design, the variance components and the factored covariance, ready to predict.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,9 +24,6 @@ struct Location {
   std::vector<double> values;
   std::vector<double> within;  ///< within-session variance of each value
   std::vector<std::string> sessions;
-  /// The precision-weighted mean of `values` and its variance (1/Σw, w = 1/(τ² + within)), set by
-  /// the last factorization.
-  double mean = 0, noise = 0;
 };
 
 /// Groups cells into locations (one per place), in a stable order.
@@ -76,7 +74,7 @@ class FamilyFit {
   [[nodiscard]] const VarianceComponents& components() const { return components_; }
   VarianceComponents& components() { return components_; }
   [[nodiscard]] const Design& design() const { return design_; }
-  [[nodiscard]] const std::vector<Location>& locations() const { return locations_; }
+  [[nodiscard]] const std::vector<Location>& locations() const { return *locations_; }
   [[nodiscard]] double restricted_log_likelihood() const { return -0.5 * objective_; }
   /// The identified estimates of the slope and regime effects (first stage), for the priors.
   [[nodiscard]] std::vector<EffectEstimate> estimates() const;
@@ -123,7 +121,10 @@ class FamilyFit {
   [[nodiscard]] FamilyFit variances_copy() const;  // for the moved copies of prepare_uncertainty
 
   std::string family_;
-  std::vector<Location> locations_;
+  // Shared with the moved copies of prepare_uncertainty, which change only the components: at a place
+  // thousands of cards measured, copying their cells for every moved component was most of a stored
+  // model's load.
+  std::shared_ptr<const std::vector<Location>> locations_ = std::make_shared<const std::vector<Location>>();
   Design design_;
   VarianceComponents components_;
   EffectPriors priors_;

@@ -36,8 +36,8 @@ void FamilyFit::prepare_uncertainty(double card_floor) {
       std::vector<double> all = theta;
       for (std::size_t k = 0; k < active.size(); ++k) all[active[k]] = x[k];
       VarianceComponents c = components_;
-      set_components(free_, all, card_floor, locations_, c);
-      return reml_objective(locations_, first_design_, c);
+      set_components(free_, all, card_floor, locations(), c);
+      return reml_objective(locations(), first_design_, c);
     };
     std::size_t flattest = 0;
     small = parameter_covariance(objective, at, kHessianStep, &flattest);
@@ -67,7 +67,7 @@ void FamilyFit::prepare_uncertainty(double card_floor, const std::optional<Matri
     moved[j] += kGradientStep;
     FamilyFit copy = variances_copy();
     VarianceComponents c = components_;
-    set_components(free_, moved, card_floor, locations_, c);
+    set_components(free_, moved, card_floor, locations(), c);
     if (copy.finalize(priors_, c)) moved_fits[j] = std::move(copy);
   });
   for (std::optional<FamilyFit>& fit : moved_fits) {
@@ -80,17 +80,11 @@ void FamilyFit::prepare_uncertainty(double card_floor, const std::optional<Matri
   }
 }
 
-// A moved copy answers variances only, so it keeps of each location what the covariance and the
-// weights need: at a place thousands of cards measured, copying their session ids (one string each)
-// for every moved component was most of the time a stored model took to load.
+// A moved copy answers variances only; it shares the model's places and their cells.
 FamilyFit FamilyFit::variances_copy() const {
   FamilyFit copy;
   copy.family_ = family_;
-  copy.locations_.reserve(locations_.size());
-  for (const Location& l : locations_) {
-    copy.locations_.push_back(Location{.point = l.point, .place = l.place, .model = {}, .values = l.values, .within = l.within,
-                                       .sessions = {}, .mean = l.mean, .noise = l.noise});
-  }
+  copy.locations_ = locations_;
   copy.design_ = design_;
   copy.components_ = components_;
   copy.priors_ = priors_;
@@ -106,7 +100,7 @@ FamilyFit FamilyFit::variances_copy() const {
 double FamilyFit::center_of(const FixedEffect& effect) const {
   double sum = 0;
   int n = 0;
-  for (const Location& l : locations_) {
+  for (const Location& l : locations()) {
     if (!applies(effect, l.point)) continue;
     sum += covariate(effect, l.point, design_.mean_log_size);
     ++n;

@@ -2,8 +2,12 @@
 // the variance components, the priors, the precision of the components), so that a stored model
 // answers without refitting or reading the rows again.
 #include <cmath>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
 
 #include "decide/outcome_model.hpp"
+#include "util/packed_numbers.hpp"
 
 namespace ecocompute::decide {
 namespace {
@@ -11,21 +15,39 @@ namespace {
 constexpr const char* kComponentNames[] = {"card", "shared", "format", "size_scale", "arch", "arch_slope",
                                            "gpu", "batch_shared", "batch_format", "batch_scale"};
 
-Json location_json(const Location& l) {
+// A place's cells as packed arrays (util/packed_numbers.hpp): its values, their within-session
+// variances and its sessions as indices into the model's table of session ids.
+Json location_json(const Location& l, std::map<std::string, std::uint32_t>& session_index, Json& session_ids) {
+  std::vector<std::uint32_t> sessions;
+  sessions.reserve(l.sessions.size());
+  for (const std::string& id : l.sessions) {
+    const auto [it, added] = session_index.try_emplace(id, static_cast<std::uint32_t>(session_index.size()));
+    if (added) session_ids.push_back(id);
+    sessions.push_back(it->second);
+  }
   return Json{{"engine", l.place.engine}, {"precision", l.place.precision}, {"arch", l.place.arch}, {"gpu", l.place.gpu},
-              {"params_b", l.place.params_b}, {"batch", l.place.batch}, {"context", l.place.context}, {"model", l.model}, {"values", l.values},
-              {"within", l.within}, {"sessions", l.sessions}};
+              {"params_b", l.place.params_b}, {"batch", l.place.batch}, {"context", l.place.context}, {"model", l.model},
+              {"values", pack_doubles(l.values)}, {"within", pack_doubles(l.within)}, {"sessions", pack_indices(sessions)}};
 }
 
-Location location_from(const Json& j) {
+// Throws (as nlohmann::json does for a missing key) when a packed array does not unpack or does not
+// match the others, so that a damaged stored model is refitted instead of answering from it.
+Location location_from(const Json& j, const std::vector<std::string>& session_ids) {
   Location l;
   l.place = CellPlace{j.at("engine").get<std::string>(), j.at("precision").get<std::string>(), j.at("arch").get<std::string>(),
                       j.at("gpu").get<std::string>(), j.at("params_b").get<double>(), j.at("batch").get<int>(), j.at("context").get<int>()};
   l.point = point_of(l.place);
   l.model = j.value("model", "");
-  l.values = j.at("values").get<std::vector<double>>();
-  l.within = j.at("within").get<std::vector<double>>();
-  l.sessions = j.at("sessions").get<std::vector<std::string>>();
+  auto values = unpack_doubles(j.at("values").get_ref<const std::string&>());
+  auto within = unpack_doubles(j.at("within").get_ref<const std::string&>());
+  const auto sessions = unpack_indices(j.at("sessions").get_ref<const std::string&>());
+  if (!values || !within || !sessions || values->empty() || within->size() != values->size() || sessions->size() != values->size()) {
+    throw std::invalid_argument("a place's packed cells do not unpack");
+  }
+  l.values = std::move(*values);
+  l.within = std::move(*within);
+  l.sessions.reserve(sessions->size());
+  for (std::uint32_t i : *sessions) l.sessions.push_back(session_ids.at(i));
   return l;
 }
 
@@ -71,10 +93,12 @@ const char* unmeasured_name(Unmeasured u) {
 
 void to_json(Json& j, const OutcomeModel& m) {
   Json families = Json::object();
+  std::map<std::string, std::uint32_t> session_index;
+  Json session_ids = Json::array();
   for (const auto& [name, f] : m.families_) {
     const FamilyFit::Stored s = f.stored();
     Json locations = Json::array();
-    for (const Location& l : s.locations) locations.push_back(location_json(l));
+    for (const Location& l : s.locations) locations.push_back(location_json(l, session_index, session_ids));
     families[name] = Json{{"components", s.components}, {"identified", s.identified}, {"free", free_json(s.free)},
                           {"theta_covariance", matrix_json(s.theta_covariance)}, {"objective", s.objective},
                           {"locations", std::move(locations)}};
@@ -83,7 +107,8 @@ void to_json(Json& j, const OutcomeModel& m) {
   for (const auto& [kind, p] : m.priors_) priors[std::string(to_string(kind))] = p;
   Json unmeasured = Json::array();
   for (Unmeasured u : m.unmeasured_) unmeasured.push_back(unmeasured_name(u));
-  j = Json{{"families", std::move(families)}, {"priors", std::move(priors)}, {"unmeasured", std::move(unmeasured)}};
+  j = Json{{"families", std::move(families)}, {"priors", std::move(priors)}, {"unmeasured", std::move(unmeasured)},
+           {"session_ids", std::move(session_ids)}};
 }
 
 Result<OutcomeModel> OutcomeModel::from_json(const Json& j) {
@@ -99,9 +124,10 @@ Result<OutcomeModel> OutcomeModel::from_json(const Json& j) {
         if (u.get<std::string>() == unmeasured_name(k)) m.unmeasured_.insert(k);
       }
     }
+    const auto session_ids = j.at("session_ids").get<std::vector<std::string>>();
     for (const auto& [name, f] : j.at("families").items()) {
       FamilyFit::Stored s;
-      for (const Json& l : f.at("locations")) s.locations.push_back(location_from(l));
+      for (const Json& l : f.at("locations")) s.locations.push_back(location_from(l, session_ids));
       s.components = f.at("components").get<VarianceComponents>();
       s.priors = m.priors_;
       s.free = free_from(f.at("free"));
@@ -113,7 +139,7 @@ Result<OutcomeModel> OutcomeModel::from_json(const Json& j) {
       m.families_.emplace(name, std::move(*fit));
     }
     return m;
-  } catch (const Json::exception& e) {
+  } catch (const std::exception& e) {  // nlohmann's, a packed array that does not unpack, an index past the table
     return unexpected(ErrorCode::invalid_argument, std::string("stored model: ") + e.what());
   }
 }

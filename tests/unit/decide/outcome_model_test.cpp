@@ -102,6 +102,37 @@ TEST(OutcomeModel, AStoredFitAnswersAsTheFitDoes) {
   EXPECT_FALSE(OutcomeModel::from_json(Json::parse(R"({"families": {}})")));
 }
 
+TEST(OutcomeModel, AStoredFitKeepsEveryCellAndRefusesDamagedOnes) {
+  Draws draws;
+  const OutcomeModel model = OutcomeModel::fit(synthetic_cells(0.02, draws));
+  const Json stored = Json(model);
+  auto restored = OutcomeModel::from_json(stored);
+  ASSERT_TRUE(restored) << restored.error().describe();
+  ASSERT_EQ(restored->families().size(), model.families().size());
+  for (const auto& [name, fit] : model.families()) {
+    const auto& a = fit.locations();
+    const auto& b = restored->families().at(name).locations();
+    ASSERT_EQ(a.size(), b.size()) << name;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].values, b[i].values);
+      EXPECT_EQ(a[i].within, b[i].within);
+      EXPECT_EQ(a[i].sessions, b[i].sessions);
+    }
+  }
+  // A place's cells that do not unpack, or that name a session past the table, are an error, not an answer.
+  const std::string family = stored.at("families").begin().key();
+  Json cut = stored;
+  std::string& values = cut["families"][family]["locations"][0]["values"].get_ref<std::string&>();
+  values.resize(values.size() - 4);
+  EXPECT_FALSE(OutcomeModel::from_json(cut));
+  Json short_table = stored;
+  short_table["session_ids"].erase(short_table["session_ids"].size() - 1);
+  EXPECT_FALSE(OutcomeModel::from_json(short_table));
+  Json not_text = stored;
+  not_text["families"][family]["locations"][0]["within"] = Json::array({0.1});
+  EXPECT_FALSE(OutcomeModel::from_json(not_text));
+}
+
 TEST(OutcomeModel, IntervalsHoldNewCardsAsOftenAsTheySay) {
   // Cards drawn from the model's own assumptions: the 95 % interval for a new card at a measured
   // place holds about 95 % of new cards there.
