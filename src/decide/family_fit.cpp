@@ -132,10 +132,7 @@ std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Ce
 }
 
 std::optional<FamilyFit> FamilyFit::conditioned(const std::vector<Cell>& cells, double card_floor) const {
-  Stored s = stored();
-  s.locations = locations_of(cells);
-  if (s.locations.empty()) return std::nullopt;
-  auto f = restore(family_, std::move(s), card_floor);
+  auto f = restore(family_, stored_with(locations_of(cells)), card_floor);  // nullopt when no cell is left
   if (f) f->objective_ = reml_objective(f->locations(), f->first_design_, f->components_);
   return f;
 }
@@ -159,8 +156,10 @@ std::optional<FamilyFit> FamilyFit::restore(std::string family, Stored stored, d
   return f;
 }
 
-FamilyFit::Stored FamilyFit::stored() const {
-  return Stored{locations(), components_, priors_, free_, identified_, theta_cov_, objective_};
+FamilyFit::Stored FamilyFit::stored() const { return stored_with(locations()); }
+
+FamilyFit::Stored FamilyFit::stored_with(std::vector<Location> locations) const {
+  return Stored{std::move(locations), components_, priors_, free_, identified_, theta_cov_, objective_};
 }
 
 bool FamilyFit::finalize(const EffectPriors& priors, const VarianceComponents& components) {

@@ -119,6 +119,8 @@ class FamilyFit {
   [[nodiscard]] double log_variance_sd(const ModelPoint& p, const LatentPrediction& at) const;
   [[nodiscard]] bool needs_missing_prior(const ModelPoint& p) const;
   [[nodiscard]] FamilyFit variances_copy() const;  // for the moved copies of prepare_uncertainty
+  // What stored() keeps, with other places: conditioned() on new cells without copying this fit's.
+  [[nodiscard]] Stored stored_with(std::vector<Location> locations) const;
 
   std::string family_;
   // Shared with the moved copies of prepare_uncertainty, which change only the components: at a place
