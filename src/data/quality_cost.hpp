@@ -53,6 +53,9 @@ struct MeasuredQuality {
   std::optional<double> kld;
   std::string gpu;
   std::string source;  ///< "session <id>, row <key>"
+  /// The engine's and the precision's canonical names, worked out once where the row is added
+  /// (add_measured_quality) rather than for every question; empty: worked out when read.
+  std::string canonical_engine, canonical_precision;
 };
 
 /// What quality_cost_for reads.

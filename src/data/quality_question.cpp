@@ -29,7 +29,10 @@ std::vector<const MeasuredQuality*> measured_rows(const QualityEvidence& evidenc
                                                   const std::string& type) {
   std::vector<const MeasuredQuality*> out;
   for (const MeasuredQuality& m : evidence.measured) {
-    if (canonical_engine_name(m.engine) == engine && canonical_quality_precision(m.precision) == type) out.push_back(&m);
+    const bool same_engine = (m.canonical_engine.empty() ? canonical_engine_name(m.engine) : m.canonical_engine) == engine;
+    if (same_engine && (m.canonical_precision.empty() ? canonical_quality_precision(m.precision) : m.canonical_precision) == type) {
+      out.push_back(&m);
+    }
   }
   return out;
 }
@@ -157,7 +160,8 @@ void add_measured_quality(QualityEvidence& evidence, const std::vector<DataRow>&
     if (r.weights == "trained-fixture") {
       evidence.fixture.push_back(FixtureQuality{r.model, r.params_b, "llama", r.precision, *delta, r.kld, source});
     } else if (r.weights == "real") {
-      evidence.measured.push_back(MeasuredQuality{r.model, r.params_b, r.engine, r.precision, *delta, r.kld, r.gpu, source});
+      evidence.measured.push_back(MeasuredQuality{r.model, r.params_b, r.engine, r.precision, *delta, r.kld, r.gpu, source,
+                                                  canonical_engine_name(r.engine), canonical_quality_precision(r.precision)});
     }
   }
 }

@@ -64,7 +64,7 @@ void score_energy(const Prediction& p, std::optional<double> fp16_batch_one_mj, 
 
 Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionInfo& precision, const std::string& engine, int batch,
                                int context, std::optional<double> fp16_batch_one_mj, const Evidence& evidence,
-                               std::optional<data::FormatQualityCost>& quality) {
+                               std::optional<data::FormatQualityCost>& quality, KeptF16* kept_f16) {
   Query q;
   q.params_b = question.params_b;
   q.active_params_b = question.active_params_b;
@@ -76,7 +76,7 @@ Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionIn
   q.batch = batch;
   q.context = context;
   q.allow_borrow = question.allow_borrow;
-  auto p = predict(evidence, q);
+  auto p = predict(evidence, q, kept_f16);
   if (!p) return p.error();
   Candidate c;
   c.precision = precision.name;

@@ -3,12 +3,14 @@
 // cells they were fitted to, so that a stored fit is used only for the evidence it describes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "data/data_row.hpp"
 #include "decide/outcome_model.hpp"
 #include "util/json.hpp"
+#include "util/kept_answers.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::decide {
@@ -17,6 +19,9 @@ struct DecisionModel {
   OutcomeModel ratio;  ///< ln(E / E_F16) of quantized formats
   OutcomeModel fp16;   ///< ln E_F16, mJ per token
   std::string digest;  ///< evidence_digest of the rows fitted
+  /// Crossover sizes of estimates (estimate_crossover.cpp) by what they depend on — engine, format,
+  /// architecture, GPU, batch and context, not the size asked about — worked out once per model.
+  util::KeptAnswers<std::optional<double>> crossovers;
 
   /// Fits both outcomes to the measured rows (the F16 energy too unless `with_energy` is false: the
   /// calibration of ΔE needs only the ratio); `warm` (a previous fit) starts the searches.

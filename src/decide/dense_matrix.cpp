@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "decide/scaled_rows.hpp"
+
 namespace ecocompute::decide {
 
 std::optional<Matrix> cholesky(const Matrix& m) {
@@ -37,6 +39,24 @@ std::vector<double> forward_solve(const Matrix& chol, const std::vector<double>&
     z[i] = s / chol(i, i);
   }
   return z;
+}
+
+PackedLowerFactor::PackedLowerFactor(const Matrix& chol) : n_(chol.rows) {
+  columns_.reserve(n_ * (n_ + 1) / 2);
+  for (std::size_t k = 0; k < n_; ++k) {
+    for (std::size_t i = k; i < n_; ++i) columns_.push_back(chol(i, k));
+  }
+}
+
+std::vector<double> PackedLowerFactor::forward_solve(std::vector<double> b) const {
+  const double* column = columns_.data();
+  for (std::size_t k = 0; k < n_; ++k) {
+    const double z = b[k] / column[0];
+    b[k] = z;
+    subtract_scaled(b.data() + k + 1, column + 1, z, n_ - k - 1);
+    column += n_ - k;
+  }
+  return b;
 }
 
 std::vector<double> cholesky_solve(const Matrix& chol, const std::vector<double>& b) {
@@ -81,9 +101,7 @@ Matrix transpose_times(const Matrix& a, const Matrix& b) {
 
 std::vector<double> transpose_times(const Matrix& a, const std::vector<double>& v) {
   std::vector<double> out(a.cols, 0.0);
-  for (std::size_t k = 0; k < a.rows; ++k) {
-    for (std::size_t i = 0; i < a.cols; ++i) out[i] += a(k, i) * v[k];
-  }
+  for (std::size_t k = 0; k < a.rows; ++k) add_scaled(out.data(), &a.a[k * a.cols], v[k], a.cols);
   return out;
 }
 

@@ -33,6 +33,24 @@ std::vector<double> cholesky_solve(const Matrix& chol, const std::vector<double>
 /// Solves L z = b (forward substitution): with K = L Lᵀ, bᵀK⁻¹b = |z|², without forming K⁻¹.
 std::vector<double> forward_solve(const Matrix& chol, const std::vector<double>& b);
 
+/// A Cholesky factor kept to predict from: many forward substitutions, one per prediction. Its lower
+/// triangle is packed by columns, so a substitution updates the rest of the vector one column at a
+/// time, a loop over contiguous memory with no running sum to wait on (the row-by-row form of
+/// forward_solve waits on one). Each element sees the same operations in the same order as there, so
+/// the results are the same to the bit.
+class PackedLowerFactor {
+ public:
+  PackedLowerFactor() = default;
+  explicit PackedLowerFactor(const Matrix& chol);
+  [[nodiscard]] std::size_t size() const { return n_; }
+  /// Solves L z = b.
+  [[nodiscard]] std::vector<double> forward_solve(std::vector<double> b) const;
+
+ private:
+  std::size_t n_ = 0;
+  std::vector<double> columns_;  // column k from its diagonal down: L(k,k), L(k+1,k), …, L(n−1,k)
+};
+
 /// (L Lᵀ)⁻¹.
 Matrix cholesky_inverse(const Matrix& chol);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "decide/estimate.hpp"
 
 namespace ecocompute::decide {
@@ -12,9 +14,8 @@ namespace {
 constexpr int kSearchPoints = 41;
 constexpr int kBisections = 40;
 
-}  // namespace
-
-std::optional<double> crossover_size(const Evidence& evidence, const Query& q) {
+// The search itself: up to kSearchPoints + kBisections mean predictions.
+std::optional<double> search_crossover(const Evidence& evidence, const Query& q, const std::string& gpu) {
   const OutcomeModel& model = evidence.model->ratio;
   const FamilyFit* family = model.family_of(q.engine);
   if (family == nullptr) return std::nullopt;
@@ -26,7 +27,6 @@ std::optional<double> crossover_size(const Evidence& evidence, const Query& q) {
     hi = std::max(hi, l.place.params_b);
   }
   if (!(lo > 0) || hi <= lo) return std::nullopt;
-  const std::string gpu = answer_gpu(evidence, q);
   auto mean_at = [&](double n) {
     ModelPoint p = point_of(CellPlace{q.engine, std::string(q.precision.name), q.arch, gpu, n, q.batch, q.context});
     return model.predict_mean(p);
@@ -52,6 +52,14 @@ std::optional<double> crossover_size(const Evidence& evidence, const Query& q) {
     previous = value;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> crossover_size(const Evidence& evidence, const Query& q) {
+  const std::string gpu = answer_gpu(evidence, q);
+  const std::string question = fmt::format("{}|{}|{}|{}|{}|{}", q.engine, q.precision.name, q.arch, gpu, q.batch, q.context);
+  return evidence.model->crossovers.get(question, [&] { return search_crossover(evidence, q, gpu); });
 }
 
 }  // namespace ecocompute::decide

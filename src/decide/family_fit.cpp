@@ -83,8 +83,26 @@ std::vector<Location> locations_of(const std::vector<Cell>& cells) {
     l.sessions.push_back(c.session_id);
   }
   std::vector<Location> out;
-  for (auto& [place, l] : by_place) out.push_back(std::move(l));
+  for (auto& [place, l] : by_place) {
+    l.session_order = session_order(l.sessions);
+    out.push_back(std::move(l));
+  }
   return out;
+}
+
+std::vector<std::uint32_t> session_order(const std::vector<std::string>& sessions, const std::vector<std::uint32_t>* rank) {
+  std::vector<std::uint32_t> order(sessions.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (rank != nullptr) {
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return (*rank)[a] < (*rank)[b]; });
+    order.erase(std::unique(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return (*rank)[a] == (*rank)[b]; }),
+                order.end());
+  } else {
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return sessions[a] < sessions[b]; });
+    order.erase(std::unique(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return sessions[a] == sessions[b]; }),
+                order.end());
+  }
+  return order;
 }
 
 std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Cell>& cells, const VarianceComponents& start,
@@ -95,6 +113,7 @@ std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Ce
   if (f.locations().empty()) return std::nullopt;
   f.design_ = first_stage_design(f.locations());
   f.first_design_ = f.design_;
+  f.lay_out_places();
   f.components_ = start;
   const std::vector<FreeComponent> free = identified_components(f.locations(), f.design_);
   const std::vector<double> ceilings = component_ceilings(free, f.locations());
@@ -144,6 +163,7 @@ std::optional<FamilyFit> FamilyFit::restore(std::string family, Stored stored, d
   f.locations_ = std::make_shared<const std::vector<Location>>(std::move(stored.locations));
   f.design_ = first_stage_design(f.locations());
   f.first_design_ = f.design_;
+  f.lay_out_places();
   f.free_ = std::move(stored.free);
   f.identified_ = std::move(stored.identified);
   // The pooled between-card variance is a function of the free components and of the places two
@@ -194,7 +214,7 @@ bool FamilyFit::needs_missing_prior(const ModelPoint& p) const {
   return false;
 }
 
-std::vector<FamilyFit::PriorTerm> FamilyFit::prior_terms(const ModelPoint& a) const {
+std::vector<PriorTerm> FamilyFit::prior_terms(const ModelPoint& a) const {
   std::vector<PriorTerm> terms;
   if (!second_stage_) return terms;
   for (FixedEffect& e : effects_at(a)) {
@@ -211,6 +231,12 @@ double FamilyFit::covariance(const ModelPoint& a, const std::vector<PriorTerm>& 
   double v = components_.covariance(a, b, design_.mean_log_size);
   for (const PriorTerm& t : a_terms) v += t.weight * covariate(t.effect, b, design_.mean_log_size);
   return v;
+}
+
+void FamilyFit::lay_out_places() {
+  std::vector<ModelPoint> points;
+  for (const Location& l : locations()) points.push_back(l.point);
+  table_ = std::make_shared<const PlaceCovariance>(points, design_.mean_log_size);
 }
 
 bool FamilyFit::factor() {
@@ -233,14 +259,14 @@ bool FamilyFit::factor() {
     points.push_back(l.point);
   }
   for (std::size_t i = 0; i < n; ++i) {
-    const std::vector<PriorTerm> terms = prior_terms(points[i]);
-    for (std::size_t j = 0; j < n; ++j) k(i, j) += covariance(points[i], terms, points[j]);
+    const std::vector<double> row = k_star(point_row(points[i]));
+    for (std::size_t j = 0; j < n; ++j) k(i, j) += row[j];
   }
   auto chol = cholesky(k);
   if (!chol) return false;
-  chol_ = std::move(*chol);
+  factor_ = PackedLowerFactor(*chol);
   const Matrix x = design_.matrix(points);
-  k_inverse_x_ = cholesky_solve(chol_, x);
+  k_inverse_x_ = cholesky_solve(*chol, x);
   const auto xkx = cholesky(transpose_times(x, k_inverse_x_));
   if (!xkx) return false;
   beta_cov_ = cholesky_inverse(*xkx);
@@ -248,36 +274,52 @@ bool FamilyFit::factor() {
   std::vector<double> r = y;
   const std::vector<double> fitted = times(x, beta_);
   for (std::size_t i = 0; i < n; ++i) r[i] -= fitted[i];
-  alpha_ = cholesky_solve(chol_, r);
+  alpha_ = cholesky_solve(*chol, r);
   return true;
+}
+
+FamilyFit::PointRow FamilyFit::point_row(const ModelPoint& p) const {
+  PointRow row{design_.row(p), prior_terms(p), {}, {}};
+  row.point = table_->point(p, row.terms);
+  row.kernels = table_->kernels(row.point, components_.size_scale, components_.batch_scale);
+  return row;
+}
+
+std::vector<double> FamilyFit::k_star(const PointRow& row) const {
+  // A moved copy shares the row; only one whose length scale moved needs its own kernels.
+  if (row.kernels.size_scale == components_.size_scale && row.kernels.batch_scale == components_.batch_scale) {
+    return table_->row(row.point, row.kernels, components_);
+  }
+  return table_->row(row.point, table_->kernels(row.point, components_.size_scale, components_.batch_scale), components_);
+}
+
+double FamilyFit::mean_variance(const ModelPoint& p, const PointRow& row, const std::vector<double>& k_star) const {
+  std::vector<double> r = row.x;
+  const std::vector<double> xk = transpose_times(k_inverse_x_, k_star);
+  for (std::size_t j = 0; j < r.size(); ++j) r[j] -= xk[j];
+  // k*ᵀK⁻¹k* as |L⁻¹k*|²: one forward substitution, and no K⁻¹ to form when a model is factored.
+  const std::vector<double> z = factor_.forward_solve(k_star);
+  return std::max(covariance(p, row.terms, p) - dot(z, z) + quadratic_form(beta_cov_, r), 0.0);
 }
 
 std::optional<LatentPrediction> FamilyFit::predict(const ModelPoint& p) const {
   if (!design_.has(FixedEffect{EffectKind::level, p.key, 0}) || needs_missing_prior(p)) return std::nullopt;
   LatentPrediction out;
-  const std::vector<double> x = design_.row(p);
-  const std::vector<PriorTerm> terms = prior_terms(p);
-  const std::vector<Location>& places = locations();
-  std::vector<double> k_star(places.size());
-  for (std::size_t i = 0; i < places.size(); ++i) k_star[i] = covariance(p, terms, places[i].point);
-  out.mean = dot(x, beta_) + prior_mean(p) + dot(k_star, alpha_);
-  std::vector<double> r = x;
-  const std::vector<double> xk = transpose_times(k_inverse_x_, k_star);
-  for (std::size_t j = 0; j < r.size(); ++j) r[j] -= xk[j];
-  // k*ᵀK⁻¹k* as |L⁻¹k*|²: one forward substitution, and no K⁻¹ to form when a model is factored.
-  const std::vector<double> z = forward_solve(chol_, k_star);
-  out.mean_var = std::max(covariance(p, terms, p) - dot(z, z) + quadratic_form(beta_cov_, r), 0.0);
+  const PointRow row = point_row(p);
+  const std::vector<double> k = k_star(row);
+  out.mean = dot(row.x, beta_) + prior_mean(p) + dot(k, alpha_);
+  out.mean_var = mean_variance(p, row, k);
   out.card_var = components_.card_var(p.key);
-  if (!variances_only_ && (theta_cov_ || !priors_.empty())) out.log_variance_sd = log_variance_sd(p, out);
+  if (!variances_only_ && (theta_cov_ || !priors_.empty())) out.log_variance_sd = log_variance_sd(p, row, out);
   return out;
 }
 
 std::optional<double> FamilyFit::predict_mean(const ModelPoint& p) const {
   if (!design_.has(FixedEffect{EffectKind::level, p.key, 0}) || needs_missing_prior(p)) return std::nullopt;
-  double mean = dot(design_.row(p), beta_) + prior_mean(p);
-  const std::vector<PriorTerm> terms = prior_terms(p);
-  const std::vector<Location>& places = locations();
-  for (std::size_t i = 0; i < places.size(); ++i) mean += covariance(p, terms, places[i].point) * alpha_[i];
+  const PointRow row = point_row(p);
+  double mean = dot(row.x, beta_) + prior_mean(p);
+  const std::vector<double> k = k_star(row);
+  for (std::size_t i = 0; i < k.size(); ++i) mean += k[i] * alpha_[i];
   return mean;
 }
 

@@ -3,6 +3,7 @@
 // fixed-effect design, the variance components and the factored covariance, ready to predict.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "decide/family_reml.hpp"
 #include "decide/fixed_effects.hpp"
 #include "decide/model_cells.hpp"
+#include "decide/place_covariance.hpp"
 #include "decide/variance_components.hpp"
 
 namespace ecocompute::decide {
@@ -24,7 +26,15 @@ struct Location {
   std::vector<double> values;
   std::vector<double> within;  ///< within-session variance of each value
   std::vector<std::string> sessions;
+  /// Positions in `sessions` in the order of their ids, each id once: the labels an answer lists are
+  /// merged from these instead of sorting thousands of ids per answer.
+  std::vector<std::uint32_t> session_order;
 };
+
+/// Location::session_order of these ids; `rank` (optional) orders them as their ids do, faster than
+/// comparing the ids.
+std::vector<std::uint32_t> session_order(const std::vector<std::string>& sessions,
+                                         const std::vector<std::uint32_t>* rank = nullptr);
 
 /// Groups cells into locations (one per place), in a stable order.
 std::vector<Location> locations_of(const std::vector<Cell>& cells);
@@ -105,18 +115,26 @@ class FamilyFit {
 
  private:
   bool factor();  // K, its Cholesky factor, β, α, Cov(β) from the locations and components
-  // An effect drawn from its prior at a point, with its prior variance times its covariate there: the
-  // point's part of that effect's covariance with any other point, worked out once per point.
-  struct PriorTerm {
-    FixedEffect effect;
-    double weight = 0;
+  void lay_out_places();  // table_ from the locations and the design's mean ln size
+  // The point's prior terms (worked out once per point), its design row and its kernels at this fit's
+  // length scales: what the fit and its moved copies share when they predict at one point.
+  struct PointRow {
+    std::vector<double> x;
+    std::vector<PriorTerm> terms;
+    PlaceCovariance::Point point;
+    PlaceCovariance::Kernels kernels;
   };
+  [[nodiscard]] PointRow point_row(const ModelPoint& p) const;
+  // k*: the point's covariance with every place under this fit's components.
+  [[nodiscard]] std::vector<double> k_star(const PointRow& row) const;
+  // The posterior variance of the mean at the point, given its k* under this fit's components.
+  [[nodiscard]] double mean_variance(const ModelPoint& p, const PointRow& row, const std::vector<double>& k_star) const;
   [[nodiscard]] std::vector<PriorTerm> prior_terms(const ModelPoint& a) const;
   // The components' covariance of a and b plus that of the effects drawn from priors (a's terms).
   [[nodiscard]] double covariance(const ModelPoint& a, const std::vector<PriorTerm>& a_terms, const ModelPoint& b) const;
   [[nodiscard]] double prior_mean(const ModelPoint& p) const;
   [[nodiscard]] double center_of(const FixedEffect& effect) const;
-  [[nodiscard]] double log_variance_sd(const ModelPoint& p, const LatentPrediction& at) const;
+  [[nodiscard]] double log_variance_sd(const ModelPoint& p, const PointRow& row, const LatentPrediction& at) const;
   [[nodiscard]] bool needs_missing_prior(const ModelPoint& p) const;
   [[nodiscard]] FamilyFit variances_copy() const;  // for the moved copies of prepare_uncertainty
   // What stored() keeps, with other places: conditioned() on new cells without copying this fit's.
@@ -128,6 +146,7 @@ class FamilyFit {
   // model's load.
   std::shared_ptr<const std::vector<Location>> locations_ = std::make_shared<const std::vector<Location>>();
   Design design_;
+  std::shared_ptr<const PlaceCovariance> table_;  // the places laid out for k*, shared like locations_
   VarianceComponents components_;
   EffectPriors priors_;
   bool second_stage_ = false;
@@ -139,7 +158,8 @@ class FamilyFit {
   std::optional<Matrix> theta_cov_;      // Σ_θ over free_ (log scale)
   std::vector<FamilyFit> perturbed_;     // the model with free component j moved by kGradientStep
   bool variances_only_ = false;          // a moved copy: its predictions feed a gradient of variances
-  Matrix chol_, k_inverse_x_, beta_cov_;
+  PackedLowerFactor factor_;  // L of K, packed for the forward substitution of each prediction
+  Matrix k_inverse_x_, beta_cov_;
   std::vector<double> beta_, alpha_;
 };
 

@@ -86,6 +86,7 @@ FamilyFit FamilyFit::variances_copy() const {
   copy.family_ = family_;
   copy.locations_ = locations_;
   copy.design_ = design_;
+  copy.table_ = table_;
   copy.components_ = components_;
   copy.priors_ = priors_;
   copy.second_stage_ = second_stage_;
@@ -108,15 +109,18 @@ double FamilyFit::center_of(const FixedEffect& effect) const {
   return n > 0 && effect.kind != EffectKind::regime_level ? sum / n : 0.0;
 }
 
-double FamilyFit::log_variance_sd(const ModelPoint& p, const LatentPrediction& at) const {
+double FamilyFit::log_variance_sd(const ModelPoint& p, const PointRow& row, const LatentPrediction& at) const {
   const double v = at.mean_var + at.card_var;
   if (!(v > 0)) return 0.0;
   double var_of_log_v = 0;
   if (theta_cov_) {
+    // A moved copy has this fit's design and priors, so it answers wherever the fit does, from the
+    // same row.
     std::vector<double> gradient(perturbed_.size());
     for (std::size_t j = 0; j < perturbed_.size(); ++j) {
-      const auto moved = perturbed_[j].predict(p);
-      gradient[j] = moved ? std::log((moved->mean_var + moved->card_var) / v) / kGradientStep : 0.0;
+      const FamilyFit& moved = perturbed_[j];
+      const double moved_v = moved.mean_variance(p, row, moved.k_star(row)) + moved.components_.card_var(p.key);
+      gradient[j] = std::log(moved_v / v) / kGradientStep;
     }
     var_of_log_v += quadratic_form(*theta_cov_, gradient);
   }

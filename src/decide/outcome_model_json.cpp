@@ -1,6 +1,7 @@
 // A fitted outcome model as JSON: what it keeps of each family (its places with their cells' values,
 // the variance components, the priors, the precision of the components), so that a stored model
 // answers without refitting or reading the rows again.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -30,9 +31,23 @@ Json location_json(const Location& l, std::map<std::string, std::uint32_t>& sess
               {"values", pack_doubles(l.values)}, {"within", pack_doubles(l.within)}, {"sessions", pack_indices(sessions)}};
 }
 
+// Each id's place in the ids' order (equal ids, equal places).
+std::vector<std::uint32_t> ranks_of(const std::vector<std::string>& ids) {
+  std::vector<std::uint32_t> by_id(ids.size());
+  for (std::uint32_t i = 0; i < by_id.size(); ++i) by_id[i] = i;
+  std::sort(by_id.begin(), by_id.end(), [&](std::uint32_t a, std::uint32_t b) { return ids[a] < ids[b]; });
+  std::vector<std::uint32_t> rank(ids.size());
+  std::uint32_t r = 0;
+  for (std::size_t k = 0; k < by_id.size(); ++k) {
+    if (k > 0 && ids[by_id[k]] != ids[by_id[k - 1]]) ++r;
+    rank[by_id[k]] = r;
+  }
+  return rank;
+}
+
 // Throws (as nlohmann::json does for a missing key) when a packed array does not unpack or does not
 // match the others, so that a damaged stored model is refitted instead of answering from it.
-Location location_from(const Json& j, const std::vector<std::string>& session_ids) {
+Location location_from(const Json& j, const std::vector<std::string>& session_ids, const std::vector<std::uint32_t>& id_rank) {
   Location l;
   l.place = CellPlace{j.at("engine").get<std::string>(), j.at("precision").get<std::string>(), j.at("arch").get<std::string>(),
                       j.at("gpu").get<std::string>(), j.at("params_b").get<double>(), j.at("batch").get<int>(), j.at("context").get<int>()};
@@ -47,7 +62,13 @@ Location location_from(const Json& j, const std::vector<std::string>& session_id
   l.values = std::move(*values);
   l.within = std::move(*within);
   l.sessions.reserve(sessions->size());
-  for (std::uint32_t i : *sessions) l.sessions.push_back(session_ids.at(i));
+  std::vector<std::uint32_t> rank;
+  rank.reserve(sessions->size());
+  for (std::uint32_t i : *sessions) {
+    l.sessions.push_back(session_ids.at(i));
+    rank.push_back(id_rank[i]);
+  }
+  l.session_order = session_order(l.sessions, &rank);
   return l;
 }
 
@@ -125,9 +146,10 @@ Result<OutcomeModel> OutcomeModel::from_json(const Json& j) {
       }
     }
     const auto session_ids = j.at("session_ids").get<std::vector<std::string>>();
+    const std::vector<std::uint32_t> id_rank = ranks_of(session_ids);
     for (const auto& [name, f] : j.at("families").items()) {
       FamilyFit::Stored s;
-      for (const Json& l : f.at("locations")) s.locations.push_back(location_from(l, session_ids));
+      for (const Json& l : f.at("locations")) s.locations.push_back(location_from(l, session_ids, id_rank));
       s.components = f.at("components").get<VarianceComponents>();
       s.priors = m.priors_;
       s.free = free_from(f.at("free"));

@@ -129,7 +129,16 @@ std::string answer_gpu(const Evidence& evidence, const Query& q) {
   return gpu_for(q, main.family_of(q.engine), model_key(q.engine, precision));
 }
 
-Result<Prediction> predict(const Evidence& evidence, const Query& q) {
+// F16's figure at the question's engine, size, batch and context on `gpu`, with its basis.
+KeptF16::Part f16_part(const Evidence& evidence, const Query& q, const std::string& gpu) {
+  auto fp16 = predict_outcome(evidence.model->fp16, q, "F16", gpu);
+  if (!fp16) return KeptF16::Part{fp16.error(), ""};
+  Figure figure = figure_of(*fp16, energy_of_log);
+  figure.basis = describe_basis(*fp16->family, fp16->basis, fp16->point, q, evidence, "F16 energy");
+  return KeptF16::Part{std::move(figure), used_architectures(fp16->basis, q.arch)};
+}
+
+Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* kept_f16) {
   if (q.batch < 1) return unexpected(ErrorCode::invalid_argument, "batch must be ≥ 1");
   if (q.context < 1) return unexpected(ErrorCode::invalid_argument, "ctx must be ≥ 1");
   const DecisionModel& model = *evidence.model;
@@ -141,8 +150,13 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q) {
   out.gpu = gpu_for(q, main.family_of(q.engine), model_key(q.engine, precision));
   auto ratio = baseline ? Result<Outcome>(unexpected(ErrorCode::not_found, "")) : predict_outcome(model.ratio, q, precision, out.gpu);
   if (!baseline && !ratio) return ratio.error();
-  auto fp16 = predict_outcome(model.fp16, q, "F16", out.gpu);
-  if (baseline && !fp16) return fp16.error();
+  const auto work = [&] { return f16_part(evidence, q, out.gpu); };
+  const KeptF16::Part fp16 =
+      kept_f16 == nullptr ? work()
+                          : kept_f16->get(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", q.engine, q.arch, out.gpu, q.params_b,
+                                                      q.active_params_b.value_or(0.0), q.batch, q.context, q.allow_borrow),
+                                          work);
+  if (baseline && !fp16.figure) return fp16.figure.error();
   if (ratio) {
     out.delta = figure_of(*ratio, delta_of_log);
     out.delta->basis = describe_basis(*ratio->family, ratio->basis, ratio->point, q, evidence, "ΔE");
@@ -152,12 +166,11 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q) {
     }
     out.arch_used = used_architectures(ratio->basis, q.arch);
   }
-  if (fp16) {
-    out.fp16_energy = figure_of(*fp16, energy_of_log);
-    out.fp16_energy->basis = describe_basis(*fp16->family, fp16->basis, fp16->point, q, evidence, "F16 energy");
-    if (out.arch_used.empty()) out.arch_used = used_architectures(fp16->basis, q.arch);
+  if (fp16.figure) {
+    out.fp16_energy = *fp16.figure;
+    if (out.arch_used.empty()) out.arch_used = fp16.arch_used;
   } else {
-    out.notes.push_back("no F16 energy to carry ΔE to an energy per token: " + fp16.error().message());
+    out.notes.push_back("no F16 energy to carry ΔE to an energy per token: " + fp16.figure.error().message());
   }
   if (baseline) out.energy = out.fp16_energy;
   if (out.delta && out.fp16_energy) out.energy = energy_figure(*out.fp16_energy, *out.delta);

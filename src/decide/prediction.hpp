@@ -5,6 +5,7 @@
 // KV cache fit in the GPU's memory. Continuous in size, batch (within a kernel regime) and context.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,7 +54,27 @@ inline double compute_params_b(const Query& q) { return q.active_params_b.value_
 /// Answers a question. Errors: not_found when the format was never measured with the engine, or not
 /// on the architecture and no borrow applies (the published hopper → ampere, or allow_borrow), or a
 /// borrow needs a spread no data measured; invalid_argument for a batch or context below 1.
-Result<Prediction> predict(const Evidence& evidence, const Query& query);
+/// F16's figure for predictions that differ in their format only (an optimize grid): it depends on the
+/// engine, architecture, GPU, size, batch and context, not on the format asked about, so a grid works
+/// it out once per batch and context instead of once per format. For one evidence.
+class KeptF16 {
+ public:
+  struct Part {
+    Result<Figure> figure;
+    std::string arch_used;  ///< the architectures whose F16 measurements answer
+  };
+  template <typename Work>
+  const Part& get(const std::string& key, Work&& work) {
+    auto it = parts_.find(key);
+    if (it == parts_.end()) it = parts_.emplace(key, std::forward<Work>(work)()).first;
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, Part> parts_;
+};
+
+Result<Prediction> predict(const Evidence& evidence, const Query& query, KeptF16* kept_f16 = nullptr);
 
 /// The GPU model a question is answered for: the one named, else the one of its architecture that
 /// measured the format at the most places, else the architecture's representative GPU.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -48,21 +49,37 @@ std::vector<const Location*> nearest_places(const std::vector<const Location*>& 
   return out;
 }
 
-// The labels of those places' sessions, the first kListedSessions listed and all counted.
-// A place thousands of cards measured names thousands of sessions: they are sorted as views, not
-// copied into a tree, once per answer.
+// The labels of those places' sessions, the first kListedSessions listed and all counted: the places'
+// sessions merged in id order from each place's own order (Location::session_order), once per answer.
 void list_sessions(const std::vector<const Location*>& places, const Evidence& evidence, data::FigureBasis& f) {
-  std::vector<std::string_view> ids;
-  for (const Location* l : places) ids.insert(ids.end(), l->sessions.begin(), l->sessions.end());
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  struct Cursor {
+    const Location* place;
+    std::vector<std::uint32_t> own_order;  // for a place built without its order
+    std::size_t next = 0;
+    [[nodiscard]] const std::vector<std::uint32_t>& order() const { return place->session_order.empty() ? own_order : place->session_order; }
+    [[nodiscard]] bool done() const { return next >= order().size(); }
+    [[nodiscard]] std::string_view id() const { return place->sessions[order()[next]]; }
+  };
+  std::vector<Cursor> cursors;
+  for (const Location* l : places) {
+    cursors.push_back(Cursor{l, l->session_order.empty() ? session_order(l->sessions) : std::vector<std::uint32_t>{}});
+  }
   std::set<std::string> labels;
-  for (const std::string_view id : ids) {
-    labels.insert(evidence.session_label(std::string(id)));
-    if (labels.size() == data::kListedSessions) break;
+  std::size_t count = 0;
+  for (;;) {
+    std::optional<std::string_view> smallest;
+    for (const Cursor& c : cursors) {
+      if (!c.done() && (!smallest || c.id() < *smallest)) smallest = c.id();
+    }
+    if (!smallest) break;
+    for (Cursor& c : cursors) {
+      while (!c.done() && c.id() == *smallest) ++c.next;
+    }
+    ++count;
+    if (labels.size() < data::kListedSessions) labels.insert(evidence.session_label(std::string(*smallest)));
   }
   f.sessions.assign(labels.begin(), labels.end());
-  f.session_count = ids.size();
+  f.session_count = count;
 }
 
 std::string listed_sessions(const data::FigureBasis& f) {

@@ -4,14 +4,10 @@
 #include <cmath>
 
 namespace ecocompute::decide {
-namespace {
-
-double kernel(double distance, double scale) {
+double covariance_kernel(double distance, double scale) {
   const double t = distance / scale;
   return std::exp(-0.5 * t * t);
 }
-
-}  // namespace
 
 double VarianceComponents::card_var(const std::string& key) const {
   const auto it = card.find(key);
@@ -25,10 +21,10 @@ double VarianceComponents::covariance(const ModelPoint& a, const ModelPoint& b, 
   double v = 0;
   if (same_key) v += arch + arch_slope * ua * ub + (a.gpu == b.gpu ? gpu : 0.0);
   if (a.engine != b.engine) return v;
-  const double in_size = kernel(ua - ub, size_scale);
+  const double in_size = covariance_kernel(ua - ub, size_scale);
   v += in_size * (shared + (same_key ? format : 0.0));
   if (a.regime > 0 && a.regime == b.regime) {
-    v += kernel(std::log(static_cast<double>(a.batch) / b.batch), batch_scale) * in_size *
+    v += covariance_kernel(std::log(static_cast<double>(a.batch) / b.batch), batch_scale) * in_size *
          (batch_shared + (same_key ? batch_format : 0.0));
   }
   return v;

@@ -20,6 +20,9 @@
 
 namespace ecocompute::decide {
 
+/// k(d; ℓ) = exp(−d²/2ℓ²).
+double covariance_kernel(double distance, double scale);
+
 struct VarianceComponents {
   std::map<std::string, double> card;  ///< τ² per key; keys absent use card_pooled
   double card_pooled = 0;              ///< τ² for a key whose places no two sessions share

@@ -80,7 +80,11 @@ std::string upper(std::string_view text) {
   return out;
 }
 
-bool equals_ignore_case(std::string_view a, std::string_view b) { return upper(a) == upper(b); }
+// Letter by letter, without upper-casing copies: names are compared against the whole table for every
+// figure an answer shows.
+bool equals_ignore_case(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](unsigned char x, unsigned char y) { return std::toupper(x) == std::toupper(y); });
+}
 
 std::string published_names() {
   std::string names;
