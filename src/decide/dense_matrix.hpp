@@ -42,7 +42,6 @@ class PackedLowerFactor {
  public:
   PackedLowerFactor() = default;
   explicit PackedLowerFactor(const Matrix& chol);
-  [[nodiscard]] std::size_t size() const { return n_; }
   /// Solves L z = b.
   [[nodiscard]] std::vector<double> forward_solve(std::vector<double> b) const;
 

@@ -90,19 +90,23 @@ std::vector<Location> locations_of(const std::vector<Cell>& cells) {
   return out;
 }
 
-std::vector<std::uint32_t> session_order(const std::vector<std::string>& sessions, const std::vector<std::uint32_t>* rank) {
-  std::vector<std::uint32_t> order(sessions.size());
+namespace {
+
+// The positions 0 … n−1 sorted by key(i), the first of each equal key kept.
+template <typename Key>
+std::vector<std::uint32_t> distinct_in_order(std::size_t n, Key key) {
+  std::vector<std::uint32_t> order(n);
   for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  if (rank != nullptr) {
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return (*rank)[a] < (*rank)[b]; });
-    order.erase(std::unique(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return (*rank)[a] == (*rank)[b]; }),
-                order.end());
-  } else {
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return sessions[a] < sessions[b]; });
-    order.erase(std::unique(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return sessions[a] == sessions[b]; }),
-                order.end());
-  }
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+  order.erase(std::unique(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key(a) == key(b); }), order.end());
   return order;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> session_order(const std::vector<std::string>& sessions, const std::vector<std::uint32_t>* rank) {
+  if (rank != nullptr) return distinct_in_order(sessions.size(), [&](std::uint32_t i) { return (*rank)[i]; });
+  return distinct_in_order(sessions.size(), [&](std::uint32_t i) -> const std::string& { return sessions[i]; });
 }
 
 std::optional<FamilyFit> FamilyFit::fit(std::string family, const std::vector<Cell>& cells, const VarianceComponents& start,

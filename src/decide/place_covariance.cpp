@@ -36,24 +36,15 @@ PlaceCovariance::PlaceCovariance(const std::vector<ModelPoint>& places, double m
     place.size_index = index_in(sizes_, place.centred_size);
     place.batch_index = index_in(batches_, p.batch);
     place.regime = p.regime;
-    place.context_group = p.context_group;
-    place.regime_log_batch = p.regime_log_batch;
-    place.context_covariate = p.context_covariate;
     places_.push_back(place);
+    for (const FixedEffect& e : effects_at(p)) {
+      const auto [it, added] = covariates_.try_emplace({e.kind, e.group, e.regime});
+      if (!added) continue;
+      it->second.reserve(places.size());
+      for (const ModelPoint& other : places) it->second.push_back(covariate(e, other, mean_log_size));
+    }
   }
-}
-
-// The covariate of fixed_effects.cpp's covariate(), with the effect's group as an id.
-double PlaceCovariance::covariate(const FixedEffect& effect, int group, const Place& place) const {
-  switch (effect.kind) {
-    case EffectKind::level: return place.ids.key == group ? 1.0 : 0.0;
-    case EffectKind::size_slope: return place.ids.key == group ? place.centred_size : 0.0;
-    case EffectKind::regime_level: return place.ids.engine == group && place.regime == effect.regime ? 1.0 : 0.0;
-    case EffectKind::regime_slope: return place.ids.engine == group && place.regime == effect.regime ? place.regime_log_batch : 0.0;
-    case EffectKind::context_slope:
-      return place.ids.key == group && place.context_group == effect.regime ? place.context_covariate : 0.0;
-  }
-  return 0.0;
+  zeros_.assign(places.size(), 0.0);
 }
 
 int PlaceCovariance::find_id(Name name, const std::string& value) const {
@@ -69,12 +60,9 @@ PlaceCovariance::Point PlaceCovariance::point(const ModelPoint& p, const std::ve
   out.batch = p.batch;
   out.regime = p.regime;
   for (const PriorTerm& t : terms) {
-    const bool by_engine = t.effect.kind == EffectKind::regime_level || t.effect.kind == EffectKind::regime_slope;
-    const int group = find_id(by_engine ? kEngine : kKey, t.effect.group);
-    std::vector<double> at(places_.size());
-    for (std::size_t i = 0; i < places_.size(); ++i) at[i] = covariate(t.effect, group, places_[i]);
+    const auto it = covariates_.find({t.effect.kind, t.effect.group, t.effect.regime});
     out.term_weights.push_back(t.weight);
-    out.term_covariates.push_back(std::move(at));
+    out.term_covariates.push_back(it != covariates_.end() ? &it->second : &zeros_);
   }
   return out;
 }
@@ -106,7 +94,7 @@ std::vector<double> PlaceCovariance::row(const Point& p, const Kernels& k, const
         }
       }
     }
-    for (std::size_t t = 0; t < p.term_weights.size(); ++t) v += p.term_weights[t] * p.term_covariates[t][i];
+    for (std::size_t t = 0; t < p.term_weights.size(); ++t) v += p.term_weights[t] * (*p.term_covariates[t])[i];
     out[i] = v;
   }
   return out;

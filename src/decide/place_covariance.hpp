@@ -8,7 +8,9 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -28,7 +30,8 @@ struct PriorTerm {
 class PlaceCovariance {
  public:
   /// What a point's rows need whatever the variance components: its names as the places' ids (−1:
-  /// no place has it), its centred size, and the covariate of each of its prior terms at each place.
+  /// no place has it), its centred size, and the covariate of each of its prior terms at each place
+  /// (the table's, valid while the table lives).
   struct Ids {
     int arch = -1, engine = -1, key = -1, gpu = -1;
   };
@@ -37,7 +40,7 @@ class PlaceCovariance {
     double centred_size = 0;
     int batch = 1, regime = 0;
     std::vector<double> term_weights;
-    std::vector<std::vector<double>> term_covariates;  ///< per term, per place
+    std::vector<const std::vector<double>*> term_covariates;  ///< per term: its covariate at each place (the table's)
   };
   /// The point's kernels at the places' distinct sizes and batches, for one pair of length scales.
   struct Kernels {
@@ -48,7 +51,6 @@ class PlaceCovariance {
   PlaceCovariance() = default;
   PlaceCovariance(const std::vector<ModelPoint>& places, double mean_log_size);
 
-  [[nodiscard]] std::size_t size() const { return places_.size(); }
   [[nodiscard]] Point point(const ModelPoint& p, const std::vector<PriorTerm>& terms) const;
   [[nodiscard]] Kernels kernels(const Point& p, double size_scale, double batch_scale) const;
   /// The covariance of the point with every place: the components' terms, then the prior terms.
@@ -59,18 +61,20 @@ class PlaceCovariance {
     Ids ids;
     double centred_size = 0;
     std::size_t size_index = 0, batch_index = 0;
-    int regime = 0, context_group = 0;
-    double regime_log_batch = 0, context_covariate = 0;
+    int regime = 0;
   };
   enum Name { kArch, kEngine, kKey, kGpu };
-  [[nodiscard]] double covariate(const FixedEffect& effect, int group, const Place& place) const;
   [[nodiscard]] int find_id(Name name, const std::string& value) const;
 
   double mean_log_size_ = 0;
   std::vector<Place> places_;
   std::vector<double> sizes_;  // distinct centred sizes
   std::vector<int> batches_;   // distinct batches
-  std::array<std::unordered_map<std::string, int>, 4> ids_;  // per Name: its values' ids
+  std::array<std::unordered_map<std::string, int>, 4> ids_;
+  // covariate() (fixed_effects.hpp) at every place, for each effect that applies at one of them; an
+  // effect that applies at none has zeros_.
+  std::map<std::tuple<EffectKind, std::string, int>, std::vector<double>> covariates_;
+  std::vector<double> zeros_;  // per Name: its values' ids
 };
 
 }  // namespace ecocompute::decide

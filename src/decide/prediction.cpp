@@ -130,12 +130,12 @@ std::string answer_gpu(const Evidence& evidence, const Query& q) {
 }
 
 // F16's figure at the question's engine, size, batch and context on `gpu`, with its basis.
-KeptF16::Part f16_part(const Evidence& evidence, const Query& q, const std::string& gpu) {
+F16Part f16_part(const Evidence& evidence, const Query& q, const std::string& gpu) {
   auto fp16 = predict_outcome(evidence.model->fp16, q, "F16", gpu);
-  if (!fp16) return KeptF16::Part{fp16.error(), ""};
+  if (!fp16) return F16Part{fp16.error(), ""};
   Figure figure = figure_of(*fp16, energy_of_log);
   figure.basis = describe_basis(*fp16->family, fp16->basis, fp16->point, q, evidence, "F16 energy");
-  return KeptF16::Part{std::move(figure), used_architectures(fp16->basis, q.arch)};
+  return F16Part{std::move(figure), used_architectures(fp16->basis, q.arch)};
 }
 
 Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* kept_f16) {
@@ -151,7 +151,7 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* ke
   auto ratio = baseline ? Result<Outcome>(unexpected(ErrorCode::not_found, "")) : predict_outcome(model.ratio, q, precision, out.gpu);
   if (!baseline && !ratio) return ratio.error();
   const auto work = [&] { return f16_part(evidence, q, out.gpu); };
-  const KeptF16::Part fp16 =
+  const F16Part fp16 =
       kept_f16 == nullptr ? work()
                           : kept_f16->get(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", q.engine, q.arch, out.gpu, q.params_b,
                                                       q.active_params_b.value_or(0.0), q.batch, q.context, q.allow_borrow),

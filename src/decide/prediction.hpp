@@ -5,7 +5,6 @@
 // KV cache fit in the GPU's memory. Continuous in size, batch (within a kernel regime) and context.
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "decide/figure.hpp"
 #include "decide/memory_fit.hpp"
 #include "util/defaults.hpp"
+#include "util/kept_answers.hpp"
 #include "util/precision.hpp"
 #include "util/result.hpp"
 
@@ -54,25 +54,15 @@ inline double compute_params_b(const Query& q) { return q.active_params_b.value_
 /// Answers a question. Errors: not_found when the format was never measured with the engine, or not
 /// on the architecture and no borrow applies (the published hopper → ampere, or allow_borrow), or a
 /// borrow needs a spread no data measured; invalid_argument for a batch or context below 1.
-/// F16's figure for predictions that differ in their format only (an optimize grid): it depends on the
-/// engine, architecture, GPU, size, batch and context, not on the format asked about, so a grid works
-/// it out once per batch and context instead of once per format. For one evidence.
-class KeptF16 {
- public:
-  struct Part {
-    Result<Figure> figure;
-    std::string arch_used;  ///< the architectures whose F16 measurements answer
-  };
-  template <typename Work>
-  const Part& get(const std::string& key, Work&& work) {
-    auto it = parts_.find(key);
-    if (it == parts_.end()) it = parts_.emplace(key, std::forward<Work>(work)()).first;
-    return it->second;
-  }
-
- private:
-  std::map<std::string, Part> parts_;
+/// F16's figure at one question's engine, size, batch and context, with the architectures that answer.
+struct F16Part {
+  Result<Figure> figure;
+  std::string arch_used;
 };
+/// F16's figures for predictions that differ in their format only (an optimize grid): F16 depends on the
+/// engine, architecture, GPU, size, batch and context, not on the format asked about, so a grid works
+/// each out once per batch and context instead of once per format. For one evidence.
+using KeptF16 = util::KeptAnswers<F16Part>;
 
 Result<Prediction> predict(const Evidence& evidence, const Query& query, KeptF16* kept_f16 = nullptr);
 
