@@ -46,6 +46,10 @@ PackedLowerFactor::PackedLowerFactor(const Matrix& chol) : n_(chol.rows) {
   for (std::size_t k = 0; k < n_; ++k) {
     for (std::size_t i = k; i < n_; ++i) columns_.push_back(chol(i, k));
   }
+  rows_.reserve(columns_.size());
+  for (std::size_t k = 0; k < n_; ++k) {
+    for (std::size_t j = 0; j <= k; ++j) rows_.push_back(chol(k, j));
+  }
 }
 
 std::vector<double> PackedLowerFactor::forward_solve(std::vector<double> b) const {
@@ -57,6 +61,17 @@ std::vector<double> PackedLowerFactor::forward_solve(std::vector<double> b) cons
     column += n_ - k;
   }
   return b;
+}
+
+std::vector<double> PackedLowerFactor::backward_solve(std::vector<double> z) const {
+  // Lᵀ's column k is L's row k: once u_k is known, it leaves every earlier equation at once.
+  for (std::size_t k = n_; k-- > 0;) {
+    const double* row = rows_.data() + k * (k + 1) / 2;
+    const double u = z[k] / row[k];
+    z[k] = u;
+    subtract_scaled(z.data(), row, u, k);
+  }
+  return z;
 }
 
 std::vector<double> cholesky_solve(const Matrix& chol, const std::vector<double>& b) {

@@ -44,10 +44,13 @@ class PackedLowerFactor {
   explicit PackedLowerFactor(const Matrix& chol);
   /// Solves L z = b.
   [[nodiscard]] std::vector<double> forward_solve(std::vector<double> b) const;
+  /// Solves Lᵀ u = z.
+  [[nodiscard]] std::vector<double> backward_solve(std::vector<double> z) const;
 
  private:
   std::size_t n_ = 0;
   std::vector<double> columns_;  // column k from its diagonal down: L(k,k), L(k+1,k), …, L(n−1,k)
+  std::vector<double> rows_;     // row k up to its diagonal: L(k,0), …, L(k,k), for Lᵀ's columns
 };
 
 /// (L Lᵀ)⁻¹.

@@ -289,21 +289,18 @@ FamilyFit::PointRow FamilyFit::point_row(const ModelPoint& p) const {
   return row;
 }
 
-std::vector<double> FamilyFit::k_star(const PointRow& row) const {
-  // A moved copy shares the row; only one whose length scale moved needs its own kernels.
-  if (row.kernels.size_scale == components_.size_scale && row.kernels.batch_scale == components_.batch_scale) {
-    return table_->row(row.point, row.kernels, components_);
-  }
-  return table_->row(row.point, table_->kernels(row.point, components_.size_scale, components_.batch_scale), components_);
-}
+std::vector<double> FamilyFit::k_star(const PointRow& row) const { return table_->row(row.point, row.kernels, components_); }
 
-double FamilyFit::mean_variance(const ModelPoint& p, const PointRow& row, const std::vector<double>& k_star) const {
+double FamilyFit::mean_variance(const ModelPoint& p, const PointRow& row, const std::vector<double>& k_star,
+                                Solved* solved) const {
   std::vector<double> r = row.x;
   const std::vector<double> xk = transpose_times(k_inverse_x_, k_star);
   for (std::size_t j = 0; j < r.size(); ++j) r[j] -= xk[j];
   // k*ᵀK⁻¹k* as |L⁻¹k*|²: one forward substitution, and no K⁻¹ to form when a model is factored.
-  const std::vector<double> z = factor_.forward_solve(k_star);
-  return std::max(covariance(p, row.terms, p) - dot(z, z) + quadratic_form(beta_cov_, r), 0.0);
+  std::vector<double> z = factor_.forward_solve(k_star);
+  const double v = std::max(covariance(p, row.terms, p) - dot(z, z) + quadratic_form(beta_cov_, r), 0.0);
+  if (solved) *solved = Solved{std::move(z), std::move(r)};
+  return v;
 }
 
 std::optional<LatentPrediction> FamilyFit::predict(const ModelPoint& p) const {
@@ -312,9 +309,10 @@ std::optional<LatentPrediction> FamilyFit::predict(const ModelPoint& p) const {
   const PointRow row = point_row(p);
   const std::vector<double> k = k_star(row);
   out.mean = dot(row.x, beta_) + prior_mean(p) + dot(k, alpha_);
-  out.mean_var = mean_variance(p, row, k);
+  Solved solved;
+  out.mean_var = mean_variance(p, row, k, &solved);
   out.card_var = components_.card_var(p.key);
-  if (!variances_only_ && (theta_cov_ || !priors_.empty())) out.log_variance_sd = log_variance_sd(p, row, out);
+  if (theta_cov_ || !priors_.empty()) out.log_variance_sd = log_variance_sd(p, row, out, solved);
   return out;
 }
 

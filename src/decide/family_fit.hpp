@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "decide/dense_matrix.hpp"
@@ -15,6 +16,8 @@
 #include "decide/model_cells.hpp"
 #include "decide/place_covariance.hpp"
 #include "decide/variance_components.hpp"
+#include "decide/variance_gradient.hpp"
+#include "util/kept_answers.hpp"
 
 namespace ecocompute::decide {
 
@@ -97,11 +100,14 @@ class FamilyFit {
   /// The latent mean alone (no variances): O(places), for searches along a curve.
   [[nodiscard]] std::optional<double> predict_mean(const ModelPoint& p) const;
   /// Prepares the uncertainty of predictive variances (variance_uncertainty.hpp): the information matrix of
-  /// the free components at the fit and the model refactored with each moved a little. Call after
-  /// finalize; `card_floor` as in fit.
+  /// the free components at the fit, and their gradient (variance_gradient.hpp). Call after finalize;
+  /// `card_floor` as in fit.
   void prepare_uncertainty(double card_floor);
   /// The same with a given Σ_θ (a stored or conditioned model).
   void prepare_uncertainty(double card_floor, const std::optional<Matrix>& theta_covariance);
+  /// ∂ ln(mean_var + card_var)/∂x_j at `p` for each free component j (log scale); empty without Σ_θ
+  /// or where the family does not answer.
+  [[nodiscard]] std::vector<double> log_variance_gradient(const ModelPoint& p) const;
   [[nodiscard]] const std::optional<Matrix>& theta_covariance() const { return theta_cov_; }
   [[nodiscard]] const std::vector<FreeComponent>& free_components() const { return free_; }
   /// The component groups this family's cells identify ("card", "shared", "format", "arch", "gpu", "batch").
@@ -112,12 +118,16 @@ class FamilyFit {
   [[nodiscard]] int search_refined() const { return search_refined_; }
   [[nodiscard]] int search_refined_at_best() const { return search_at_best_; }
   [[nodiscard]] const EffectPriors& priors() const { return priors_; }
+  /// The session ids of some of this family's places merged in id order, each once: what an answer
+  /// resting on those places counts and lists from. Kept per set of places (whatever the size asked,
+  /// an answer rests on a few), so a new question between the same places merges nothing.
+  [[nodiscard]] std::shared_ptr<const std::vector<std::string_view>> merged_sessions(const std::vector<const Location*>& places) const;
 
  private:
   bool factor();  // K, its Cholesky factor, β, α, Cov(β) from the locations and components
   void lay_out_places();  // table_ from the locations and the design's mean ln size
   // The point's prior terms (worked out once per point), its design row and its kernels at this fit's
-  // length scales: what the fit and its moved copies share when they predict at one point.
+  // length scales: what a prediction's parts share.
   struct PointRow {
     std::vector<double> x;
     std::vector<PriorTerm> terms;
@@ -127,23 +137,29 @@ class FamilyFit {
   [[nodiscard]] PointRow point_row(const ModelPoint& p) const;
   // k*: the point's covariance with every place under this fit's components.
   [[nodiscard]] std::vector<double> k_star(const PointRow& row) const;
+  // What the posterior variance of a mean leaves for its gradient: L⁻¹k* and r = x* − X'K⁻¹k*.
+  struct Solved {
+    std::vector<double> z, r;
+  };
   // The posterior variance of the mean at the point, given its k* under this fit's components.
-  [[nodiscard]] double mean_variance(const ModelPoint& p, const PointRow& row, const std::vector<double>& k_star) const;
+  [[nodiscard]] double mean_variance(const ModelPoint& p, const PointRow& row, const std::vector<double>& k_star,
+                                     Solved* solved = nullptr) const;
+  // ∂(mean_var + card_var)/∂x_j from what mean_variance solved.
+  [[nodiscard]] std::vector<double> variance_gradient(const ModelPoint& p, const PointRow& row, const Solved& solved) const;
   [[nodiscard]] std::vector<PriorTerm> prior_terms(const ModelPoint& a) const;
   // The components' covariance of a and b plus that of the effects drawn from priors (a's terms).
   [[nodiscard]] double covariance(const ModelPoint& a, const std::vector<PriorTerm>& a_terms, const ModelPoint& b) const;
   [[nodiscard]] double prior_mean(const ModelPoint& p) const;
   [[nodiscard]] double center_of(const FixedEffect& effect) const;
-  [[nodiscard]] double log_variance_sd(const ModelPoint& p, const PointRow& row, const LatentPrediction& at) const;
+  [[nodiscard]] double log_variance_sd(const ModelPoint& p, const PointRow& row, const LatentPrediction& at,
+                                       const Solved& solved) const;
   [[nodiscard]] bool needs_missing_prior(const ModelPoint& p) const;
-  [[nodiscard]] FamilyFit variances_copy() const;  // for the moved copies of prepare_uncertainty
   // What stored() keeps, with other places: conditioned() on new cells without copying this fit's.
   [[nodiscard]] Stored stored_with(std::vector<Location> locations) const;
 
   std::string family_;
-  // Shared with the moved copies of prepare_uncertainty, which change only the components: at a place
-  // thousands of cards measured, copying their cells for every moved component was most of a stored
-  // model's load.
+  // Shared by copies of the fit: where thousands of cards measured a place, its cells would be most of
+  // what a copy costs.
   std::shared_ptr<const std::vector<Location>> locations_ = std::make_shared<const std::vector<Location>>();
   Design design_;
   std::shared_ptr<const PlaceCovariance> table_;  // the places laid out for k*, shared like locations_
@@ -156,8 +172,8 @@ class FamilyFit {
   Design first_design_;                  // the first stage's design (its REML and information)
   std::vector<FreeComponent> free_;      // the components the cells identify
   std::optional<Matrix> theta_cov_;      // Σ_θ over free_ (log scale)
-  std::vector<FamilyFit> perturbed_;     // the model with free component j moved by kGradientStep
-  bool variances_only_ = false;          // a moved copy: its predictions feed a gradient of variances
+  std::shared_ptr<const VarianceGradient> gradient_;  // with Σ_θ: the predictive variance's gradient
+  util::KeptAnswers<std::shared_ptr<const std::vector<std::string_view>>> merged_sessions_;
   PackedLowerFactor factor_;  // L of K, packed for the forward substitution of each prediction
   Matrix k_inverse_x_, beta_cov_;
   std::vector<double> beta_, alpha_;

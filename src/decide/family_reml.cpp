@@ -172,6 +172,31 @@ void set_components(const std::vector<FreeComponent>& free, const std::vector<do
   if (total > 0) c.card_pooled = std::max(sum / total, card_floor);
 }
 
+std::vector<double> card_var_gradient(const std::vector<FreeComponent>& free, double card_floor,
+                                      const std::vector<Location>& locations, const VarianceComponents& c,
+                                      const std::string* key) {
+  std::vector<double> g(free.size(), 0.0);
+  const auto own_or_floor = [&](const std::string& k) {  // ∂τ²_k/∂x of the key's own component
+    const double v = c.card_var(k);
+    return v > card_floor ? v : 0.0;
+  };
+  if (key) {
+    for (std::size_t j = 0; j < free.size(); ++j) {
+      if (free[j].which == Which::card && free[j].key == *key) g[j] = own_or_floor(*key);
+    }
+    return g;
+  }
+  if (!(c.card_pooled > card_floor)) return g;
+  const std::map<std::string, int> df = replicated_df(locations);
+  double total = 0;
+  for (const auto& [k, n] : df) total += n;
+  for (std::size_t j = 0; j < free.size(); ++j) {
+    const auto d = df.find(free[j].key);
+    if (free[j].which == Which::card && d != df.end() && c.card.contains(free[j].key)) g[j] = d->second * own_or_floor(free[j].key) / total;
+  }
+  return g;
+}
+
 std::vector<double> get_components(const std::vector<FreeComponent>& free, const VarianceComponents& c) {
   std::vector<double> x;
   VarianceComponents copy = c;

@@ -49,6 +49,11 @@ std::vector<double> moment_start(const std::vector<FreeComponent>& free, const s
 /// the degrees-of-freedom weighted mean of the identified ones.
 void set_components(const std::vector<FreeComponent>& free, const std::vector<double>& x, double card_floor,
                     const std::vector<Location>& locations, VarianceComponents& c);
+/// ∂τ²/∂x_j of set_components, j over `free`: of a key's own τ² (none at the floor, where it is held),
+/// or with `key` null of the pooled τ² that keys without their own take, through the keys it averages.
+std::vector<double> card_var_gradient(const std::vector<FreeComponent>& free, double card_floor,
+                                      const std::vector<Location>& locations, const VarianceComponents& c,
+                                      const std::string* key);
 /// The log of each free component's current value.
 std::vector<double> get_components(const std::vector<FreeComponent>& free, const VarianceComponents& c);
 

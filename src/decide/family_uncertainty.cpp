@@ -4,14 +4,12 @@
 
 #include "decide/family_fit.hpp"
 #include "decide/variance_uncertainty.hpp"
-#include "util/parallel_for.hpp"
 
 namespace ecocompute::decide {
 namespace {
 
-// Steps on the log scale of a variance: 10 % for the information matrix and for the gradient.
+// The step on the log scale of a variance for the information matrix: 10 %.
 constexpr double kHessianStep = 0.1;
-constexpr double kGradientStep = 0.1;
 // A component whose log value is below this is at its lower bound (a variance of ~2e-9): it carries
 // no information about itself there and is held fixed.
 constexpr double kAtLowerBound = -20.0;
@@ -56,44 +54,8 @@ void FamilyFit::prepare_uncertainty(double card_floor) {
 
 void FamilyFit::prepare_uncertainty(double card_floor, const std::optional<Matrix>& theta_covariance) {
   theta_cov_ = theta_covariance;
-  perturbed_.clear();
-  if (!theta_cov_) return;
-  const std::vector<double> theta = get_components(free_, components_);
-  // One factorization per free component (12 in the llama.cpp family, most of the time a stored model
-  // takes to load): independent, so on every core.
-  std::vector<std::optional<FamilyFit>> moved_fits(free_.size());
-  parallel_for(free_.size(), [&](std::size_t j) {
-    std::vector<double> moved = theta;
-    moved[j] += kGradientStep;
-    FamilyFit copy = variances_copy();
-    VarianceComponents c = components_;
-    set_components(free_, moved, card_floor, locations(), c);
-    if (copy.finalize(priors_, c)) moved_fits[j] = std::move(copy);
-  });
-  for (std::optional<FamilyFit>& fit : moved_fits) {
-    if (!fit) {
-      perturbed_.clear();
-      theta_cov_.reset();
-      return;
-    }
-    perturbed_.push_back(std::move(*fit));
-  }
-}
-
-// A moved copy answers variances only; it shares the model's places and their cells.
-FamilyFit FamilyFit::variances_copy() const {
-  FamilyFit copy;
-  copy.family_ = family_;
-  copy.locations_ = locations_;
-  copy.design_ = design_;
-  copy.table_ = table_;
-  copy.components_ = components_;
-  copy.priors_ = priors_;
-  copy.second_stage_ = second_stage_;
-  copy.objective_ = objective_;
-  copy.first_design_ = first_design_;
-  copy.variances_only_ = true;
-  return copy;
+  gradient_.reset();
+  if (theta_cov_) gradient_ = std::make_shared<const VarianceGradient>(table_, locations(), free_, components_, card_floor);
 }
 
 // Where an unidentified slope is centred: the mean covariate of the measured points its level
@@ -109,19 +71,33 @@ double FamilyFit::center_of(const FixedEffect& effect) const {
   return n > 0 && effect.kind != EffectKind::regime_level ? sum / n : 0.0;
 }
 
-double FamilyFit::log_variance_sd(const ModelPoint& p, const PointRow& row, const LatentPrediction& at) const {
+std::vector<double> FamilyFit::variance_gradient(const ModelPoint& p, const PointRow& row, const Solved& solved) const {
+  // w = K⁻¹k* + K⁻¹X C r (variance_gradient.hpp): the back substitution of L⁻¹k*, and the fixed
+  // effects' share.
+  std::vector<double> w = factor_.backward_solve(solved.z);
+  const std::vector<double> shift = times(k_inverse_x_, times(beta_cov_, solved.r));
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] += shift[i];
+  return gradient_->at(row.point, row.kernels, p.key, w);
+}
+
+std::vector<double> FamilyFit::log_variance_gradient(const ModelPoint& p) const {
+  if (!gradient_ || !design_.has(FixedEffect{EffectKind::level, p.key, 0}) || needs_missing_prior(p)) return {};
+  const PointRow row = point_row(p);
+  Solved solved;
+  const double v = mean_variance(p, row, k_star(row), &solved) + components_.card_var(p.key);
+  std::vector<double> g = variance_gradient(p, row, solved);
+  for (double& x : g) x /= v;
+  return g;
+}
+
+double FamilyFit::log_variance_sd(const ModelPoint& p, const PointRow& row, const LatentPrediction& at,
+                                  const Solved& solved) const {
   const double v = at.mean_var + at.card_var;
   if (!(v > 0)) return 0.0;
   double var_of_log_v = 0;
-  if (theta_cov_) {
-    // A moved copy has this fit's design and priors, so it answers wherever the fit does, from the
-    // same row.
-    std::vector<double> gradient(perturbed_.size());
-    for (std::size_t j = 0; j < perturbed_.size(); ++j) {
-      const FamilyFit& moved = perturbed_[j];
-      const double moved_v = moved.mean_variance(p, row, moved.k_star(row)) + moved.components_.card_var(p.key);
-      gradient[j] = std::log(moved_v / v) / kGradientStep;
-    }
+  if (gradient_) {
+    std::vector<double> gradient = variance_gradient(p, row, solved);
+    for (double& x : gradient) x /= v;
     var_of_log_v += quadratic_form(*theta_cov_, gradient);
   }
   for (const FixedEffect& e : effects_at(p)) {  // effects the data do not identify: drawn from their priors

@@ -48,8 +48,21 @@ class PlaceCovariance {
     std::vector<double> size, batch;
   };
 
+  /// A place as the rows see it: its names' ids, centred size, the indices of its size and batch
+  /// among the distinct ones, its regime.
+  struct Place {
+    Ids ids;
+    double centred_size = 0;
+    std::size_t size_index = 0, batch_index = 0;
+    int regime = 0;
+  };
+
   PlaceCovariance() = default;
   PlaceCovariance(const std::vector<ModelPoint>& places, double mean_log_size);
+
+  [[nodiscard]] const std::vector<Place>& places() const { return places_; }
+  [[nodiscard]] const std::vector<double>& sizes() const { return sizes_; }  ///< distinct centred sizes
+  [[nodiscard]] const std::vector<int>& batches() const { return batches_; }  ///< distinct batches
 
   [[nodiscard]] Point point(const ModelPoint& p, const std::vector<PriorTerm>& terms) const;
   [[nodiscard]] Kernels kernels(const Point& p, double size_scale, double batch_scale) const;
@@ -57,19 +70,13 @@ class PlaceCovariance {
   [[nodiscard]] std::vector<double> row(const Point& p, const Kernels& k, const VarianceComponents& c) const;
 
  private:
-  struct Place {
-    Ids ids;
-    double centred_size = 0;
-    std::size_t size_index = 0, batch_index = 0;
-    int regime = 0;
-  };
   enum Name { kArch, kEngine, kKey, kGpu };
   [[nodiscard]] int find_id(Name name, const std::string& value) const;
 
   double mean_log_size_ = 0;
   std::vector<Place> places_;
-  std::vector<double> sizes_;  // distinct centred sizes
-  std::vector<int> batches_;   // distinct batches
+  std::vector<double> sizes_;
+  std::vector<int> batches_;
   std::array<std::unordered_map<std::string, int>, 4> ids_;
   // covariate() (fixed_effects.hpp) at every place, for each effect that applies at one of them; an
   // effect that applies at none has zeros_.

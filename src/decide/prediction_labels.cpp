@@ -49,37 +49,17 @@ std::vector<const Location*> nearest_places(const std::vector<const Location*>& 
   return out;
 }
 
-// The labels of those places' sessions, the first kListedSessions listed and all counted: the places'
-// sessions merged in id order from each place's own order (Location::session_order), once per answer.
-void list_sessions(const std::vector<const Location*>& places, const Evidence& evidence, data::FigureBasis& f) {
-  struct Cursor {
-    const Location* place;
-    std::vector<std::uint32_t> own_order;  // for a place built without its order
-    std::size_t next = 0;
-    [[nodiscard]] const std::vector<std::uint32_t>& order() const { return place->session_order.empty() ? own_order : place->session_order; }
-    [[nodiscard]] bool done() const { return next >= order().size(); }
-    [[nodiscard]] std::string_view id() const { return place->sessions[order()[next]]; }
-  };
-  std::vector<Cursor> cursors;
-  for (const Location* l : places) {
-    cursors.push_back(Cursor{l, l->session_order.empty() ? session_order(l->sessions) : std::vector<std::uint32_t>{}});
-  }
+// The labels of those places' sessions, the first kListedSessions listed and all counted.
+void list_sessions(const FamilyFit& family, const std::vector<const Location*>& places, const Evidence& evidence,
+                   data::FigureBasis& f) {
+  const auto merged = family.merged_sessions(places);
   std::set<std::string> labels;
-  std::size_t count = 0;
-  for (;;) {
-    std::optional<std::string_view> smallest;
-    for (const Cursor& c : cursors) {
-      if (!c.done() && (!smallest || c.id() < *smallest)) smallest = c.id();
-    }
-    if (!smallest) break;
-    for (Cursor& c : cursors) {
-      while (!c.done() && c.id() == *smallest) ++c.next;
-    }
-    ++count;
-    if (labels.size() < data::kListedSessions) labels.insert(evidence.session_label(std::string(*smallest)));
+  for (std::string_view id : *merged) {
+    if (labels.size() >= data::kListedSessions) break;
+    labels.insert(evidence.session_label(std::string(id)));
   }
   f.sessions.assign(labels.begin(), labels.end());
-  f.session_count = count;
+  f.session_count = merged->size();
 }
 
 std::string listed_sessions(const data::FigureBasis& f) {
@@ -119,11 +99,12 @@ std::string regime_lenders(const FamilyFit& family, const ModelPoint& p) {
   return fmt::format("{}", fmt::join(formats, ", "));
 }
 
-data::FigureBasis measured_or_read(const PlaceBasis& b, const ModelPoint& p, const Evidence& evidence, const std::string& what) {
+data::FigureBasis measured_or_read(const FamilyFit& family, const PlaceBasis& b, const ModelPoint& p, const Evidence& evidence,
+                                   const std::string& what) {
   data::FigureBasis f;
   f.basis = b.place_kind;
   const auto& places = b.place_kind == data::Basis::measured ? b.same_place : nearest_places(b.format_places, p);
-  list_sessions(places, evidence, f);
+  list_sessions(family, places, evidence, f);
   f.gpu = gpus_of(places);
   f.arch = p.arch;
   if (f.basis == data::Basis::measured) {
@@ -180,7 +161,7 @@ data::FigureBasis regime_modelled(const FamilyFit& family, const ModelPoint& p, 
 
 data::FigureBasis describe_basis(const FamilyFit& family, const PlaceBasis& b, const ModelPoint& point, const Query& q,
                                  const Evidence& evidence, const std::string& what) {
-  data::FigureBasis f = b.regime_unmeasured ? regime_modelled(family, point, what) : measured_or_read(b, point, evidence, what);
+  data::FigureBasis f = b.regime_unmeasured ? regime_modelled(family, point, what) : measured_or_read(family, b, point, evidence, what);
   if (point.context > 0 && b.context_unmeasured) f = context_modelled(std::move(f), point);
   if (b.other_architecture) {
     const std::string archs = used_architectures(b, "");

@@ -9,19 +9,12 @@
 #include <cmath>
 
 #include "decide/figure.hpp"
+#include "support/normal_draws.hpp"
 
 namespace ecocompute::decide {
 namespace {
 
-// A deterministic normal deviate (Box–Muller over a linear congruential generator).
-struct Draws {
-  unsigned long long state = 12345;
-  double uniform() {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (static_cast<double>(state >> 11) + 0.5) / 9007199254740992.0;
-  }
-  double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(6.283185307179586 * uniform()); }
-};
+using Draws = testing::NormalDraws;
 
 // Two formats on one card model: ln ratio = level + slope·ln N + a smooth bend, three cards at each
 // of seven sizes, between-card SD `card_sd`, within-session SD 0.003.

@@ -1,10 +1,11 @@
 // The fast forms a prediction is computed in give the bits of the plain forms they replace: the
-// vector-lane row updates, the packed factor's forward substitution, and the covariance rows laid out
+// vector-lane row updates, the packed factor's forward and backward substitutions, and the covariance rows laid out
 // per family (place_covariance.hpp) against the place-by-place covariance and prior terms.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -23,6 +24,15 @@ std::vector<double> random_values(std::mt19937_64& rng, std::size_t n) {
   std::vector<double> v(n);
   for (double& x : v) x = u(rng) * std::exp(u(rng));  // several magnitudes, so that roundings differ
   return v;
+}
+
+// The Cholesky factor of a random symmetric positive definite n × n matrix.
+std::optional<Matrix> random_factor(std::mt19937_64& rng, std::size_t n) {
+  Matrix a(n, n);
+  for (double& v : a.a) v = random_values(rng, 1)[0];
+  Matrix spd = transpose_times(a, a);
+  for (std::size_t i = 0; i < n; ++i) spd(i, i) += 1.0;
+  return cholesky(spd);
 }
 
 TEST(ScaledRows, UpdateEveryElementAsThePlainLoopDoesToTheBit) {
@@ -44,17 +54,35 @@ TEST(ScaledRows, UpdateEveryElementAsThePlainLoopDoesToTheBit) {
 TEST(PackedLowerFactor, SubstitutesAsTheRowByRowFormToTheBit) {
   std::mt19937_64 rng(11);
   for (std::size_t n : {1u, 2u, 9u, 37u, 130u}) {
-    Matrix a(n, n);
-    for (double& v : a.a) v = random_values(rng, 1)[0];
-    Matrix spd = transpose_times(a, a);
-    for (std::size_t i = 0; i < n; ++i) spd(i, i) += 1.0;
-    const auto chol = cholesky(spd);
+    const auto chol = random_factor(rng, n);
     ASSERT_TRUE(chol);
     const std::vector<double> b = random_values(rng, n);
     const std::vector<double> row_by_row = forward_solve(*chol, b);
     const std::vector<double> packed = PackedLowerFactor(*chol).forward_solve(b);
     ASSERT_EQ(packed.size(), n);
     for (std::size_t i = 0; i < n; ++i) EXPECT_TRUE(same_bits(packed[i], row_by_row[i])) << "n " << n << " element " << i;
+  }
+}
+
+TEST(PackedLowerFactor, BackwardSubstitutionSolvesTheTransposeAsThePlainLoopDoesToTheBit) {
+  std::mt19937_64 rng(17);
+  for (std::size_t n : {1u, 2u, 9u, 37u, 130u}) {
+    const auto chol = random_factor(rng, n);
+    ASSERT_TRUE(chol);
+    const std::vector<double> z = random_values(rng, n);
+    std::vector<double> plain = z;  // Lᵀ u = z, each u_k leaving the earlier equations once known
+    for (std::size_t k = n; k-- > 0;) {
+      plain[k] /= (*chol)(k, k);
+      for (std::size_t i = 0; i < k; ++i) plain[i] = plain[i] - (*chol)(k, i) * plain[k];
+    }
+    const std::vector<double> packed = PackedLowerFactor(*chol).backward_solve(z);
+    ASSERT_EQ(packed.size(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+      EXPECT_TRUE(same_bits(packed[i], plain[i])) << "n " << n << " element " << i;
+      double back = 0;  // (Lᵀu)_i
+      for (std::size_t k = i; k < n; ++k) back += (*chol)(k, i) * packed[k];
+      EXPECT_NEAR(back, z[i], 1e-9 * (1 + std::abs(z[i]))) << "n " << n << " row " << i;
+    }
   }
 }
 
