@@ -174,7 +174,7 @@ class FamilyFit {
   std::optional<Matrix> theta_cov_;      // Σ_θ over free_ (log scale)
   std::shared_ptr<const VarianceGradient> gradient_;  // with Σ_θ: the predictive variance's gradient
   util::KeptAnswers<std::shared_ptr<const std::vector<std::string_view>>> merged_sessions_;
-  PackedLowerFactor factor_;  // L of K, packed for the forward substitution of each prediction
+  PackedLowerFactor factor_;  // L of K, packed for the substitutions of each prediction
   Matrix k_inverse_x_, beta_cov_;
   std::vector<double> beta_, alpha_;
 };
