@@ -144,8 +144,9 @@ class FamilyFit {
   // The posterior variance of the mean at the point, given its k* under this fit's components.
   [[nodiscard]] double mean_variance(const ModelPoint& p, const PointRow& row, const std::vector<double>& k_star,
                                      Solved* solved = nullptr) const;
-  // ∂(mean_var + card_var)/∂x_j from what mean_variance solved.
-  [[nodiscard]] std::vector<double> variance_gradient(const ModelPoint& p, const PointRow& row, const Solved& solved) const;
+  // ∂ ln v/∂x_j, v = mean_var + card_var at the point, from what mean_variance solved.
+  [[nodiscard]] std::vector<double> log_variance_gradient(const ModelPoint& p, const PointRow& row, const Solved& solved,
+                                                          double v) const;
   [[nodiscard]] std::vector<PriorTerm> prior_terms(const ModelPoint& a) const;
   // The components' covariance of a and b plus that of the effects drawn from priors (a's terms).
   [[nodiscard]] double covariance(const ModelPoint& a, const std::vector<PriorTerm>& a_terms, const ModelPoint& b) const;

@@ -71,13 +71,16 @@ double FamilyFit::center_of(const FixedEffect& effect) const {
   return n > 0 && effect.kind != EffectKind::regime_level ? sum / n : 0.0;
 }
 
-std::vector<double> FamilyFit::variance_gradient(const ModelPoint& p, const PointRow& row, const Solved& solved) const {
+std::vector<double> FamilyFit::log_variance_gradient(const ModelPoint& p, const PointRow& row, const Solved& solved,
+                                                     double v) const {
   // w = K⁻¹k* + K⁻¹X C r (variance_gradient.hpp): the back substitution of L⁻¹k*, and the fixed
   // effects' share.
   std::vector<double> w = factor_.backward_solve(solved.z);
   const std::vector<double> shift = times(k_inverse_x_, times(beta_cov_, solved.r));
   for (std::size_t i = 0; i < w.size(); ++i) w[i] += shift[i];
-  return gradient_->at(row.point, row.kernels, p.key, w);
+  std::vector<double> g = gradient_->at(row.point, row.kernels, p.key, w);
+  for (double& x : g) x /= v;
+  return g;
 }
 
 std::vector<double> FamilyFit::log_variance_gradient(const ModelPoint& p) const {
@@ -85,9 +88,7 @@ std::vector<double> FamilyFit::log_variance_gradient(const ModelPoint& p) const 
   const PointRow row = point_row(p);
   Solved solved;
   const double v = mean_variance(p, row, k_star(row), &solved) + components_.card_var(p.key);
-  std::vector<double> g = variance_gradient(p, row, solved);
-  for (double& x : g) x /= v;
-  return g;
+  return log_variance_gradient(p, row, solved, v);
 }
 
 double FamilyFit::log_variance_sd(const ModelPoint& p, const PointRow& row, const LatentPrediction& at,
@@ -95,11 +96,7 @@ double FamilyFit::log_variance_sd(const ModelPoint& p, const PointRow& row, cons
   const double v = at.mean_var + at.card_var;
   if (!(v > 0)) return 0.0;
   double var_of_log_v = 0;
-  if (gradient_) {
-    std::vector<double> gradient = variance_gradient(p, row, solved);
-    for (double& x : gradient) x /= v;
-    var_of_log_v += quadratic_form(*theta_cov_, gradient);
-  }
+  if (gradient_) var_of_log_v += quadratic_form(*theta_cov_, log_variance_gradient(p, row, solved, v));
   for (const FixedEffect& e : effects_at(p)) {  // effects the data do not identify: drawn from their priors
     if (e.kind == EffectKind::level || first_design_.has(e)) continue;
     const auto prior = priors_.find(e.kind);

@@ -77,11 +77,11 @@ class PlaceCovariance {
   std::vector<Place> places_;
   std::vector<double> sizes_;
   std::vector<int> batches_;
-  std::array<std::unordered_map<std::string, int>, 4> ids_;
+  std::array<std::unordered_map<std::string, int>, 4> ids_;  // per Name: its values' ids
   // covariate() (fixed_effects.hpp) at every place, for each effect that applies at one of them; an
   // effect that applies at none has zeros_.
   std::map<std::tuple<EffectKind, std::string, int>, std::vector<double>> covariates_;
-  std::vector<double> zeros_;  // per Name: its values' ids
+  std::vector<double> zeros_;
 };
 
 }  // namespace ecocompute::decide
