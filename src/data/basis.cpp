@@ -51,15 +51,26 @@ FigureBasis modelled_basis(std::string model) {
   return b;
 }
 
+void write_json(JsonSink& sink, const FigureBasis& b) {
+  sink.begin_object();
+  sink.key("arch");
+  sink.text_or_null(b.arch);
+  sink.field("basis", to_string(b.basis));
+  sink.key("borrowed_from");
+  sink.text_or_null(b.borrowed_from);
+  sink.key("gpu");
+  sink.text_or_null(b.gpu);
+  sink.field("label", b.label);
+  sink.key("model");
+  sink.text_or_null(b.model);
+  sink.field("session_count", std::max(b.session_count, b.sessions.size()));
+  sink.field("sessions", b.sessions);
+  sink.end_object();
+}
+
 void to_json(Json& j, const FigureBasis& b) {
-  j = Json{{"basis", to_string(b.basis)},
-           {"label", b.label},
-           {"sessions", b.sessions},
-           {"session_count", std::max(b.session_count, b.sessions.size())},
-           {"gpu", text_or_null(b.gpu)},
-           {"arch", text_or_null(b.arch)},
-           {"borrowed_from", text_or_null(b.borrowed_from)},
-           {"model", text_or_null(b.model)}};
+  JsonTreeSink sink(j);
+  write_json(sink, b);
 }
 
 }  // namespace ecocompute::data

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "util/json.hpp"
+#include "util/json_sink.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::data {
@@ -59,6 +60,8 @@ struct FigureBasis {
 /// Returns a basis for a figure computed by a model (latency roofline, memory formula …).
 FigureBasis modelled_basis(std::string model);
 
+/// Writes the basis (keys in the document's order; see util/json_sink.hpp); to_json writes the same.
+void write_json(JsonSink& sink, const FigureBasis& basis);
 void to_json(Json& j, const FigureBasis& basis);
 
 }  // namespace ecocompute::data

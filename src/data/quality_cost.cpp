@@ -280,27 +280,40 @@ QualityCheck check_kld(const FormatQualityCost& cost, double max_kld) {
   return QualityCheck::uncertain;
 }
 
-void to_json(Json& j, const FormatQualityCost& c) {
-  j = Json{{"basis", to_string(c.basis)}, {"basis_text", c.basis_text}, {"precision", c.precision}};
-  auto put = [&j](const char* name, const std::optional<double>& v) {
-    if (v) j[name] = *v;
+void write_json(JsonSink& sink, const FormatQualityCost& c) {
+  // Figures the evidence does not give, and texts it has none of, are left out (not null).
+  auto number = [&sink](const char* name, const std::optional<double>& v) {
+    if (v) sink.field(name, *v);
   };
-  put("delta_ppl_pct", c.delta_ppl_pct);
-  put("delta_ppl_pct_low", c.delta_ppl_pct_low);
-  put("delta_ppl_pct_high", c.delta_ppl_pct_high);
-  put("kld", c.kld);
-  put("kld_low", c.kld_low);
-  put("kld_high", c.kld_high);
-  put("evidence_params_b", c.evidence_params_b);
-  put("mean_dp_pct", c.mean_dp_pct);
-  put("rms_dp_pct", c.rms_dp_pct);
-  put("same_top_p_pct", c.same_top_p_pct);
-  const std::pair<const char*, const std::string*> texts[] = {
-      {"source", &c.source}, {"uncertainty", &c.uncertainty}, {"imatrix", &c.imatrix},
-      {"evidence_model", &c.evidence_model}, {"reason", &c.reason}, {"note", &c.note}};
-  for (const auto& [name, text] : texts) {
-    if (!text->empty()) j[name] = *text;
-  }
+  auto text = [&sink](const char* name, const std::string& v) {
+    if (!v.empty()) sink.field(name, v);
+  };
+  sink.begin_object();
+  sink.field("basis", to_string(c.basis));
+  sink.field("basis_text", c.basis_text);
+  number("delta_ppl_pct", c.delta_ppl_pct);
+  number("delta_ppl_pct_high", c.delta_ppl_pct_high);
+  number("delta_ppl_pct_low", c.delta_ppl_pct_low);
+  text("evidence_model", c.evidence_model);
+  number("evidence_params_b", c.evidence_params_b);
+  text("imatrix", c.imatrix);
+  number("kld", c.kld);
+  number("kld_high", c.kld_high);
+  number("kld_low", c.kld_low);
+  number("mean_dp_pct", c.mean_dp_pct);
+  text("note", c.note);
+  sink.field("precision", c.precision);
+  text("reason", c.reason);
+  number("rms_dp_pct", c.rms_dp_pct);
+  number("same_top_p_pct", c.same_top_p_pct);
+  text("source", c.source);
+  text("uncertainty", c.uncertainty);
+  sink.end_object();
+}
+
+void to_json(Json& j, const FormatQualityCost& c) {
+  JsonTreeSink sink(j);
+  write_json(sink, c);
 }
 
 }  // namespace ecocompute::data

@@ -16,6 +16,7 @@
 #include "data/dataset_store.hpp"
 #include "data/published_quality.hpp"
 #include "util/json.hpp"
+#include "util/json_sink.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::data {
@@ -106,6 +107,7 @@ struct FormatQualityCost {
   std::string reason;       ///< for none: "unknown for this model: …"
   std::string note;         ///< what the figure assumes ("the model's architecture is not named: …"); "" when nothing
 };
+void write_json(JsonSink& sink, const FormatQualityCost& cost);
 void to_json(Json& j, const FormatQualityCost& cost);
 
 /// A question about a format's quality cost.

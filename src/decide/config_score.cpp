@@ -64,7 +64,7 @@ void score_energy(const Prediction& p, std::optional<double> fp16_batch_one_mj, 
 
 Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionInfo& precision, const std::string& engine, int batch,
                                int context, std::optional<double> fp16_batch_one_mj, const Evidence& evidence,
-                               std::optional<data::FormatQualityCost>& quality, KeptF16* kept_f16) {
+                               std::optional<data::FormatQualityCost>& quality, KeptF16* kept_f16, BasisDetail detail) {
   Query q;
   q.params_b = question.params_b;
   q.active_params_b = question.active_params_b;
@@ -76,7 +76,7 @@ Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionIn
   q.batch = batch;
   q.context = context;
   q.allow_borrow = question.allow_borrow;
-  auto p = predict(evidence, q, kept_f16);
+  auto p = predict(evidence, q, kept_f16, detail);
   if (!p) return p.error();
   Candidate c;
   c.precision = precision.name;
@@ -98,9 +98,12 @@ Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionIn
   c.throughput_tok_s = batch / step.seconds;
   c.bound = step.bound;
   c.vram_gb = p->memory.total_gb;
-  c.latency_basis = data::modelled_basis(fmt::format("roofline of the {} datasheet ({:g} GB/s, {:g} TFLOP/s FP16): an ideal-kernel lower bound{}",
+  c.latency_basis.basis = data::Basis::modelled;
+  if (detail == BasisDetail::full) {
+    c.latency_basis = data::modelled_basis(fmt::format("roofline of the {} datasheet ({:g} GB/s, {:g} TFLOP/s FP16): an ideal-kernel lower bound{}",
                                                      question.gpu.name, question.gpu.memory_bandwidth_gbps, question.gpu.fp16_tflops,
                                                      question.gpu_named ? "" : fmt::format(", {} standing for {}", question.gpu.name, question.gpu.arch)));
+  }
   c.vram_basis = p->memory.basis;
   return c;
 }

@@ -29,9 +29,11 @@ struct ConfigQuestion {
 /// on the same GPU, the denominator of relative_energy. `quality`: the format's quality cost for this
 /// question and engine, which depends on neither batch nor context: answered here when empty and kept
 /// there for the format's other configurations. `kept_f16`: F16's figures of the question's other
-/// configurations (predict()). Errors are predict()'s.
+/// configurations (predict(), of the same `detail`). `detail`: the bases in full, or their kinds alone
+/// (a grid's ranking; the figures are the same). Errors are predict()'s.
 Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionInfo& precision, const std::string& engine, int batch,
                                int context, std::optional<double> fp16_batch_one_mj, const Evidence& evidence,
-                               std::optional<data::FormatQualityCost>& quality, KeptF16* kept_f16 = nullptr);
+                               std::optional<data::FormatQualityCost>& quality, KeptF16* kept_f16 = nullptr,
+                               BasisDetail detail = BasisDetail::full);
 
 }  // namespace ecocompute::decide

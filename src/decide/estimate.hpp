@@ -16,6 +16,7 @@
 #include "decide/prediction.hpp"
 #include "util/defaults.hpp"
 #include "util/json.hpp"
+#include "util/json_sink.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::decide {
@@ -82,6 +83,10 @@ Result<EstimateRequest> estimate_request_from_json(const Json& body);
 /// The size where the model's mean ΔE crosses 0 inside the format's measured sizes there, if it does.
 std::optional<double> crossover_size(const Evidence& evidence, const Query& q);
 
+/// The answer as JSON: write_json straight into text (util/json_sink.hpp), to_json into a document;
+/// the same keys and values either way.
+void write_json(JsonSink& sink, const EstimateResponse& response);
+void write_json(JsonSink& sink, const Anchor& anchor);
 void to_json(Json& j, const EstimateResponse& response);
 void to_json(Json& j, const Anchor& anchor);
 /// The terminal text of `ecocompute estimate`.

@@ -11,20 +11,43 @@ namespace {
 
 constexpr const char* kIntervalKind = "95 % predictive interval for a new card of the GPU model (decision model)";
 
-Json band_json(const Figure& d) {
-  return Json{{"low_pct", d.low},
-              {"high_pct", d.high},
-              {"half_width_pct", std::max(d.high - d.value, d.value - d.low)},
-              {"log_sd", d.log_sd},
-              {"between_cards_log_sd", d.card_sd},
-              {"variance_uncertainty_log_sd", d.log_variance_sd},
-              {"quantile", d.quantile},
-              {"extent", to_string(d.extent)},
-              {"calibration_factor", d.interval_factor()},
-              {"calibration_held_out_answers", d.calibration ? Json(d.calibration->n) : Json(nullptr)},
-              {"rule", "mean ± calibration_factor × quantile × log_sd on the log energy ratio, the quantile widened for the uncertainty "
-                       "of the variances, the factor that of held-out answers of the same basis and extent (docs/decision-layer.md, "
-                       "\"The model\" and \"Calibration\")"}};
+void write_band(JsonSink& sink, const Figure& d) {
+  sink.begin_object();
+  sink.field("between_cards_log_sd", d.card_sd);
+  sink.field("calibration_factor", d.interval_factor());
+  sink.key("calibration_held_out_answers");
+  if (d.calibration) {
+    sink.value(d.calibration->n);
+  } else {
+    sink.null();
+  }
+  sink.field("extent", to_string(d.extent));
+  sink.field("half_width_pct", std::max(d.high - d.value, d.value - d.low));
+  sink.field("high_pct", d.high);
+  sink.field("log_sd", d.log_sd);
+  sink.field("low_pct", d.low);
+  sink.field("quantile", d.quantile);
+  sink.field("rule", "mean ± calibration_factor × quantile × log_sd on the log energy ratio, the quantile widened for the uncertainty "
+                     "of the variances, the factor that of held-out answers of the same basis and extent (docs/decision-layer.md, "
+                     "\"The model\" and \"Calibration\")");
+  sink.field("variance_uncertainty_log_sd", d.log_variance_sd);
+  sink.end_object();
+}
+
+void write_pair(JsonSink& sink, double low, double high) {
+  sink.begin_array();
+  sink.value(low);
+  sink.value(high);
+  sink.end_array();
+}
+
+/// The basis of a figure the answer may lack (null then).
+void write_basis(JsonSink& sink, const std::optional<Figure>& f) {
+  if (f) {
+    data::write_json(sink, f->basis);
+  } else {
+    sink.null();
+  }
 }
 
 std::string calibration_text(const Figure& d) {
@@ -40,57 +63,116 @@ std::string calibration_text(const Figure& d) {
                      to_string(c.extent));
 }
 
-Json energy_json(const Prediction& p) {
-  if (!p.energy || !p.fp16_energy) return nullptr;
-  return Json{{"fp16_mj_per_token", p.fp16_energy->value},
-              {"fp16_mj_per_token_ci", Json::array({p.fp16_energy->low, p.fp16_energy->high})},
-              {"mj_per_token", p.energy->value},
-              {"mj_per_token_ci", Json::array({p.energy->low, p.energy->high})},
-              {"method", "the decision model's F16 energy × its energy ratio, for a card of this GPU model"},
-              {"label", to_string(p.energy->basis.basis)},
-              {"basis", to_string(p.energy->basis.basis)},
-              {"basis_detail", p.energy->basis},
-              {"fp16_basis", to_string(p.fp16_energy->basis.basis)},
-              {"fp16_basis_detail", p.fp16_energy->basis}};
+void write_energy(JsonSink& sink, const Prediction& p) {
+  if (!p.energy || !p.fp16_energy) {
+    sink.null();
+    return;
+  }
+  sink.begin_object();
+  sink.field("basis", to_string(p.energy->basis.basis));
+  sink.key("basis_detail");
+  data::write_json(sink, p.energy->basis);
+  sink.field("fp16_basis", to_string(p.fp16_energy->basis.basis));
+  sink.key("fp16_basis_detail");
+  data::write_json(sink, p.fp16_energy->basis);
+  sink.field("fp16_mj_per_token", p.fp16_energy->value);
+  sink.key("fp16_mj_per_token_ci");
+  write_pair(sink, p.fp16_energy->low, p.fp16_energy->high);
+  sink.field("label", to_string(p.energy->basis.basis));
+  sink.field("method", "the decision model's F16 energy × its energy ratio, for a card of this GPU model");
+  sink.field("mj_per_token", p.energy->value);
+  sink.key("mj_per_token_ci");
+  write_pair(sink, p.energy->low, p.energy->high);
+  sink.end_object();
+}
+
+void write_figure_bases(JsonSink& sink, const Prediction& p) {
+  sink.begin_object();
+  sink.key("delta_pct");
+  write_basis(sink, p.delta);
+  sink.key("energy");
+  write_basis(sink, p.energy);
+  sink.key("fp16_energy");
+  write_basis(sink, p.fp16_energy);
+  sink.key("memory");
+  data::write_json(sink, p.memory.basis);
+  sink.key("weight_gb");
+  data::write_json(sink, data::modelled_basis("N × bits per weight / 8 (weights only)"));
+  sink.end_object();
 }
 
 }  // namespace
 
+void write_json(JsonSink& sink, const Anchor& a) {
+  // N and dE are the published anchor's names for params_b and delta_pct.
+  sink.begin_object();
+  sink.field("N", a.params_b);
+  sink.field("batch", a.batch);
+  if (a.context > 0) sink.field("context", a.context);
+  sink.field("dE", a.delta_pct);
+  sink.field("delta_pct", a.delta_pct);
+  sink.field("gpu", a.gpu);
+  sink.field("model", a.model);
+  sink.field("n", a.n);
+  sink.field("params_b", a.params_b);
+  sink.field("session", a.session);
+  sink.end_object();
+}
+
+void write_json(JsonSink& sink, const EstimateResponse& r) {
+  const Prediction& p = r.prediction;
+  const Query& q = p.query;
+  sink.begin_object();
+  sink.key("anchors");
+  sink.begin_array();
+  for (const Anchor& a : r.anchors) write_json(sink, a);
+  sink.end_array();
+  sink.field("arch_used", p.arch_used);
+  sink.key("band");
+  if (p.delta) {
+    write_band(sink, *p.delta);
+  } else {
+    sink.null();
+  }
+  sink.field("basis", to_string(r.basis));
+  sink.key("ci");
+  if (r.ci_low_pct) {
+    write_pair(sink, *r.ci_low_pct, *r.ci_high_pct);
+  } else {
+    sink.null();
+  }
+  sink.field("ci_kind", kIntervalKind);
+  sink.field("confidence", r.confidence);
+  sink.field("crossover_b", r.crossover_b);
+  sink.field("delta_pct", r.delta_pct);
+  sink.key("energy_estimate");
+  write_energy(sink, p);
+  sink.field("engine", q.engine);
+  sink.key("figure_basis");
+  write_figure_bases(sink, p);
+  sink.field("gpu", p.gpu);
+  sink.field("input", r.input);
+  sink.key("memory");
+  write_json(sink, p.memory);
+  sink.field("modelled", p.modelled);
+  sink.field("notes", r.notes);
+  sink.key("quality_cost");
+  data::write_json(sink, r.quality_cost);
+  sink.field("recommendation", r.recommendation);
+  sink.field("verdict", r.verdict);
+  sink.field("weight_gb", weight_gb(q.params_b, q.precision));
+  sink.field("weight_gb_fp16", weight_gb(q.params_b, *parse_precision("FP16")));
+  sink.end_object();
+}
+
 void to_json(Json& j, const Anchor& a) {
-  j = Json{{"N", a.params_b}, {"dE", a.delta_pct},     {"model", a.model},     {"gpu", a.gpu}, {"n", a.n},
-           {"params_b", a.params_b}, {"delta_pct", a.delta_pct}, {"batch", a.batch}, {"session", a.session}};
-  if (a.context > 0) j["context"] = a.context;
+  JsonTreeSink sink(j);
+  write_json(sink, a);
 }
 
 void to_json(Json& j, const EstimateResponse& r) {
-  const Prediction& p = r.prediction;
-  const Query& q = p.query;
-  j = Json{{"input", r.input},
-           {"delta_pct", json_or_null(r.delta_pct)},
-           {"ci", r.ci_low_pct ? Json::array({*r.ci_low_pct, *r.ci_high_pct}) : Json(nullptr)},
-           {"ci_kind", kIntervalKind},
-           {"basis", to_string(r.basis)},
-           {"confidence", r.confidence},
-           {"recommendation", r.recommendation},
-           {"verdict", r.verdict},
-           {"crossover_b", json_or_null(r.crossover_b)},
-           {"anchors", r.anchors},
-           {"arch_used", p.arch_used},
-           {"modelled", p.modelled},
-           {"weight_gb", weight_gb(q.params_b, q.precision)},
-           {"weight_gb_fp16", weight_gb(q.params_b, *parse_precision("FP16"))},
-           {"notes", r.notes},
-           {"engine", q.engine},
-           {"gpu", p.gpu},
-           {"band", p.delta ? band_json(*p.delta) : Json(nullptr)},
-           {"memory", p.memory}};
-  j["figure_basis"] = Json{{"delta_pct", p.delta ? Json(p.delta->basis) : Json(nullptr)},
-                           {"energy", p.energy ? Json(p.energy->basis) : Json(nullptr)},
-                           {"fp16_energy", p.fp16_energy ? Json(p.fp16_energy->basis) : Json(nullptr)},
-                           {"weight_gb", data::modelled_basis("N × bits per weight / 8 (weights only)")},
-                           {"memory", p.memory.basis}};
-  j["quality_cost"] = r.quality_cost;
-  j["energy_estimate"] = energy_json(p);
+  JsonTreeSink sink(j);
+  write_json(sink, r);
 }
 
 std::string to_text(const EstimateResponse& r) {

@@ -50,16 +50,24 @@ std::string memory_note(const MemoryFit& m, const std::string& precision) {
   return out;
 }
 
+void write_json(JsonSink& sink, const MemoryFit& m) {
+  sink.begin_object();
+  sink.key("basis");
+  data::write_json(sink, m.basis);
+  sink.field("fits", m.fits);
+  sink.field("fp16_fits", m.fp16_fits);
+  sink.field("fp16_total_gb", m.fp16_total_gb);
+  sink.field("gpu", m.gpu);
+  sink.field("gpu_memory_gb", m.gpu_memory_gb);
+  sink.field("kv_cache_gb", m.kv_cache_gb);
+  sink.field("total_gb", m.total_gb);
+  sink.field("weights_gb", m.weights_gb);
+  sink.end_object();
+}
+
 void to_json(Json& j, const MemoryFit& m) {
-  j = Json{{"gpu", m.gpu},
-           {"gpu_memory_gb", m.gpu_memory_gb},
-           {"weights_gb", m.weights_gb},
-           {"kv_cache_gb", m.kv_cache_gb},
-           {"total_gb", m.total_gb},
-           {"fp16_total_gb", m.fp16_total_gb},
-           {"fits", m.fits},
-           {"fp16_fits", m.fp16_fits},
-           {"basis", m.basis}};
+  JsonTreeSink sink(j);
+  write_json(sink, m);
 }
 
 }  // namespace ecocompute::decide

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "data/basis.hpp"
+#include "util/json_sink.hpp"
 #include "util/json.hpp"
 #include "util/precision.hpp"
 
@@ -49,6 +50,7 @@ int largest_fitting_batch(const MemoryFit& m, int batch);
 /// GPU, so ΔE is against an F16 that cannot run here" — empty when both fit.
 std::string memory_note(const MemoryFit& m, const std::string& precision);
 
+void write_json(JsonSink& sink, const MemoryFit& m);
 void to_json(Json& j, const MemoryFit& m);
 
 }  // namespace ecocompute::decide

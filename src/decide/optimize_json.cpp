@@ -76,8 +76,16 @@ Result<OptimizeRequest> optimize_request_from_json(const Json& body) {
 }
 
 namespace {
-Json pair_or_null(const std::optional<double>& a, const std::optional<double>& b) {
-  return a && b ? Json::array({*a, *b}) : Json(nullptr);
+
+void write_pair_or_null(JsonSink& sink, const std::optional<double>& a, const std::optional<double>& b) {
+  if (!a || !b) {
+    sink.null();
+    return;
+  }
+  sink.begin_array();
+  sink.value(*a);
+  sink.value(*b);
+  sink.end_array();
 }
 
 std::string summary(const Candidate& c) {
@@ -88,98 +96,173 @@ std::string summary(const Candidate& c) {
   return s;
 }
 
-Json decorated(const Candidate& c, const std::string& role) {
-  Json j = c;
-  j["role"] = role;
-  j["summary"] = summary(c);
-  return j;
-}
-
 std::optional<double> pct_of(double a, double b) {
   if (b == 0) return std::nullopt;
   return (a - b) / b * 100;
 }
 
-Json figure_basis(const Candidate& c) {
-  return Json{{"energy", to_string(c.energy_basis.basis)},
-              {"latency", to_string(c.latency_basis.basis)},
-              {"vram", to_string(c.vram_basis.basis)}};
+void write_basis_kinds(JsonSink& sink, Basis energy, Basis latency, Basis vram) {
+  sink.begin_object();
+  sink.field("energy", to_string(energy));
+  sink.field("latency", to_string(latency));
+  sink.field("vram", to_string(vram));
+  sink.end_object();
 }
+
+void write_bases(JsonSink& sink, const Candidate& c) {
+  sink.begin_object();
+  sink.key("energy");
+  data::write_json(sink, c.energy_basis);
+  sink.key("latency");
+  data::write_json(sink, c.latency_basis);
+  sink.key("vram");
+  data::write_json(sink, c.vram_basis);
+  sink.end_object();
+}
+
+/// An alternative against the recommendation, in % of the recommendation's figure.
+void write_versus(JsonSink& sink, const Candidate& c, const Candidate& best) {
+  sink.begin_object();
+  sink.field("energy_pct", c.relative_energy && best.relative_energy ? pct_of(*c.relative_energy, *best.relative_energy) : std::nullopt);
+  sink.field("latency_pct", pct_of(c.latency_ms_per_token, best.latency_ms_per_token));
+  sink.field("throughput_pct", pct_of(c.throughput_tok_s, best.throughput_tok_s));
+  sink.field("vram_pct", pct_of(c.vram_gb, best.vram_gb));
+  sink.end_object();
+}
+
+/// What a shown candidate has beside its figures: its role in the answer, a one-line summary, and for
+/// an alternative its figures against the recommendation.
+struct Shown {
+  const char* role = nullptr;
+  const Candidate* versus = nullptr;
+};
+
+// The published config fields (energy_j_per_1k_tokens and energy_mj_per_token are the same number: J
+// per 1000 tokens = mJ per token) and ours, keys in the document's order.
+void write_candidate(JsonSink& sink, const Candidate& c, const Shown& shown = {}) {
+  sink.begin_object();
+  sink.key("basis");
+  write_basis_kinds(sink, c.energy_basis.basis, c.latency_basis.basis, c.vram_basis.basis);
+  sink.key("basis_detail");
+  write_bases(sink, c);
+  sink.field("batch", c.batch);
+  sink.field("bound", c.bound);
+  sink.field("confidence", c.confidence);
+  sink.field("context", c.context);
+  sink.key("delta_ci_pct");
+  write_pair_or_null(sink, c.delta_ci_low_pct, c.delta_ci_high_pct);
+  sink.field("delta_pct_vs_fp16", c.delta_pct);
+  sink.field("delta_ppl_pct", c.delta_ppl_pct);
+  sink.key("energy_ci_j_per_1k_tokens");
+  write_pair_or_null(sink, c.energy_low_mj, c.energy_high_mj);
+  sink.field("energy_j_per_1k_tokens", c.energy_mj_per_token);
+  sink.field("energy_mj_per_token", c.energy_mj_per_token);
+  sink.field("energy_rel_fp16", c.delta_pct ? std::optional<double>(1 + *c.delta_pct / 100) : std::nullopt);
+  sink.field("engine", c.engine);
+  sink.field("feasible", c.feasible);
+  sink.field("kld", c.kld);
+  sink.field("latency_ms_per_token", c.latency_ms_per_token);
+  sink.field("precision", c.precision);
+  sink.key("quality");
+  if (c.quality) {
+    data::write_json(sink, *c.quality);
+  } else {
+    sink.null();
+  }
+  sink.field("recommendation", c.recommendation);
+  sink.field("relative_energy", c.relative_energy);
+  if (shown.role != nullptr) {
+    sink.field("role", shown.role);
+    sink.field("summary", summary(c));
+  }
+  sink.field("throughput_tok_s", c.throughput_tok_s);
+  sink.field("violations", c.violations);
+  sink.field("vram_gb", c.vram_gb);
+  if (shown.versus != nullptr) {
+    sink.key("vs_recommended");
+    write_versus(sink, c, *shown.versus);
+  }
+  sink.end_object();
+}
+
+void write_shown(JsonSink& sink, const std::optional<Candidate>& c, const char* role) {
+  if (c) {
+    write_candidate(sink, *c, Shown{role});
+  } else {
+    sink.null();
+  }
+}
+
+void write_pareto_point(JsonSink& sink, const Candidate& c) {
+  sink.begin_object();
+  sink.key("basis");
+  write_basis_kinds(sink, c.energy_basis.basis, c.latency_basis.basis, c.vram_basis.basis);
+  sink.field("batch", c.batch);
+  sink.field("context", c.context);
+  sink.field("energy_j_per_1k_tokens", c.energy_mj_per_token);
+  sink.field("feasible", c.feasible);
+  sink.field("latency_ms_per_token", c.latency_ms_per_token);
+  sink.field("precision", c.precision);
+  sink.field("relative_energy", c.relative_energy);
+  sink.field("throughput_tok_s", c.throughput_tok_s);
+  sink.field("vram_gb", c.vram_gb);
+  sink.end_object();
+}
+
 }  // namespace
 
+void write_json(JsonSink& sink, const Candidate& c) { write_candidate(sink, c); }
+
+void write_json(JsonSink& sink, const OptimizeResponse& r) {
+  const std::optional<Candidate>& lead = r.recommended ? r.recommended : r.closest_infeasible;
+  sink.begin_object();
+  sink.key("alternatives");
+  sink.begin_array();
+  for (const Candidate& c : r.alternatives) {
+    write_candidate(sink, c, Shown{"alternative", r.recommended ? &*r.recommended : nullptr});
+  }
+  sink.end_array();
+  sink.key("basis");
+  if (lead) {
+    write_basis_kinds(sink, lead->energy_basis.basis, lead->latency_basis.basis, lead->vram_basis.basis);
+  } else {
+    write_basis_kinds(sink, Basis::unavailable, Basis::modelled, Basis::modelled);
+  }
+  sink.key("basis_detail");
+  if (lead) {
+    write_bases(sink, *lead);
+  } else {
+    sink.null();
+  }
+  sink.key("best_unmodelled");
+  write_shown(sink, r.best_unmodelled, "best configuration whose energy is not modelled");
+  sink.key("closest_infeasible");
+  write_shown(sink, r.closest_infeasible, "closest (violates constraints)");
+  sink.field("feasible_count", r.feasible_count);
+  sink.field("input", r.input);
+  sink.field("notes", r.notes);
+  sink.key("pareto_energy_latency");
+  sink.begin_array();
+  for (const Candidate& c : r.pareto_energy_latency) write_pareto_point(sink, c);
+  sink.end_array();
+  sink.key("recommended");
+  write_shown(sink, r.recommended, "objective-optimal under the given constraints");
+  sink.field("rests_on_model", lead && lead->energy_basis.basis == Basis::modelled);
+  sink.key("skipped");
+  sink.begin_object();
+  for (const auto& [precision, why] : r.skipped) sink.field(precision, why);
+  sink.end_object();
+  sink.end_object();
+}
+
 void to_json(Json& j, const Candidate& c) {
-  // Published config fields first (energy_j_per_1k_tokens and energy_mj_per_token are the same number:
-  // J per 1000 tokens = mJ per token), then ours.
-  j = Json{{"precision", c.precision},
-           {"batch", c.batch},
-           {"context", c.context},
-           {"energy_j_per_1k_tokens", json_or_null(c.energy_mj_per_token)},
-           {"energy_mj_per_token", json_or_null(c.energy_mj_per_token)},
-           {"energy_rel_fp16", c.delta_pct ? Json(1 + *c.delta_pct / 100) : Json(nullptr)},
-           {"delta_pct_vs_fp16", json_or_null(c.delta_pct)},
-           {"latency_ms_per_token", c.latency_ms_per_token},
-           {"throughput_tok_s", c.throughput_tok_s},
-           {"bound", c.bound},
-           {"vram_gb", c.vram_gb},
-           {"basis", figure_basis(c)},
-           {"confidence", c.confidence},
-           {"recommendation", c.recommendation},
-           {"engine", c.engine},
-           {"delta_ci_pct", pair_or_null(c.delta_ci_low_pct, c.delta_ci_high_pct)},
-           {"energy_ci_j_per_1k_tokens", pair_or_null(c.energy_low_mj, c.energy_high_mj)},
-           {"relative_energy", json_or_null(c.relative_energy)},
-           {"basis_detail", {{"energy", c.energy_basis}, {"latency", c.latency_basis}, {"vram", c.vram_basis}}},
-           {"delta_ppl_pct", json_or_null(c.delta_ppl_pct)},
-           {"kld", json_or_null(c.kld)},
-           {"quality", c.quality ? Json(*c.quality) : Json(nullptr)},
-           {"feasible", c.feasible},
-           {"violations", c.violations}};
+  JsonTreeSink sink(j);
+  write_json(sink, c);
 }
 
 void to_json(Json& j, const OptimizeResponse& r) {
-  const std::optional<Candidate>& lead = r.recommended ? r.recommended : r.closest_infeasible;
-  j = Json{{"input", r.input},
-           {"basis", lead ? figure_basis(*lead) : Json{{"energy", "unavailable"}, {"latency", "modelled"}, {"vram", "modelled"}}},
-           {"rests_on_model", lead && lead->energy_basis.basis == Basis::modelled},
-           {"feasible_count", r.feasible_count},
-           {"notes", r.notes},
-           {"skipped", r.skipped}};
-  j["basis_detail"] = lead ? Json{{"energy", lead->energy_basis}, {"latency", lead->latency_basis}, {"vram", lead->vram_basis}}
-                           : Json(nullptr);
-  j["recommended"] = r.recommended ? decorated(*r.recommended, "objective-optimal under the given constraints") : Json(nullptr);
-  j["closest_infeasible"] = r.closest_infeasible ? decorated(*r.closest_infeasible, "closest (violates constraints)") : Json(nullptr);
-  j["best_unmodelled"] = r.best_unmodelled ? decorated(*r.best_unmodelled, "best configuration whose energy is not modelled")
-                                           : Json(nullptr);
-  Json alternatives = Json::array();
-  for (const Candidate& c : r.alternatives) {
-    Json a = decorated(c, "alternative");
-    if (r.recommended) {
-      const Candidate& best = *r.recommended;
-      auto ratio = [](const std::optional<double>& a1, const std::optional<double>& b1) {
-        return a1 && b1 ? json_or_null(pct_of(*a1, *b1)) : Json(nullptr);
-      };
-      a["vs_recommended"] = Json{{"energy_pct", ratio(c.relative_energy, best.relative_energy)},
-                                 {"latency_pct", json_or_null(pct_of(c.latency_ms_per_token, best.latency_ms_per_token))},
-                                 {"throughput_pct", json_or_null(pct_of(c.throughput_tok_s, best.throughput_tok_s))},
-                                 {"vram_pct", json_or_null(pct_of(c.vram_gb, best.vram_gb))}};
-    }
-    alternatives.push_back(std::move(a));
-  }
-  j["alternatives"] = std::move(alternatives);
-  Json pareto = Json::array();
-  for (const Candidate& c : r.pareto_energy_latency) {
-    pareto.push_back(Json{{"precision", c.precision},
-                          {"batch", c.batch},
-                          {"context", c.context},
-                          {"energy_j_per_1k_tokens", json_or_null(c.energy_mj_per_token)},
-                          {"latency_ms_per_token", c.latency_ms_per_token},
-                          {"throughput_tok_s", c.throughput_tok_s},
-                          {"vram_gb", c.vram_gb},
-                          {"relative_energy", json_or_null(c.relative_energy)},
-                          {"basis", figure_basis(c)},
-                          {"feasible", c.feasible}});
-  }
-  j["pareto_energy_latency"] = std::move(pareto);
+  JsonTreeSink sink(j);
+  write_json(sink, r);
 }
 
 namespace {

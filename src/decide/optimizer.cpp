@@ -220,26 +220,28 @@ void apply_constraints(Candidate& c, const OptimizeRequest& request, const GpuSp
 // Ranks the candidates into the answer: the recommendation, alternatives, the closest infeasible
 // candidate and the energy/latency Pareto front.
 void rank(const OptimizeRequest& request, const GpuSpec& gpu, OptimizeResponse& out) {
-  std::vector<Candidate> feasible, infeasible;
-  for (const Candidate& c : out.candidates) (c.feasible ? feasible : infeasible).push_back(c);
-  std::sort(feasible.begin(), feasible.end(), [&](const Candidate& a, const Candidate& b) { return better(a, b, request.objective); });
+  // Ranked by reference: only the few shown are copied into the answer.
+  std::vector<const Candidate*> feasible, infeasible;
+  for (const Candidate& c : out.candidates) (c.feasible ? feasible : infeasible).push_back(&c);
+  std::sort(feasible.begin(), feasible.end(), [&](const Candidate* a, const Candidate* b) { return better(*a, *b, request.objective); });
   out.feasible_count = static_cast<int>(feasible.size());
   if (!feasible.empty()) {
-    out.recommended = feasible.front();
-    for (std::size_t i = 1; i < feasible.size() && i <= kAlternatives; ++i) out.alternatives.push_back(feasible[i]);
+    out.recommended = *feasible.front();
+    for (std::size_t i = 1; i < feasible.size() && i <= kAlternatives; ++i) out.alternatives.push_back(*feasible[i]);
     if (out.recommended->energy_basis.basis == Basis::modelled) {
-      const auto unmodelled = std::find_if(feasible.begin(), feasible.end(),
-                                           [](const Candidate& c) { return c.energy_basis.basis != Basis::modelled && c.relative_energy; });
-      if (unmodelled != feasible.end()) out.best_unmodelled = *unmodelled;
+      const auto unmodelled = std::find_if(feasible.begin(), feasible.end(), [](const Candidate* c) {
+        return c->energy_basis.basis != Basis::modelled && c->relative_energy;
+      });
+      if (unmodelled != feasible.end()) out.best_unmodelled = **unmodelled;
     }
   } else {
     out.notes.push_back("no configuration satisfies every constraint: the closest one is shown; consider relaxing the binding limit");
   }
   if (!infeasible.empty()) {
-    out.closest_infeasible = *std::min_element(infeasible.begin(), infeasible.end(), [&](const Candidate& a, const Candidate& b) {
-      const double va = violation_size(a, request, gpu.memory_gb), vb = violation_size(b, request, gpu.memory_gb);
+    out.closest_infeasible = **std::min_element(infeasible.begin(), infeasible.end(), [&](const Candidate* a, const Candidate* b) {
+      const double va = violation_size(*a, request, gpu.memory_gb), vb = violation_size(*b, request, gpu.memory_gb);
       if (va != vb) return va < vb;
-      return better(a, b, request.objective);
+      return better(*a, *b, request.objective);
     });
   }
   // Only candidates with an energy are on the energy/latency front.
@@ -260,9 +262,31 @@ std::optional<double> fp16_energy_at_batch_one(const ConfigQuestion& question, c
   auto baseline = parse_precision("F16");
   if (!baseline) return std::nullopt;
   std::optional<data::FormatQualityCost> no_quality;  // F16 is the baseline: none is asked
-  auto scored = score_config(question, *baseline, engine, 1, context, std::nullopt, evidence, no_quality, &kept_f16);
+  auto scored = score_config(question, *baseline, engine, 1, context, std::nullopt, evidence, no_quality, &kept_f16, BasisDetail::kind_only);
   if (!scored) return std::nullopt;
   return scored->energy_mj_per_token;
+}
+
+// The grid was scored with its bases' kinds alone; the candidates the answer shows get theirs in full,
+// scored again with every label (the same figures: a score depends on its configuration only).
+Result<void> describe_shown(OptimizeResponse& out, const ConfigQuestion& question, const Evidence& evidence) {
+  std::vector<Candidate*> shown;
+  for (std::optional<Candidate>* c : {&out.recommended, &out.closest_infeasible, &out.best_unmodelled}) {
+    if (*c) shown.push_back(&**c);
+  }
+  for (Candidate& c : out.alternatives) shown.push_back(&c);
+  for (Candidate* described : shown) {
+    Candidate& c = *described;
+    auto precision = parse_precision(c.precision);
+    if (!precision) return precision.error();
+    std::optional<data::FormatQualityCost> quality = c.quality;
+    auto full = score_config(question, *precision, c.engine, c.batch, c.context, std::nullopt, evidence, quality);
+    if (!full) return full.error();
+    c.energy_basis = std::move(full->energy_basis);
+    c.latency_basis = std::move(full->latency_basis);
+    c.vram_basis = std::move(full->vram_basis);
+  }
+  return {};
 }
 
 std::string describe(const Candidate& c) {
@@ -334,7 +358,8 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
         }
         auto [baseline, added] = fp16_batch_one.try_emplace({engine, context});
         if (added) baseline->second = fp16_energy_at_batch_one(grid->question, engine, context, evidence, kept_f16);
-        auto scored = score_config(grid->question, p, engine, batch, context, baseline->second, evidence, quality, &kept_f16);
+        auto scored =
+            score_config(grid->question, p, engine, batch, context, baseline->second, evidence, quality, &kept_f16, BasisDetail::kind_only);
         if (!scored && context > kBaselineContext) {  // evidence with nothing measured that long: this context only
           out.skipped[fmt::format("{} at context {}", p.name, context)] = scored.error().message();
           continue;
@@ -356,6 +381,7 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
   }
   out.input = input_echo(request, *grid, out.candidates.size());
   rank(request, grid->question.gpu, out);
+  if (auto described = describe_shown(out, grid->question, evidence); !described) return described.error();
   add_notes(out, *grid);
   return out;
 }

@@ -18,6 +18,7 @@
 #include "util/cpu_budget.hpp"
 #include "util/defaults.hpp"
 #include "util/json.hpp"
+#include "util/json_sink.hpp"
 #include "util/result.hpp"
 
 namespace ecocompute::decide {
@@ -84,7 +85,9 @@ struct OptimizeResponse {
   std::optional<Candidate> recommended;
   std::optional<Candidate> closest_infeasible;
   std::vector<Candidate> alternatives;           ///< the next feasible candidates, best first
-  std::vector<Candidate> pareto_energy_latency;  ///< every scored candidate not dominated in (energy, latency), by energy
+  /// Every scored candidate not dominated in (energy, latency), by energy. The figures' bases of these
+  /// and of `candidates` are their kinds alone (BasisDetail::kind_only); the candidates above have theirs in full.
+  std::vector<Candidate> pareto_energy_latency;
   std::vector<Candidate> candidates;             ///< every scored candidate, in grid order
   /// When the recommended energy is modelled: the best feasible candidate whose energy is not.
   std::optional<Candidate> best_unmodelled;
@@ -104,6 +107,10 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
 /// allow_borrow); the error names the field.
 Result<OptimizeRequest> optimize_request_from_json(const Json& body);
 
+/// The answer as JSON: write_json straight into text (util/json_sink.hpp), to_json into a document;
+/// the same keys and values either way.
+void write_json(JsonSink& sink, const Candidate& candidate);
+void write_json(JsonSink& sink, const OptimizeResponse& response);
 void to_json(Json& j, const Candidate& candidate);
 void to_json(Json& j, const OptimizeResponse& response);
 /// The lines printed by `ecocompute optimize`.

@@ -129,16 +129,27 @@ std::string answer_gpu(const Evidence& evidence, const Query& q) {
   return gpu_for(q, main.family_of(q.engine), model_key(q.engine, precision));
 }
 
+namespace {
+
+data::FigureBasis basis_of(const Outcome& o, const Query& q, const Evidence& evidence, const std::string& what, BasisDetail detail) {
+  if (detail == BasisDetail::full) return describe_basis(*o.family, o.basis, o.point, q, evidence, what);
+  data::FigureBasis kind;
+  kind.basis = basis_kind(o.basis, o.point);
+  return kind;
+}
+
 // F16's figure at the question's engine, size, batch and context on `gpu`, with its basis.
-F16Part f16_part(const Evidence& evidence, const Query& q, const std::string& gpu) {
+F16Part f16_part(const Evidence& evidence, const Query& q, const std::string& gpu, BasisDetail detail) {
   auto fp16 = predict_outcome(evidence.model->fp16, q, "F16", gpu);
   if (!fp16) return F16Part{fp16.error(), ""};
   Figure figure = figure_of(*fp16, energy_of_log);
-  figure.basis = describe_basis(*fp16->family, fp16->basis, fp16->point, q, evidence, "F16 energy");
+  figure.basis = basis_of(*fp16, q, evidence, "F16 energy", detail);
   return F16Part{std::move(figure), used_architectures(fp16->basis, q.arch)};
 }
 
-Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* kept_f16) {
+}  // namespace
+
+Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* kept_f16, BasisDetail detail) {
   if (q.batch < 1) return unexpected(ErrorCode::invalid_argument, "batch must be ≥ 1");
   if (q.context < 1) return unexpected(ErrorCode::invalid_argument, "ctx must be ≥ 1");
   const DecisionModel& model = *evidence.model;
@@ -150,7 +161,7 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* ke
   out.gpu = gpu_for(q, main.family_of(q.engine), model_key(q.engine, precision));
   auto ratio = baseline ? Result<Outcome>(unexpected(ErrorCode::not_found, "")) : predict_outcome(model.ratio, q, precision, out.gpu);
   if (!baseline && !ratio) return ratio.error();
-  const auto work = [&] { return f16_part(evidence, q, out.gpu); };
+  const auto work = [&] { return f16_part(evidence, q, out.gpu, detail); };
   const F16Part fp16 =
       kept_f16 == nullptr ? work()
                           : kept_f16->get(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", q.engine, q.arch, out.gpu, q.params_b,
@@ -159,7 +170,7 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* ke
   if (baseline && !fp16.figure) return fp16.figure.error();
   if (ratio) {
     out.delta = figure_of(*ratio, delta_of_log);
-    out.delta->basis = describe_basis(*ratio->family, ratio->basis, ratio->point, q, evidence, "ΔE");
+    out.delta->basis = basis_of(*ratio, q, evidence, "ΔE", detail);
     out.delta->extent = ratio->basis.extent;
     if (const ClassFactor* c = evidence.calibration ? evidence.calibration->for_answer(out.delta->basis.basis, out.delta->extent) : nullptr) {
       calibrate_interval(*out.delta, *c, delta_of_log);

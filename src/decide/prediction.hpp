@@ -54,6 +54,11 @@ inline double compute_params_b(const Query& q) { return q.active_params_b.value_
 /// Answers a question. Errors: not_found when the format was never measured with the engine, or not
 /// on the architecture and no borrow applies (the published hopper → ampere, or allow_borrow), or a
 /// borrow needs a spread no data measured; invalid_argument for a batch or context below 1.
+/// How much a prediction says of its figures' bases: everything an answer shows (labels, sessions,
+/// GPUs), or their kinds alone (measured, interpolated …), which is all a grid needs to rank many
+/// configurations of which it shows a few. The figures are the same either way.
+enum class BasisDetail { full, kind_only };
+
 /// F16's figure at one question's engine, size, batch and context, with the architectures that answer.
 struct F16Part {
   Result<Figure> figure;
@@ -61,10 +66,11 @@ struct F16Part {
 };
 /// F16's figures for predictions that differ in their format only (an optimize grid): F16 depends on the
 /// engine, architecture, GPU, size, batch and context, not on the format asked about, so a grid works
-/// each out once per batch and context instead of once per format. For one evidence.
+/// each out once per batch and context instead of once per format. For one evidence and one BasisDetail.
 using KeptF16 = util::KeptAnswers<F16Part>;
 
-Result<Prediction> predict(const Evidence& evidence, const Query& query, KeptF16* kept_f16 = nullptr);
+Result<Prediction> predict(const Evidence& evidence, const Query& query, KeptF16* kept_f16 = nullptr,
+                           BasisDetail detail = BasisDetail::full);
 
 /// The GPU model a question is answered for: the one named, else the one of its architecture that
 /// measured the format at the most places, else the architecture's representative GPU.

@@ -159,6 +159,13 @@ data::FigureBasis regime_modelled(const FamilyFit& family, const ModelPoint& p, 
 
 }  // namespace
 
+data::Basis basis_kind(const PlaceBasis& b, const ModelPoint& point) {
+  data::Basis kind = b.regime_unmeasured ? data::Basis::modelled : b.place_kind;
+  if (point.context > 0 && b.context_unmeasured) kind = data::Basis::modelled;
+  if (b.other_architecture || b.other_gpu) kind = data::worse(kind, data::Basis::borrowed);
+  return kind;
+}
+
 data::FigureBasis describe_basis(const FamilyFit& family, const PlaceBasis& b, const ModelPoint& point, const Query& q,
                                  const Evidence& evidence, const std::string& what) {
   data::FigureBasis f = b.regime_unmeasured ? regime_modelled(family, point, what) : measured_or_read(family, b, point, evidence, what);

@@ -15,6 +15,9 @@ struct Query;
 data::FigureBasis describe_basis(const FamilyFit& family, const PlaceBasis& b, const ModelPoint& point, const Query& q,
                                  const Evidence& evidence, const std::string& what);
 
+/// The kind alone of describe_basis's basis (no label, sessions or GPUs): what ranking a grid needs.
+data::Basis basis_kind(const PlaceBasis& b, const ModelPoint& point);
+
 /// The architectures that answer: the asked one, or those measured when it was not.
 std::string used_architectures(const PlaceBasis& b, const std::string& asked_arch);
 

@@ -20,6 +20,7 @@
 #include "server/openapi.hpp"
 #include "server/report_check.hpp"
 #include "util/file_io.hpp"
+#include "util/json_sink.hpp"
 #include "util/log.hpp"
 #include "util/number_list.hpp"
 #include "util/quoted_input.hpp"
@@ -36,6 +37,17 @@ Error as_bad_request(Error error) {
 }
 
 HttpResponse ok_json(const Json& body, int status = 200) { return json_response(status, json_text(body)); }
+
+// An answer written straight to text: the bytes json_text gives of its document, without the document
+// (a new estimate or optimize answer spent about a third of its time building and freeing one).
+template <typename Answer>
+std::string written_json(const Answer& answer) {
+  std::string body;
+  body.reserve(32768);
+  JsonTextSink sink(body);
+  decide::write_json(sink, answer);
+  return body;
+}
 
 // The input as an error echoes it: each text cut to max_quoted_input_bytes and each list to its first
 // 32 items, so an error never carries a client's 15,000-digit question back whole.
@@ -156,7 +168,7 @@ Result<HttpResponse> Api::estimate(const HttpRequest& request) const {
     if (!question) return bad_question(question.error(), *input);
     auto answer = decide::estimate(*question, evidence_);
     if (!answer) return bad_question(answer.error(), *input);
-    return ok_json(Json(*answer));
+    return json_response(200, written_json(*answer));
   });
 }
 
@@ -176,7 +188,7 @@ Result<HttpResponse> Api::optimize(const HttpRequest& request) const {
     const CpuBudget budget(options_.request_cpu_budget);
     auto answer = decide::optimize(*question, evidence_, &budget);
     if (!answer) return bad_question(answer.error(), *input);
-    return ok_json(Json(*answer));
+    return json_response(200, written_json(*answer));
   });
 }
 

@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "util/json_sink.hpp"
+
 #include "support/published_evidence.hpp"
 
 namespace ecocompute::decide {
@@ -162,6 +164,48 @@ TEST(Estimate, BadQuestionsAreClearErrors) {
   auto good = estimate_request_from_json(Json{{"N", 7}, {"arch", "ada"}, {"ctx", 4096}});
   ASSERT_TRUE(good);
   EXPECT_EQ(good->context, 4096);
+}
+
+// The server writes an estimate straight to text; the CLI and MCP build the document. Every kind of
+// answer (measured, read between, extrapolated, borrowed, past the memory, with a context, with and
+// without a quality figure, free text with quotes and non-ASCII) must come out as the same bytes.
+TEST(Estimate, TextWrittenStraightIsTheDocumentsDumpForEveryKindOfAnswer) {
+  std::vector<EstimateRequest> questions{ask(7, "ada", "NF4"), ask(70, "ada", "NF4"), ask(0.3, "ada", "INT8")};
+  auto on = [](double n, const std::string& gpu, const std::string& precision) {
+    EstimateRequest r;
+    r.params_b = n;
+    r.gpu = gpu;
+    r.precision = precision;
+    return r;
+  };
+  questions.push_back(on(8.030261248, "H200", "Q4_K_M"));
+  questions.push_back(on(7.3, "H200", "Q4_K_M"));
+  questions.push_back(on(400, "H200", "Q4_K_M"));
+  questions.push_back(on(13, "H100", "Q6_K"));
+  questions.back().batch = 20;
+  questions.push_back(on(8, "H200", "Q8_0"));
+  questions.back().context = 8192;
+  questions.push_back(ask(8, "ampere", "Q4_K_M"));
+  questions.back().allow_borrow = true;
+  EstimateRequest named;
+  named.model = "Meta-Llama-3-8B";
+  named.gpu = "H200";
+  named.precision = "Q4_K_M";
+  questions.push_back(named);
+  EstimateRequest text;
+  text.q = "Mixtral-8x7B on A100 \"int8\" \\ batch 4 – ctx 2k";
+  questions.push_back(text);
+  int answered = 0;
+  for (const EstimateRequest& question : questions) {
+    auto e = estimate(question, published_evidence());
+    if (!e) continue;
+    ++answered;
+    std::string written;
+    JsonTextSink sink(written);
+    write_json(sink, *e);
+    EXPECT_EQ(written, Json(*e).dump(-1, ' ', false, Json::error_handler_t::replace)) << Json(*e)["input"].dump();
+  }
+  EXPECT_GE(answered, 10);
 }
 
 }  // namespace

@@ -58,6 +58,46 @@ TEST(Optimize, ScoresEveryConfigurationWithTheEstimatesOwnFigures) {
   EXPECT_DOUBLE_EQ(*f16_b1->relative_energy, 1.0);
 }
 
+// The grid is ranked on its bases' kinds; what the answer shows carries its bases in full, the same
+// labels and sessions estimate gives for that configuration.
+TEST(Optimize, TheCandidatesShownCarryTheirBasesInFullAsEstimateGivesThem) {
+  OptimizeRequest r;
+  r.params_b = kLlama3_8B;
+  r.gpu = "H200";
+  r.engine = "llama.cpp";
+  r.precisions = {"F16", "Q8_0", "Q4_K_M"};
+  r.batches = {1, 8, 32};
+  r.contexts = {2048};
+  r.max_latency_ms = 3;  // F16 breaks it (3.4 ms a token and more on the roofline): a closest infeasible one is shown too
+  auto answer = optimize(r, published_evidence());
+  ASSERT_TRUE(answer) << answer.error().describe();
+  std::vector<const Candidate*> shown;
+  for (const std::optional<Candidate>* c : {&answer->recommended, &answer->closest_infeasible, &answer->best_unmodelled}) {
+    if (*c) shown.push_back(&**c);
+  }
+  for (const Candidate& c : answer->alternatives) shown.push_back(&c);
+  ASSERT_GE(shown.size(), 5u);
+  for (const Candidate* c : shown) {
+    EstimateRequest e;
+    e.params_b = kLlama3_8B;
+    e.gpu = "H200";
+    e.engine = "llama.cpp";
+    e.precision = c->precision;
+    e.batch = c->batch;
+    e.context = c->context;
+    EXPECT_FALSE(c->energy_basis.label.empty()) << c->precision << " b" << c->batch;
+    if (c->precision == "F16") continue;  // estimate answers quantized formats only
+    auto same = estimate(e, published_evidence());
+    ASSERT_TRUE(same) << same.error().describe();
+    const data::FigureBasis& energy = same->prediction.energy->basis;
+    EXPECT_EQ(c->energy_basis.basis, energy.basis) << c->precision << " b" << c->batch;
+    EXPECT_EQ(c->energy_basis.label, energy.label) << c->precision << " b" << c->batch;
+    EXPECT_EQ(c->energy_basis.sessions, energy.sessions) << c->precision << " b" << c->batch;
+    EXPECT_EQ(c->vram_basis.label, same->prediction.memory.basis.label);
+    EXPECT_NE(c->latency_basis.label.find("roofline of the H200 datasheet"), std::string::npos) << c->latency_basis.label;
+  }
+}
+
 TEST(Optimize, QualityConstraintFlipsThreeBillionNf4) {
   OptimizeRequest r;
   r.params_b = 3;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "data/gpu_spec.hpp"
 #include "support/decide_query.hpp"
@@ -199,6 +200,46 @@ TEST(Prediction, TheEnergyIsF16TimesTheRatioWithBothUncertainties) {
   EXPECT_GT(p->fp16_energy->value, 3000.0);
   EXPECT_LT(p->fp16_energy->value, 3400.0);
   EXPECT_EQ(p->fp16_energy->basis.basis, Basis::measured);
+}
+
+// An optimize grid ranks on its bases' kinds alone and describes only what it shows: the kinds must be
+// those of the full bases, and the figures the same to the bit, for every kind of basis.
+TEST(Prediction, TheBasesKindsAloneAreTheFullBasesKindsWithTheSameFigures) {
+  std::set<Basis> seen;
+  int answered = 0;
+  for (const char* gpu : {"H200", "H100 SXM", "A100", "RTX 4090", "RTX 5090"}) {
+    for (const char* precision : {"Q4_K_M", "Q8_0", "INT8", "NF4", "F16"}) {
+      for (const double size : {0.5, kLlama3_8B, 7.3, 70.0}) {
+        for (const int batch : {1, 8, 64}) {
+          for (const int context : {2048, 8192}) {
+            Query q = ask(size, gpu, precision, batch, context);
+            q.allow_borrow = true;
+            auto full = predict(published_evidence(), q);
+            auto kinds = predict(published_evidence(), q, nullptr, BasisDetail::kind_only);
+            ASSERT_EQ(full.has_value(), kinds.has_value()) << gpu << " " << precision << " " << size << " b" << batch;
+            if (!full) continue;
+            ++answered;
+            for (auto member : {&Prediction::delta, &Prediction::energy, &Prediction::fp16_energy}) {
+              const std::optional<Figure>& f = (*full).*member;
+              const std::optional<Figure>& k = (*kinds).*member;
+              ASSERT_EQ(f.has_value(), k.has_value());
+              if (!f) continue;
+              EXPECT_EQ(k->basis.basis, f->basis.basis) << gpu << " " << precision << " " << size << " b" << batch << " ctx " << context;
+              EXPECT_TRUE(k->basis.label.empty());
+              EXPECT_EQ(k->value, f->value);
+              EXPECT_EQ(k->low, f->low);
+              EXPECT_EQ(k->high, f->high);
+              seen.insert(f->basis.basis);
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(answered, 300);
+  for (Basis b : {Basis::measured, Basis::interpolated, Basis::extrapolated, Basis::borrowed, Basis::modelled}) {
+    EXPECT_TRUE(seen.contains(b)) << to_string(b);
+  }
 }
 
 }  // namespace prediction_cases
