@@ -89,15 +89,17 @@ std::optional<Matrix> parameter_covariance(const std::function<double(const std:
 
 double mixture_cdf(double q, double log_variance_sd) { return Mixture(std::max(log_variance_sd, 0.0)).cdf(q); }
 
-double mixture_quantile_factor(double log_variance_sd) {
-  const double s = std::clamp(log_variance_sd, 0.0, 5.0);
-  if (s < 1e-6) return 1.959963984540054;
-  const Mixture mixture(s);
-  // Newton's method inside a bracket that bisection keeps when a step would leave it. For q > 0 the
-  // mixture's CDF is increasing and concave, so from the bracket's low end the steps approach the
-  // quantile from below without overshooting; a handful replace the 60 halvings this took before.
+namespace {
+
+constexpr double kNormalQuantile = 1.959963984540054;
+constexpr double kLargestS = 5.0;
+
+// Newton's method inside a bracket that bisection keeps when a step would leave it. For q > 0 the
+// mixture's CDF is increasing and concave: from below the steps approach the quantile without
+// overshooting, and one step from above lands below it.
+double solve_quantile(const Mixture& mixture, double s, double start) {
   double lo = 1.9, hi = 1.96 * std::exp(0.5 * 3.5 * s) + 2.0;  // the quantile lies below the 3.5-sd variance's
-  double q = lo;
+  double q = std::clamp(start, lo, hi);
   for (int i = 0; i < 100; ++i) {
     const double f = mixture.cdf(q) - 0.975;
     (f < 0 ? lo : hi) = q;
@@ -108,6 +110,42 @@ double mixture_quantile_factor(double log_variance_sd) {
     q = next;
   }
   return q;
+}
+
+// k(s) solved once on a grid of s (0 to 5 in steps of 0.005), the start of every later search: a cubic
+// through the grid is within about 1e-9 of k, so two Newton steps settle it where five or six from
+// the bracket's low end did (each step is 20 erfc and 20 exp; an optimize grid takes some 270).
+constexpr int kGridSteps = 1000;
+
+const std::array<double, kGridSteps + 1>& quantile_grid() {
+  static const auto grid = [] {
+    std::array<double, kGridSteps + 1> k{};
+    k[0] = kNormalQuantile;
+    for (int i = 1; i <= kGridSteps; ++i) {
+      const double s = kLargestS * i / kGridSteps;
+      k[i] = solve_quantile(Mixture(s), s, 1.9);
+    }
+    return k;
+  }();
+  return grid;
+}
+
+// Catmull–Rom through the four grid values around s.
+double grid_start(double s) {
+  const auto& k = quantile_grid();
+  const double x = s / kLargestS * kGridSteps;
+  const int i = std::clamp(static_cast<int>(x), 1, kGridSteps - 2);
+  const double u = x - i;
+  const double p0 = k[i - 1], p1 = k[i], p2 = k[i + 1], p3 = k[i + 2];
+  return p1 + 0.5 * u * (p2 - p0 + u * (2 * p0 - 5 * p1 + 4 * p2 - p3 + u * (3 * (p1 - p2) + p3 - p0)));
+}
+
+}  // namespace
+
+double mixture_quantile_factor(double log_variance_sd) {
+  const double s = std::clamp(log_variance_sd, 0.0, kLargestS);
+  if (s < 1e-6) return kNormalQuantile;
+  return solve_quantile(Mixture(s), s, grid_start(s));
 }
 
 }  // namespace ecocompute::decide
