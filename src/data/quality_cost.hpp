@@ -59,12 +59,27 @@ struct MeasuredQuality {
   std::string canonical_engine, canonical_precision;
 };
 
+/// The measured rows of one engine and format in order of size: a question reads the few near its size
+/// and the range of them all, not every row (a store of 100k rows held 1,185 for each bitsandbytes format).
+struct MeasuredGroup {
+  std::string engine, type;              ///< canonical names
+  std::vector<std::size_t> by_size;      ///< indices into QualityEvidence::measured by size, equal sizes in row order
+  double low_delta = 0, high_delta = 0;  ///< the smallest and largest positive ΔPPL % (0: none)
+};
+
 /// What quality_cost_for reads.
 struct QualityEvidence {
   std::vector<PublishedQualityRow> published;
   std::vector<FixtureQuality> fixture;
   std::vector<MeasuredQuality> measured;
+  /// `measured` grouped (add_measured_quality keeps it); it holds for the first `grouped_rows` rows,
+  /// and rows added otherwise are grouped when a question reads them.
+  std::vector<MeasuredGroup> measured_groups;
+  std::size_t grouped_rows = 0;
 };
+
+/// The rows grouped by canonical engine and format.
+std::vector<MeasuredGroup> group_measured(const std::vector<MeasuredQuality>& measured);
 
 /// The evidence a store holds: its published quality rows, the fixture rows and the real-weights rows
 /// with both perplexities.

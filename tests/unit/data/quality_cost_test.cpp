@@ -208,6 +208,46 @@ TEST(FormatQualityCost, ANamedModelsOwnRunIsMeasuredAnyOtherModelsIsTransferredW
   EXPECT_EQ(quality_cost_for(evidence, gguf).basis, QualityBasis::none);
 }
 
+// A store of many sessions holds many rows of one engine and format: a question reads them by size. The
+// answers are those of reading every row in order: the nearest in log size, of rows equally near the first
+// (equal sizes of different models, and sizes exactly as far on either side), the named model's runs in
+// row order, whether the rows were grouped when added or are grouped when read.
+TEST(FormatQualityCost, ManyRowsAreReadByTheirSizeAndAnswerAsReadingThemInOrderDoes) {
+  QualityEvidence unsorted = readme_evidence();
+  const std::pair<const char*, double> models[] = {{"Qwen/Qwen2-0.5B", 0.5}, {"TinyLlama/TinyLlama-1.1B", 1.0}, {"Qwen/Qwen2.5-3B", 3.0},
+                                                   {"Other/Model-1B", 1.0}, {"Qwen/Qwen2-7B", 7.0},          {"Wide/Model-4B", 4.0}};
+  for (int i = 0; i < 300; ++i) {
+    const auto& [model, size] = models[(i * 7 + i / 11) % 6];
+    unsorted.measured.push_back(MeasuredQuality{model, size, "transformers+bitsandbytes", "NF4", 2.0 + (i * 37 % 101) / 4.0, std::nullopt,
+                                                "RTX 4090", "session s" + std::to_string(i), "", ""});
+  }
+  QualityEvidence grouped = unsorted;
+  grouped.measured_groups = group_measured(grouped.measured);
+  grouped.grouped_rows = grouped.measured.size();
+  ASSERT_EQ(grouped.measured_groups.size(), 1u);
+  int transferred = 0;
+  for (double size : {0.2, 0.5, 0.7, 1.0, 1.5, 2.0, 2.9, 3.0, 3.5, 5.0, 7.0, 9.0, 14.0, 30.0}) {
+    for (const char* model : {"", "Qwen2.5-3B", "TinyLlama-1.1B", "Model-1B"}) {
+      const QualityQuestion q{.size_b = size, .model = model, .engine = "transformers+bitsandbytes", .precision = "NF4", .arch = {}};
+      const FormatQualityCost a = quality_cost_for(unsorted, q), b = quality_cost_for(grouped, q);
+      Json ja, jb;
+      to_json(ja, a);
+      to_json(jb, b);
+      EXPECT_EQ(ja, jb) << size << " " << model;
+      if (a.basis != QualityBasis::transferred) continue;
+      ++transferred;
+      // The first row in order among the nearest in log size.
+      const MeasuredQuality* nearest = nullptr;
+      for (const MeasuredQuality& m : unsorted.measured) {
+        if (nearest == nullptr || std::abs(std::log(size / m.params_b)) < std::abs(std::log(size / nearest->params_b))) nearest = &m;
+      }
+      EXPECT_EQ(a.evidence_model, nearest->model) << size << " " << model;
+      EXPECT_EQ(a.delta_ppl_pct, nearest->delta_ppl_pct) << size << " " << model;
+    }
+  }
+  EXPECT_GT(transferred, 20);
+}
+
 TEST(FormatQualityCost, PublishedLlamaCppFiguresAnswerLlamaCppOnlyAndAnUnnamedModelIsAssumedLlama) {
   const QualityEvidence evidence = readme_evidence();
   const FormatQualityCost unnamed = quality_cost_for(evidence, QualityQuestion{.size_b = 8.03, .model = {}, .engine = "llama.cpp", .precision = "Q4_0", .arch = {}});
