@@ -68,9 +68,6 @@ void write_json(JsonSink& sink, const FigureBasis& b) {
   sink.end_object();
 }
 
-void to_json(Json& j, const FigureBasis& b) {
-  JsonTreeSink sink(j);
-  write_json(sink, b);
-}
+void to_json(Json& j, const FigureBasis& b) { to_document(j, b); }
 
 }  // namespace ecocompute::data

@@ -311,9 +311,6 @@ void write_json(JsonSink& sink, const FormatQualityCost& c) {
   sink.end_object();
 }
 
-void to_json(Json& j, const FormatQualityCost& c) {
-  JsonTreeSink sink(j);
-  write_json(sink, c);
-}
+void to_json(Json& j, const FormatQualityCost& c) { to_document(j, c); }
 
 }  // namespace ecocompute::data

@@ -165,15 +165,9 @@ void write_json(JsonSink& sink, const EstimateResponse& r) {
   sink.end_object();
 }
 
-void to_json(Json& j, const Anchor& a) {
-  JsonTreeSink sink(j);
-  write_json(sink, a);
-}
+void to_json(Json& j, const Anchor& a) { to_document(j, a); }
 
-void to_json(Json& j, const EstimateResponse& r) {
-  JsonTreeSink sink(j);
-  write_json(sink, r);
-}
+void to_json(Json& j, const EstimateResponse& r) { to_document(j, r); }
 
 std::string to_text(const EstimateResponse& r) {
   const Prediction& p = r.prediction;

@@ -65,9 +65,6 @@ void write_json(JsonSink& sink, const MemoryFit& m) {
   sink.end_object();
 }
 
-void to_json(Json& j, const MemoryFit& m) {
-  JsonTreeSink sink(j);
-  write_json(sink, m);
-}
+void to_json(Json& j, const MemoryFit& m) { to_document(j, m); }
 
 }  // namespace ecocompute::decide

@@ -255,15 +255,9 @@ void write_json(JsonSink& sink, const OptimizeResponse& r) {
   sink.end_object();
 }
 
-void to_json(Json& j, const Candidate& c) {
-  JsonTreeSink sink(j);
-  write_json(sink, c);
-}
+void to_json(Json& j, const Candidate& c) { to_document(j, c); }
 
-void to_json(Json& j, const OptimizeResponse& r) {
-  JsonTreeSink sink(j);
-  write_json(sink, r);
-}
+void to_json(Json& j, const OptimizeResponse& r) { to_document(j, r); }
 
 namespace {
 

@@ -122,6 +122,14 @@ class JsonTextSink final : public JsonSink {
   std::size_t depth_ = 0;
 };
 
+/// Builds nlohmann's document of a value from its write_json (found where the value's type is declared):
+/// the to_json of every type that has a writer, so that both forms come from one.
+template <typename T>
+void to_document(Json& j, const T& value) {
+  JsonTreeSink sink(j);
+  write_json(sink, value);
+}
+
 /// Appends `value` as a JSON string, as nlohmann's dump(-1, ' ', false, replace) writes it: quotes,
 /// backslashes and control characters escaped, valid UTF-8 as it is, invalid bytes as U+FFFD.
 void append_json_string(std::string& out, std::string_view value);
