@@ -12,9 +12,7 @@ std::optional<double> between_cards_pp(const Evidence& evidence, const std::stri
   const FamilyFit* family = evidence.model->ratio.family_of(engine);
   if (family == nullptr || arch.empty()) return std::nullopt;
   const std::string key = model_key(engine, precision);
-  bool known = false;
-  for (const Location& l : family->locations()) known = known || l.point.key == key;
-  if (!known) return std::nullopt;
+  if (family->places_of(key).empty()) return std::nullopt;
   // Two cards: each ln ratio ± τ, their difference ± √2 τ; carried to ΔE points at (100 + ΔE).
   const double tau = std::sqrt(family->components().card_var(key));
   return 1.96 * std::sqrt(2.0) * tau * (100 + delta_pct);

@@ -64,7 +64,7 @@ void score_energy(const Prediction& p, std::optional<double> fp16_batch_one_mj, 
 
 Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionInfo& precision, const std::string& engine, int batch,
                                int context, std::optional<double> fp16_batch_one_mj, const Evidence& evidence,
-                               std::optional<data::FormatQualityCost>& quality, KeptF16* kept_f16, BasisDetail detail) {
+                               std::shared_ptr<const data::FormatQualityCost>& quality, KeptF16* kept_f16, BasisDetail detail) {
   Query q;
   q.params_b = question.params_b;
   q.active_params_b = question.active_params_b;
@@ -88,7 +88,7 @@ Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionIn
     c.delta_ppl_pct = 0.0;
     c.kld = 0.0;
   } else {
-    if (!quality) quality = quality_answer(evidence, q);
+    if (!quality) quality = std::make_shared<const data::FormatQualityCost>(quality_answer(evidence, q));
     c.quality = quality;
     c.delta_ppl_pct = c.quality->delta_ppl_pct;
     c.kld = c.quality->kld;

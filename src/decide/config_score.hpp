@@ -4,6 +4,7 @@
 // on the configuration and the evidence only, never on the rest of the grid.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -33,7 +34,7 @@ struct ConfigQuestion {
 /// (a grid's ranking; the figures are the same). Errors are predict()'s.
 Result<Candidate> score_config(const ConfigQuestion& question, const PrecisionInfo& precision, const std::string& engine, int batch,
                                int context, std::optional<double> fp16_batch_one_mj, const Evidence& evidence,
-                               std::optional<data::FormatQualityCost>& quality, KeptF16* kept_f16 = nullptr,
+                               std::shared_ptr<const data::FormatQualityCost>& quality, KeptF16* kept_f16 = nullptr,
                                BasisDetail detail = BasisDetail::full);
 
 }  // namespace ecocompute::decide

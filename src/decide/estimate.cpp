@@ -36,8 +36,8 @@ std::vector<Anchor> anchors_of(const Evidence& evidence, const Query& q, const s
   const std::string key = model_key(q.engine, std::string(q.precision.name));
   auto places_at = [&](int context) {
     std::vector<const Location*> out;
-    for (const Location& l : family->locations()) {
-      if (l.point.key == key && l.point.context == context && arch_used.find(l.place.arch) != std::string::npos) out.push_back(&l);
+    for (const Location* l : family->places_of(key)) {
+      if (l->point.context == context && arch_used.find(l->place.arch) != std::string::npos) out.push_back(l);
     }
     return out;
   };

@@ -197,9 +197,9 @@ bool FamilyFit::finalize(const EffectPriors& priors, const VarianceComponents& c
 double FamilyFit::prior_mean(const ModelPoint& p) const {
   if (!second_stage_) return 0.0;
   double m = 0;
-  for (const FixedEffect& e : effects_at(p)) {
-    const auto prior = priors_.find(e.kind);
-    if (e.kind != EffectKind::level && prior != priors_.end()) m += prior->second.mean * covariate(e, p, design_.mean_log_size);
+  for (EffectKind kind : EffectKindsAt(p)) {
+    const auto prior = priors_.find(kind);
+    if (kind != EffectKind::level && prior != priors_.end()) m += prior->second.mean * covariate_at(kind, p, design_.mean_log_size);
   }
   return m;
 }
@@ -207,12 +207,11 @@ double FamilyFit::prior_mean(const ModelPoint& p) const {
 // A kind of effect no family identified (so it has no prior) leaves a question unanswered where
 // the effect would move it: another size than the format's measured ones, or a batch above 1.
 bool FamilyFit::needs_missing_prior(const ModelPoint& p) const {
-  for (const FixedEffect& e : effects_at(p)) {
-    if (e.kind == EffectKind::level || priors_.contains(e.kind)) continue;
-    if (e.kind != EffectKind::size_slope) return true;
-    const bool measured_size = std::any_of(locations().begin(), locations().end(), [&](const Location& l) {
-      return l.point.key == p.key && l.point.log_size == p.log_size;
-    });
+  for (EffectKind kind : EffectKindsAt(p)) {
+    if (kind == EffectKind::level || priors_.contains(kind)) continue;
+    if (kind != EffectKind::size_slope) return true;
+    const std::vector<const Location*>& own = places_of(p.key);
+    const bool measured_size = std::any_of(own.begin(), own.end(), [&](const Location* l) { return l->point.log_size == p.log_size; });
     if (!measured_size) return true;
   }
   return false;
@@ -221,12 +220,12 @@ bool FamilyFit::needs_missing_prior(const ModelPoint& p) const {
 std::vector<PriorTerm> FamilyFit::prior_terms(const ModelPoint& a) const {
   std::vector<PriorTerm> terms;
   if (!second_stage_) return terms;
-  for (FixedEffect& e : effects_at(a)) {
-    if (e.kind == EffectKind::level) continue;
-    const auto prior = priors_.find(e.kind);
+  for (EffectKind kind : EffectKindsAt(a)) {
+    if (kind == EffectKind::level) continue;
+    const auto prior = priors_.find(kind);
     if (prior == priors_.end()) continue;
-    const double weight = prior->second.variance * covariate(e, a, design_.mean_log_size);
-    if (weight != 0) terms.push_back(PriorTerm{std::move(e), weight});
+    const double weight = prior->second.variance * covariate_at(kind, a, design_.mean_log_size);
+    if (weight != 0) terms.push_back(PriorTerm{effect_at(kind, a), weight});
   }
   return terms;
 }
@@ -239,8 +238,20 @@ double FamilyFit::covariance(const ModelPoint& a, const std::vector<PriorTerm>& 
 
 void FamilyFit::lay_out_places() {
   std::vector<ModelPoint> points;
-  for (const Location& l : locations()) points.push_back(l.point);
+  auto by_key = std::make_shared<std::map<std::string, std::vector<const Location*>, std::less<>>>();
+  for (const Location& l : locations()) {
+    points.push_back(l.point);
+    (*by_key)[l.point.key].push_back(&l);
+  }
   table_ = std::make_shared<const PlaceCovariance>(points, design_.mean_log_size);
+  places_by_key_ = std::move(by_key);
+}
+
+const std::vector<const Location*>& FamilyFit::places_of(const std::string& key) const {
+  static const std::vector<const Location*> none;
+  if (!places_by_key_) return none;
+  const auto it = places_by_key_->find(key);
+  return it != places_by_key_->end() ? it->second : none;
 }
 
 bool FamilyFit::factor() {
@@ -304,7 +315,7 @@ double FamilyFit::mean_variance(const ModelPoint& p, const PointRow& row, const 
 }
 
 std::optional<LatentPrediction> FamilyFit::predict(const ModelPoint& p) const {
-  if (!design_.has(FixedEffect{EffectKind::level, p.key, 0}) || needs_missing_prior(p)) return std::nullopt;
+  if (!design_.has_at(EffectKind::level, p) || needs_missing_prior(p)) return std::nullopt;
   LatentPrediction out;
   const PointRow row = point_row(p);
   const std::vector<double> k = k_star(row);
@@ -317,7 +328,7 @@ std::optional<LatentPrediction> FamilyFit::predict(const ModelPoint& p) const {
 }
 
 std::optional<double> FamilyFit::predict_mean(const ModelPoint& p) const {
-  if (!design_.has(FixedEffect{EffectKind::level, p.key, 0}) || needs_missing_prior(p)) return std::nullopt;
+  if (!design_.has_at(EffectKind::level, p) || needs_missing_prior(p)) return std::nullopt;
   const PointRow row = point_row(p);
   double mean = dot(row.x, beta_) + prior_mean(p);
   const std::vector<double> k = k_star(row);

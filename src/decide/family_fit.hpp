@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,6 +89,9 @@ class FamilyFit {
   VarianceComponents& components() { return components_; }
   [[nodiscard]] const Design& design() const { return design_; }
   [[nodiscard]] const std::vector<Location>& locations() const { return *locations_; }
+  /// The locations of one key (engine and format), in the order of locations(): a question reads its
+  /// format's places, not every format's.
+  [[nodiscard]] const std::vector<const Location*>& places_of(const std::string& key) const;
   [[nodiscard]] double restricted_log_likelihood() const { return -0.5 * objective_; }
   /// The identified estimates of the slope and regime effects (first stage), for the priors.
   [[nodiscard]] std::vector<EffectEstimate> estimates() const;
@@ -164,6 +168,8 @@ class FamilyFit {
   std::shared_ptr<const std::vector<Location>> locations_ = std::make_shared<const std::vector<Location>>();
   Design design_;
   std::shared_ptr<const PlaceCovariance> table_;  // the places laid out for k*, shared like locations_
+  // places_of's index, made with table_ (pointers into *locations_, which copies share).
+  std::shared_ptr<const std::map<std::string, std::vector<const Location*>, std::less<>>> places_by_key_;
   VarianceComponents components_;
   EffectPriors priors_;
   bool second_stage_ = false;

@@ -84,7 +84,7 @@ std::vector<double> FamilyFit::log_variance_gradient(const ModelPoint& p, const 
 }
 
 std::vector<double> FamilyFit::log_variance_gradient(const ModelPoint& p) const {
-  if (!gradient_ || !design_.has(FixedEffect{EffectKind::level, p.key, 0}) || needs_missing_prior(p)) return {};
+  if (!gradient_ || !design_.has_at(EffectKind::level, p) || needs_missing_prior(p)) return {};
   const PointRow row = point_row(p);
   Solved solved;
   const double v = mean_variance(p, row, k_star(row), &solved) + components_.card_var(p.key);
@@ -97,11 +97,11 @@ double FamilyFit::log_variance_sd(const ModelPoint& p, const PointRow& row, cons
   if (!(v > 0)) return 0.0;
   double var_of_log_v = 0;
   if (gradient_) var_of_log_v += quadratic_form(*theta_cov_, log_variance_gradient(p, row, solved, v));
-  for (const FixedEffect& e : effects_at(p)) {  // effects the data do not identify: drawn from their priors
-    if (e.kind == EffectKind::level || first_design_.has(e)) continue;
-    const auto prior = priors_.find(e.kind);
+  for (EffectKind kind : EffectKindsAt(p)) {  // effects the data do not identify: drawn from their priors
+    if (kind == EffectKind::level || first_design_.has_at(kind, p)) continue;
+    const auto prior = priors_.find(kind);
     if (prior == priors_.end()) continue;
-    const double z = covariate(e, p, design_.mean_log_size) - center_of(e);
+    const double z = covariate_at(kind, p, design_.mean_log_size) - center_of(effect_at(kind, p));
     const double share = prior->second.variance * z * z / v;  // d ln V / d ln V_k
     var_of_log_v += share * share * 2.0 / std::max(prior->second.estimates - 1, 1);
   }

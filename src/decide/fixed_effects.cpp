@@ -52,13 +52,38 @@ double covariate(const FixedEffect& e, const ModelPoint& p, double mean_log_size
   return 0.0;
 }
 
-std::vector<FixedEffect> effects_at(const ModelPoint& p) {
-  std::vector<FixedEffect> out{{EffectKind::level, p.key, 0}, {EffectKind::size_slope, p.key, 0}};
+EffectKindsAt::EffectKindsAt(const ModelPoint& p) {
+  kinds_[count_++] = EffectKind::level;
+  kinds_[count_++] = EffectKind::size_slope;
   if (p.regime > 0) {
-    out.push_back({EffectKind::regime_level, p.engine, p.regime});
-    out.push_back({EffectKind::regime_slope, p.engine, p.regime});
+    kinds_[count_++] = EffectKind::regime_level;
+    kinds_[count_++] = EffectKind::regime_slope;
   }
-  if (p.context_covariate > 0) out.push_back({EffectKind::context_slope, p.key, p.context_group});
+  if (p.context_covariate > 0) kinds_[count_++] = EffectKind::context_slope;
+}
+
+FixedEffect effect_at(EffectKind kind, const ModelPoint& p) {
+  switch (kind) {
+    case EffectKind::level: case EffectKind::size_slope: return {kind, p.key, 0};
+    case EffectKind::regime_level: case EffectKind::regime_slope: return {kind, p.engine, p.regime};
+    case EffectKind::context_slope: return {kind, p.key, p.context_group};
+  }
+  return {kind, p.key, 0};
+}
+
+double covariate_at(EffectKind kind, const ModelPoint& p, double mean_log_size) {
+  switch (kind) {
+    case EffectKind::level: case EffectKind::regime_level: return 1.0;
+    case EffectKind::size_slope: return p.log_size - mean_log_size;
+    case EffectKind::regime_slope: return p.regime_log_batch;
+    case EffectKind::context_slope: return p.context_covariate;
+  }
+  return 0.0;
+}
+
+std::vector<FixedEffect> effects_at(const ModelPoint& p) {
+  std::vector<FixedEffect> out;
+  for (EffectKind kind : EffectKindsAt(p)) out.push_back(effect_at(kind, p));
   return out;
 }
 
@@ -83,6 +108,12 @@ std::optional<std::size_t> Design::index_of(const FixedEffect& effect) const {
 }
 
 bool Design::has(const FixedEffect& effect) const { return index_of(effect).has_value(); }
+
+bool Design::has_at(EffectKind kind, const ModelPoint& p) const {
+  // At a point, an effect of `kind` that applies there is the point's own (level and size slope
+  // effects have regime 0, the others the point's regime or batch group: applies() checks them).
+  return std::any_of(effects.begin(), effects.end(), [&](const FixedEffect& e) { return e.kind == kind && applies(e, p); });
+}
 
 Design make_design(const std::vector<ModelPoint>& points) {
   Design d;

@@ -7,6 +7,7 @@
 // where it is identified (EffectPriors).
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +38,24 @@ double covariate(const FixedEffect& effect, const ModelPoint& p, double mean_log
 /// The effects that apply at a point (whether or not a design has them).
 std::vector<FixedEffect> effects_at(const ModelPoint& p);
 
+/// The kinds of the effects that apply at a point, in effects_at's order: at one point each kind names
+/// one effect (its group and regime are the point's), so a prediction walks them without building
+/// the effects' names.
+class EffectKindsAt {
+ public:
+  explicit EffectKindsAt(const ModelPoint& p);
+  [[nodiscard]] const EffectKind* begin() const noexcept { return kinds_.data(); }
+  [[nodiscard]] const EffectKind* end() const noexcept { return kinds_.data() + count_; }
+
+ private:
+  std::array<EffectKind, 5> kinds_{};
+  std::size_t count_ = 0;
+};
+
+/// The effect of `kind` at p, and its covariate there (`kind` one of EffectKindsAt(p)).
+FixedEffect effect_at(EffectKind kind, const ModelPoint& p);
+double covariate_at(EffectKind kind, const ModelPoint& p, double mean_log_size);
+
 /// The fixed-effect columns of one family's design.
 struct Design {
   std::vector<FixedEffect> effects;
@@ -46,6 +65,8 @@ struct Design {
   [[nodiscard]] Matrix matrix(const std::vector<ModelPoint>& points) const;
   [[nodiscard]] std::vector<double> row(const ModelPoint& p) const;
   [[nodiscard]] bool has(const FixedEffect& effect) const;
+  /// has(effect_at(kind, p)), without building the effect.
+  [[nodiscard]] bool has_at(EffectKind kind, const ModelPoint& p) const;
   [[nodiscard]] std::optional<std::size_t> index_of(const FixedEffect& effect) const;
 };
 

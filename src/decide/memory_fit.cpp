@@ -12,7 +12,7 @@ double kv_cache_gb(double params_b, int context, int batch) noexcept {
 }
 
 MemoryFit memory_fit(const std::string& gpu, double gpu_memory_gb, const ModelParams& params, const PrecisionInfo& precision,
-                     int batch, int context) {
+                     int batch, int context, BasisDetail detail) {
   MemoryFit m;
   m.gpu = gpu;
   m.gpu_memory_gb = gpu_memory_gb;
@@ -22,6 +22,10 @@ MemoryFit memory_fit(const std::string& gpu, double gpu_memory_gb, const ModelPa
   m.fp16_total_gb = params.total_b * 2.0 + m.kv_cache_gb;
   m.fits = gpu_memory_gb <= 0 || m.total_gb <= gpu_memory_gb;
   m.fp16_fits = gpu_memory_gb <= 0 || m.fp16_total_gb <= gpu_memory_gb;
+  if (detail == BasisDetail::kind_only) {
+    m.basis.basis = data::Basis::modelled;
+    return m;
+  }
   m.basis = data::modelled_basis(fmt::format("weights ({:g} bits per weight) + KV cache ({:g} KiB per token of context per billion "
                                              "parameters); runtime buffers not included",
                                              precision.bits_per_weight, kKvBytesPerTokenPerBillion / 1024));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "data/basis.hpp"
+#include "decide/basis_detail.hpp"
 #include "util/json_sink.hpp"
 #include "util/json.hpp"
 #include "util/precision.hpp"
@@ -40,8 +41,9 @@ struct ModelParams {
   double active_b = 0;
 };
 
+/// With BasisDetail::kind_only the basis is its kind alone (modelled), without the stated model.
 MemoryFit memory_fit(const std::string& gpu, double gpu_memory_gb, const ModelParams& params, const PrecisionInfo& precision,
-                     int batch, int context);
+                     int batch, int context, BasisDetail detail = BasisDetail::full);
 
 /// The largest batch whose weights and KV cache fit at `context` (0 when the weights alone do not).
 int largest_fitting_batch(const MemoryFit& m, int batch);

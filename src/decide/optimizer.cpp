@@ -261,7 +261,7 @@ std::optional<double> fp16_energy_at_batch_one(const ConfigQuestion& question, c
                                                const Evidence& evidence, KeptF16& kept_f16) {
   auto baseline = parse_precision("F16");
   if (!baseline) return std::nullopt;
-  std::optional<data::FormatQualityCost> no_quality;  // F16 is the baseline: none is asked
+  std::shared_ptr<const data::FormatQualityCost> no_quality;  // F16 is the baseline: none is asked
   auto scored = score_config(question, *baseline, engine, 1, context, std::nullopt, evidence, no_quality, &kept_f16, BasisDetail::kind_only);
   if (!scored) return std::nullopt;
   return scored->energy_mj_per_token;
@@ -279,7 +279,7 @@ Result<void> describe_shown(OptimizeResponse& out, const ConfigQuestion& questio
     Candidate& c = *described;
     auto precision = parse_precision(c.precision);
     if (!precision) return precision.error();
-    std::optional<data::FormatQualityCost> quality = c.quality;
+    std::shared_ptr<const data::FormatQualityCost> quality = c.quality;
     auto full = score_config(question, *precision, c.engine, c.batch, c.context, std::nullopt, evidence, quality);
     if (!full) return full.error();
     c.energy_basis = std::move(full->energy_basis);
@@ -343,9 +343,10 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
   KeptF16 kept_f16;
   std::size_t tried = 0;
   const std::size_t total = grid->precisions.size() * grid->batches.size() * grid->contexts.size();
+  out.candidates.reserve(total);
   for (const PrecisionInfo& p : grid->precisions) {
     const std::string engine = request.engine.empty() ? std::string(p.default_engine) : request.engine;
-    std::optional<data::FormatQualityCost> quality;  // the format's, answered at its first configuration
+    std::shared_ptr<const data::FormatQualityCost> quality;  // the format's, answered at its first configuration
     for (int batch : grid->batches) {
       for (int context : grid->contexts) {
         // The thread's CPU clock is a system call: read before every kBudgetEvery-th configuration, a

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,7 +71,8 @@ struct Candidate {
   double vram_gb = 0;                           ///< weights + KV cache (runtime buffers not included)
   std::optional<double> delta_ppl_pct;          ///< the quality cost's central figure (0 for FP16)
   std::optional<double> kld;
-  std::optional<data::FormatQualityCost> quality;  ///< with its basis, interval and source; absent for FP16
+  /// With its basis, interval and source; absent for FP16. One format's configurations share it.
+  std::shared_ptr<const data::FormatQualityCost> quality;
   data::FigureBasis energy_basis, latency_basis, vram_basis;
   std::string confidence;                       ///< of the energy, at most "medium" (latency is modelled)
   std::string recommendation;                   ///< the estimator's for this precision; "baseline" for FP16
@@ -88,7 +90,7 @@ struct OptimizeResponse {
   /// Every scored candidate not dominated in (energy, latency), by energy. The figures' bases of these
   /// and of `candidates` are their kinds alone (BasisDetail::kind_only); the candidates above have theirs in full.
   std::vector<Candidate> pareto_energy_latency;
-  std::vector<Candidate> candidates;             ///< every scored candidate, in grid order
+  std::vector<Candidate> candidates;             ///< every scored candidate, in grid order, its bases their kinds alone (BasisDetail::kind_only)
   /// When the recommended energy is modelled: the best feasible candidate whose energy is not.
   std::optional<Candidate> best_unmodelled;
   std::map<std::string, std::string> skipped;    ///< precision → why it could not be scored

@@ -58,10 +58,9 @@ Extent extent_of(const ModelPoint& asked, const std::vector<const Location*>& po
 PlaceBasis place_basis(const ModelPoint& asked, const FamilyFit& family) {
   PlaceBasis b;
   std::vector<const Location*> format, on_arch;
-  for (const Location& l : family.locations()) {
-    if (l.point.key != asked.key) continue;
-    format.push_back(&l);
-    if (l.point.arch == asked.arch) on_arch.push_back(&l);
+  for (const Location* l : family.places_of(asked.key)) {
+    format.push_back(l);
+    if (l->point.arch == asked.arch) on_arch.push_back(l);
   }
   if (format.empty()) return b;
   b.other_architecture = on_arch.empty();

@@ -19,8 +19,8 @@ std::string gpu_for(const Query& q, const FamilyFit* family, const std::string& 
   if (q.gpu) return q.gpu->name;
   std::map<std::string, int> places;
   if (family != nullptr) {
-    for (const Location& l : family->locations()) {
-      if (l.point.key == key && l.point.arch == q.arch) ++places[l.point.gpu];
+    for (const Location* l : family->places_of(key)) {
+      if (l->point.arch == q.arch) ++places[l->point.gpu];
     }
   }
   const auto most = std::max_element(places.begin(), places.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -31,8 +31,8 @@ std::string gpu_for(const Query& q, const FamilyFit* family, const std::string& 
 
 std::vector<std::string> measured_architectures(const FamilyFit& family, const std::string& key) {
   std::vector<std::string> out;
-  for (const Location& l : family.locations()) {
-    if (l.point.key == key && std::find(out.begin(), out.end(), l.point.arch) == out.end()) out.push_back(l.point.arch);
+  for (const Location* l : family.places_of(key)) {
+    if (std::find(out.begin(), out.end(), l->point.arch) == out.end()) out.push_back(l->point.arch);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -147,6 +147,20 @@ F16Part f16_part(const Evidence& evidence, const Query& q, const std::string& gp
   return F16Part{std::move(figure), used_architectures(fp16->basis, q.arch)};
 }
 
+// What F16's figure depends on, as bytes: the names with their lengths, the numbers as they are held.
+std::string f16_key(const Query& q, const std::string& gpu) {
+  std::string key;
+  key.reserve(96);
+  for (const std::string* name : {&q.engine, &q.arch, &gpu}) {
+    const std::size_t length = name->size();
+    key.append(reinterpret_cast<const char*>(&length), sizeof length).append(*name);
+  }
+  const double sizes[] = {q.params_b, q.active_params_b.value_or(0.0)};
+  const int places[] = {q.batch, q.context, q.allow_borrow ? 1 : 0};
+  key.append(reinterpret_cast<const char*>(sizes), sizeof sizes).append(reinterpret_cast<const char*>(places), sizeof places);
+  return key;
+}
+
 }  // namespace
 
 Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* kept_f16, BasisDetail detail) {
@@ -162,11 +176,7 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* ke
   auto ratio = baseline ? Result<Outcome>(unexpected(ErrorCode::not_found, "")) : predict_outcome(model.ratio, q, precision, out.gpu);
   if (!baseline && !ratio) return ratio.error();
   const auto work = [&] { return f16_part(evidence, q, out.gpu, detail); };
-  const F16Part fp16 =
-      kept_f16 == nullptr ? work()
-                          : kept_f16->get(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", q.engine, q.arch, out.gpu, q.params_b,
-                                                      q.active_params_b.value_or(0.0), q.batch, q.context, q.allow_borrow),
-                                          work);
+  const F16Part fp16 = kept_f16 == nullptr ? work() : kept_f16->get(f16_key(q, out.gpu), work);
   if (baseline && !fp16.figure) return fp16.figure.error();
   if (ratio) {
     out.delta = figure_of(*ratio, delta_of_log);
@@ -187,7 +197,8 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* ke
   if (out.delta && out.fp16_energy) out.energy = energy_figure(*out.fp16_energy, *out.delta);
   const data::GpuSpec* spec = q.gpu ? &*q.gpu : nullptr;
   auto named = spec == nullptr ? data::find_gpu(out.gpu) : Result<data::GpuSpec>(*spec);
-  out.memory = memory_fit(out.gpu, named ? named->memory_gb : 0.0, ModelParams{q.params_b, compute_params_b(q)}, q.precision, q.batch, q.context);
+  out.memory = memory_fit(out.gpu, named ? named->memory_gb : 0.0, ModelParams{q.params_b, compute_params_b(q)}, q.precision, q.batch,
+                          q.context, detail);
   if (const std::string note = memory_note(out.memory, precision); !note.empty()) out.notes.push_back(note);
   out.modelled = out.delta ? out.delta->basis.basis == data::Basis::modelled : out.fp16_energy->basis.basis == data::Basis::modelled;
   return out;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "data/gpu_spec.hpp"
+#include "decide/basis_detail.hpp"
 #include "decide/evidence.hpp"
 #include "decide/figure.hpp"
 #include "decide/memory_fit.hpp"
@@ -51,14 +52,6 @@ struct Prediction {
 /// The size the model is asked at: the active parameters of a mixture of experts, else every parameter.
 inline double compute_params_b(const Query& q) { return q.active_params_b.value_or(q.params_b); }
 
-/// Answers a question. Errors: not_found when the format was never measured with the engine, or not
-/// on the architecture and no borrow applies (the published hopper → ampere, or allow_borrow), or a
-/// borrow needs a spread no data measured; invalid_argument for a batch or context below 1.
-/// How much a prediction says of its figures' bases: everything an answer shows (labels, sessions,
-/// GPUs), or their kinds alone (measured, interpolated …), which is all a grid needs to rank many
-/// configurations of which it shows a few. The figures are the same either way.
-enum class BasisDetail { full, kind_only };
-
 /// F16's figure at one question's engine, size, batch and context, with the architectures that answer.
 struct F16Part {
   Result<Figure> figure;
@@ -69,6 +62,9 @@ struct F16Part {
 /// each out once per batch and context instead of once per format. For one evidence and one BasisDetail.
 using KeptF16 = util::KeptAnswers<F16Part>;
 
+/// Answers a question. Errors: not_found when the format was never measured with the engine, or not
+/// on the architecture and no borrow applies (the published hopper → ampere, or allow_borrow), or a
+/// borrow needs a spread no data measured; invalid_argument for a batch or context below 1.
 Result<Prediction> predict(const Evidence& evidence, const Query& query, KeptF16* kept_f16 = nullptr,
                            BasisDetail detail = BasisDetail::full);
 

@@ -178,8 +178,8 @@ data::FigureBasis describe_basis(const FamilyFit& family, const PlaceBasis& b, c
                                                      point.precision, point.engine, q.arch, archs));
   } else if (b.other_gpu) {
     std::vector<const Location*> on_arch;
-    for (const Location& l : family.locations()) {
-      if (l.point.key == point.key && l.point.arch == point.arch) on_arch.push_back(&l);
+    for (const Location* l : family.places_of(point.key)) {
+      if (l->point.arch == point.arch) on_arch.push_back(l);
     }
     const std::string gpus = gpus_of(on_arch);
     f.borrowed_from = fmt::format("{} (same architecture, {})", gpus, point.arch);

@@ -3,6 +3,10 @@
 //
 //   const CpuBudget budget(std::chrono::milliseconds(2000));
 //   for (...) { if (budget.exhausted()) return error; ... }
+//
+// The thread's CPU clock is a system call (no vDSO), the monotonic clock is not: a thread cannot use more
+// processor time than passes on the wall, so exhausted() reads the CPU clock only once the time passed
+// since its last reading could have spent what was left of the budget.
 #pragma once
 
 #include <chrono>
@@ -23,6 +27,9 @@ class CpuBudget {
  private:
   std::chrono::milliseconds limit_;
   std::chrono::nanoseconds start_;
+  // The last reading of the CPU clock (as used()) and when on the monotonic clock it was taken.
+  mutable std::chrono::nanoseconds used_when_read_{0};
+  mutable std::chrono::steady_clock::time_point read_at_;
 };
 
 /// Processor time used by the calling thread so far.

@@ -80,6 +80,31 @@ TEST(OutcomeModel, AFormatNeverMeasuredIsNotAnswered) {
   EXPECT_FALSE(model.measured(Unmeasured::batch));
 }
 
+// places_of: each key's locations, in the order of locations(), in the fit, in a copy of it and in a
+// stored fit read back (each reads its own locations).
+TEST(OutcomeModel, EachFormatsPlacesAreItsLocationsInOrderInEveryCopy) {
+  Draws draws;
+  const OutcomeModel model = OutcomeModel::fit(synthetic_cells(0.02, draws));
+  const OutcomeModel copy = model;
+  auto restored = OutcomeModel::from_json(Json::parse(Json(model).dump()));
+  ASSERT_TRUE(restored) << restored.error().describe();
+  for (const OutcomeModel* m : {&model, &copy, static_cast<const OutcomeModel*>(&*restored)}) {
+    const FamilyFit* family = m->family_of("llama.cpp");
+    ASSERT_NE(family, nullptr);
+    std::size_t listed = 0;
+    for (const char* key : {"llama.cpp|Q8_0", "llama.cpp|Q4_K_M", "llama.cpp|Q4_0"}) {
+      std::vector<const Location*> expected;
+      for (const Location& l : family->locations()) {
+        if (l.point.key == key) expected.push_back(&l);
+      }
+      EXPECT_EQ(family->places_of(key), expected) << key;
+      listed += expected.size();
+    }
+    EXPECT_EQ(listed, family->locations().size());
+    EXPECT_EQ(family->places_of("llama.cpp|Q4_K_M").size(), 7u);  // seven sizes, their cards merged per place
+  }
+}
+
 TEST(OutcomeModel, AStoredFitAnswersAsTheFitDoes) {
   Draws draws;
   const OutcomeModel model = OutcomeModel::fit(synthetic_cells(0.02, draws));
