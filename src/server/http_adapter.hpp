@@ -16,7 +16,8 @@ namespace ecocompute::server {
 /// How the server treats connections. An event loop serves them: a connection that is idle or slow
 /// holds no thread, so neither keep-alive clients nor slow senders can starve the others.
 struct HttpServerOptions {
-  /// Threads that run the event loop and the routes (a route runs on the thread that read its request).
+  /// Event loops, a thread each, that run the routes (a route runs on the thread that read its request);
+  /// connections are shared out among them in turn as they are accepted, and each stays on its loop.
   int threads = 8;
   /// A kept-alive connection with no new request for this long is closed.
   std::chrono::milliseconds idle_timeout{5000};

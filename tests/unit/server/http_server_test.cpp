@@ -9,8 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+#include <sstream>
 #include <thread>
 
+#include "raw_http_client.hpp"
 #include "server/api.hpp"
 #include "server_test_support.hpp"
 
@@ -119,6 +123,65 @@ TEST_F(HttpServerTest, StopEndsListenAndRefusesNewConnections) {
   httplib::Client late("127.0.0.1", port_);
   late.set_connection_timeout(2);
   EXPECT_FALSE(late.Get("/healthz"));
+}
+
+// A loop a thread: with 4 threads, 8 connections accepted in turn are served by the 4 threads, two
+// connections each, and every request of a connection by the same thread.
+TEST(HttpServer, ConnectionsAreSharedOutAmongTheLoopsAndStayOnTheirs) {
+  RateLimiter limiter(0);
+  Router router(limiter);
+  router.add("GET", "/thread", [](const HttpRequest&) -> Result<HttpResponse> {
+    std::ostringstream id;
+    id << std::this_thread::get_id();
+    return json_response(200, Json{{"thread", id.str()}}.dump());
+  });
+  HttpServer server(router, 4);
+  auto port = server.bind("127.0.0.1", 0);
+  ASSERT_TRUE(port) << port.error().describe();
+  std::thread loop([&] { server.listen(); });
+  std::vector<std::unique_ptr<testing::RawConnection>> connections;
+  for (int i = 0; i < 8; ++i) connections.push_back(std::make_unique<testing::RawConnection>(*port));
+  std::vector<std::set<std::string>> threads_of(connections.size());
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t i = 0; i < connections.size(); ++i) {
+      ASSERT_TRUE(connections[i]->send("GET /thread HTTP/1.1\r\nHost: test\r\n\r\n"));
+      const testing::RawResponse r = connections[i]->read_response(std::chrono::seconds(10));
+      ASSERT_EQ(r.status, 200) << "connection " << i << " round " << round;
+      threads_of[i].insert(Json::parse(r.body)["thread"].get<std::string>());
+    }
+  }
+  std::map<std::string, int> connections_of_thread;
+  for (const std::set<std::string>& threads : threads_of) {
+    EXPECT_EQ(threads.size(), 1u);
+    for (const std::string& t : threads) ++connections_of_thread[t];
+  }
+  EXPECT_EQ(connections_of_thread.size(), 4u);
+  for (const auto& [thread, count] : connections_of_thread) EXPECT_EQ(count, 2) << thread;
+  connections.clear();
+  server.stop();
+  loop.join();
+  EXPECT_FALSE(server.is_running());
+}
+
+// stop() before listen(): listen returns at once and the port takes no connection that nothing would answer.
+TEST(HttpServer, StoppedBeforeItListensItClosesItsSocket) {
+  RateLimiter limiter(0);
+  Router router(limiter);
+  HttpServer server(router, 2);
+  auto port = server.bind("127.0.0.1", 0);
+  ASSERT_TRUE(port) << port.error().describe();
+  server.stop();
+  EXPECT_TRUE(server.listen());
+  EXPECT_FALSE(server.is_running());
+  // A listening socket completes the handshake before anything accepts: connect() itself must fail.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(*port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_NE(::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  ::close(fd);
 }
 
 TEST(HttpServer, BindingAnAddressNotOfThisMachineIsAnError) {
