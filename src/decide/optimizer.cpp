@@ -32,7 +32,6 @@ using data::ParetoPoint;
 namespace {
 
 constexpr std::size_t kAlternatives = 3;  // as published
-constexpr std::size_t kBudgetEvery = 8;  // configurations between two readings of the CPU budget
 
 double energy_key(const Candidate& c) { return c.relative_energy.value_or(1e300); }
 
@@ -341,7 +340,6 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
   OptimizeResponse out;
   std::map<std::pair<std::string, int>, std::optional<double>> fp16_batch_one;  // (engine, context) → mJ per token
   KeptF16 kept_f16;
-  std::size_t tried = 0;
   const std::size_t total = grid->precisions.size() * grid->batches.size() * grid->contexts.size();
   out.candidates.reserve(total);
   for (const PrecisionInfo& p : grid->precisions) {
@@ -349,9 +347,9 @@ Result<OptimizeResponse> optimize(const OptimizeRequest& request, const Evidence
     std::shared_ptr<const data::FormatQualityCost> quality;  // the format's, answered at its first configuration
     for (int batch : grid->batches) {
       for (int context : grid->contexts) {
-        // The thread's CPU clock is a system call: read before every kBudgetEvery-th configuration, a
-        // few hundred microseconds apart at most, not before each.
-        if (budget != nullptr && tried++ % kBudgetEvery == 0 && budget->exhausted()) {
+        // Checked before each configuration: CpuBudget reads the thread's CPU clock (a system call) only
+        // once the wall clock says the budget could be spent.
+        if (budget != nullptr && budget->exhausted()) {
           return unexpected(ErrorCode::invalid_argument,
                             fmt::format("the request used its CPU budget of {} ms after {} of {} configurations; ask for "
                                         "fewer precisions, batches or contexts",
