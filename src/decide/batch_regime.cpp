@@ -1,6 +1,8 @@
 // Where llama.cpp's kernels switch (see batch_regime.hpp for the source lines).
 #include "decide/batch_regime.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "util/precision.hpp"
@@ -30,6 +32,20 @@ int vector_kernel_limit(std::string_view precision, std::string_view arch) {
   return 8;  // MMVQ_MAX_BATCH_SIZE
 }
 
+// calc_nwarps: the vector kernel runs 4 warps a block up to this many sequences, 2 above.
+constexpr int kVectorKernelWideBlocks = 4;
+// ggml_cuda_should_use_mmf: F16 weights by mul_mat_f up to this many sequences, cuBLAS above.
+constexpr int kFloatKernelLimit = 16;
+
+// The largest batch of each regime of a quantized format, regimes 0…3 (regime 4 has no end).
+struct QuantizedBounds {
+  int wide, vector, matrix;
+};
+QuantizedBounds quantized_bounds(std::string_view precision, std::string_view arch) {
+  const int limit = vector_kernel_limit(precision, arch);
+  return {std::min(kVectorKernelWideBlocks, limit), limit, kFloatKernelLimit};
+}
+
 }  // namespace
 
 std::string engine_family(std::string_view engine) {
@@ -39,22 +55,37 @@ std::string engine_family(std::string_view engine) {
 
 int batch_regime(std::string_view engine, std::string_view precision, std::string_view arch, int batch) {
   if (batch <= 1) return 0;
-  if (llama_kernels(engine) && quantized(precision)) return batch <= vector_kernel_limit(precision, arch) ? 1 : 2;
-  return 1;
+  if (!llama_kernels(engine)) return 1;
+  if (!quantized(precision)) return batch <= kFloatKernelLimit ? 1 : 2;
+  const QuantizedBounds b = quantized_bounds(precision, arch);
+  if (batch <= b.wide) return 1;
+  if (batch <= b.vector) return 2;
+  return batch <= b.matrix ? 3 : 4;
 }
 
-int regime_first_batch(std::string_view /*engine*/, std::string_view precision, std::string_view arch, int regime) {
-  if (regime == 2) return vector_kernel_limit(precision, arch);
-  return 1;
+int regime_first_batch(std::string_view engine, std::string_view precision, std::string_view arch, int regime) {
+  if (regime <= 1 || !llama_kernels(engine)) return 1;
+  if (!quantized(precision)) return kFloatKernelLimit;
+  const QuantizedBounds b = quantized_bounds(precision, arch);
+  return regime == 2 ? b.wide : regime == 3 ? b.vector : b.matrix;
 }
 
 std::string regime_text(std::string_view engine, std::string_view precision, std::string_view arch, int regime) {
   if (regime == 0) return "batch 1";
   if (!llama_kernels(engine)) return fmt::format("batch above 1 with {}", engine);
-  if (!quantized(precision)) return "batch above 1: F16 weights by cuBLAS";
-  const int limit = vector_kernel_limit(precision, arch);
-  if (regime == 1) return fmt::format("batch 2–{}: quantized weights by the vector kernel (MMVQ), F16 by cuBLAS", limit);
-  return fmt::format("batch above {}: quantized weights by the matrix kernel (MMQ), F16 by cuBLAS", limit);
+  if (!quantized(precision)) {
+    return regime == 1 ? fmt::format("batch 2–{}: F16 weights by llama.cpp's float matrix kernel (mul_mat_f)", kFloatKernelLimit)
+                       : fmt::format("batch above {}: F16 weights by cuBLAS", kFloatKernelLimit);
+  }
+  const QuantizedBounds b = quantized_bounds(precision, arch);
+  const int first = regime_first_batch(engine, precision, arch, regime) + 1;
+  const auto range = [&](int last) { return first == last ? fmt::format("batch {}", last) : fmt::format("batch {}–{}", first, last); };
+  switch (regime) {
+    case 1: return range(b.wide) + ": quantized weights by the vector kernel (MMVQ, 4 warps a block), F16 by mul_mat_f";
+    case 2: return range(b.vector) + ": quantized weights by the vector kernel (MMVQ, 2 warps a block), F16 by mul_mat_f";
+    case 3: return range(b.matrix) + ": quantized weights by the matrix kernel (MMQ), F16 by mul_mat_f";
+    default: return fmt::format("batch above {}: quantized weights by the matrix kernel (MMQ), F16 by cuBLAS", b.matrix);
+  }
 }
 
 }  // namespace ecocompute::decide

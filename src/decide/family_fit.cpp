@@ -204,15 +204,31 @@ double FamilyFit::prior_mean(const ModelPoint& p) const {
   return m;
 }
 
+// A regime its engine was measured in at one batch (in ln(b / b_r)) and asked about at that batch: its
+// slope is not identified (the level's column carries level + slope·λ there) but not needed either.
+bool FamilyFit::regime_measured_at_its_batch_only(const ModelPoint& p) const {
+  bool measured = false;
+  for (const Location& l : *locations_) {
+    if (l.point.engine != p.engine || l.point.regime != p.regime) continue;
+    if (l.point.regime_log_batch != p.regime_log_batch) return false;
+    measured = true;
+  }
+  return measured;
+}
+
 // A kind of effect no family identified (so it has no prior) leaves a question unanswered where
-// the effect would move it: another size than the format's measured ones, or a batch above 1.
+// the effect would move it: another size than the format's measured ones, or a batch above 1 (but
+// the one batch its regime was measured at).
 bool FamilyFit::needs_missing_prior(const ModelPoint& p) const {
   for (EffectKind kind : EffectKindsAt(p)) {
     if (kind == EffectKind::level || priors_.contains(kind)) continue;
-    if (kind != EffectKind::size_slope) return true;
-    const std::vector<const Location*>& own = places_of(p.key);
-    const bool measured_size = std::any_of(own.begin(), own.end(), [&](const Location* l) { return l->point.log_size == p.log_size; });
-    if (!measured_size) return true;
+    if (kind == EffectKind::size_slope) {
+      const std::vector<const Location*>& own = places_of(p.key);
+      const bool measured_size = std::any_of(own.begin(), own.end(), [&](const Location* l) { return l->point.log_size == p.log_size; });
+      if (!measured_size) return true;
+    } else if (kind != EffectKind::regime_slope || !regime_measured_at_its_batch_only(p)) {
+      return true;
+    }
   }
   return false;
 }

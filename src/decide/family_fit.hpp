@@ -159,6 +159,7 @@ class FamilyFit {
   [[nodiscard]] double log_variance_sd(const ModelPoint& p, const PointRow& row, const LatentPrediction& at,
                                        const Solved& solved) const;
   [[nodiscard]] bool needs_missing_prior(const ModelPoint& p) const;
+  [[nodiscard]] bool regime_measured_at_its_batch_only(const ModelPoint& p) const;
   // What stored() keeps, with other places: conditioned() on new cells without copying this fit's.
   [[nodiscard]] Stored stored_with(std::vector<Location> locations) const;
 

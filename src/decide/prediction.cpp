@@ -96,8 +96,8 @@ Result<Outcome> predict_outcome(const OutcomeModel& model, const Query& q, const
   }
   if (!latent) {
     return unexpected(ErrorCode::not_found,
-                      fmt::format("{} with {} at batch {}: no engine was measured in its kernel regime ({}), so nothing says "
-                                  "what the batch does; measure it",
+                      fmt::format("{} with {} at batch {}: no engine was measured at this batch in its kernel regime ({}) nor at "
+                                  "two batches of any regime, so nothing says what the batch does here; measure it",
                                   precision, q.engine, q.batch, regime_text(q.engine, precision, q.arch, o.point.regime)));
   }
   o.latent = *latent;

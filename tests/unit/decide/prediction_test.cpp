@@ -99,8 +99,8 @@ TEST(Prediction, AnF16ThatCannotFitIsSaid) {
 
 TEST(Prediction, TheBatchRegimeIsACovariate) {
   // llama.cpp multiplies quantized weights with its vector kernel up to batch 8 and its matrix kernel
-  // above: batch 12 is read with the measured batches 16 and 64 of the matrix regime, not halfway
-  // between batch 8 (+57 %) and batch 16 (−34 %).
+  // above (against F16's mul_mat_f up to 16): batch 12 is read with the measured batch 16 of its regime,
+  // not halfway between batch 8 (+57 %) and batch 16 (−34 %).
   const Figure b8 = delta(ask(kLlama3_8B, "H200", "Q4_K_M", 8));
   const Figure b12 = delta(ask(kLlama3_8B, "H200", "Q4_K_M", 12));
   const Figure b16 = delta(ask(kLlama3_8B, "H200", "Q4_K_M", 16));
@@ -130,7 +130,7 @@ TEST(Prediction, TheBatchAtlasCellsAreMeasuredAndTheirCardsHeld) {
   // at 8 B is −17.5, 3.7 pt from this card's figure.
   EXPECT_NEAR(b32.value, -13.78, 4.0);
   // Batch 128, beyond every measured batch: extrapolated, wider than at the measured 64, and no lower
-  // than batch 32 (ΔE rises with batch across the matrix regime: −34, −14, +0.4 % at 16, 32, 64).
+  // than batch 32 (ΔE rises with batch in the matrix kernel: −34, −14, +0.4 % at 16, 32, 64).
   const Figure b64 = delta(ask(kLlama3_8B, "H200", "Q4_K_M", 64));
   const Figure b128 = delta(ask(kLlama3_8B, "H200", "Q4_K_M", 128));
   EXPECT_EQ(b128.basis.basis, Basis::extrapolated);
@@ -140,7 +140,8 @@ TEST(Prediction, TheBatchAtlasCellsAreMeasuredAndTheirCardsHeld) {
 
 TEST(Prediction, AFormatNeverMeasuredInARegimeIsModelledFromTheOthers) {
   // The H200 sessions before the batch atlas of 2026-12-03 measured Q6_K at batch 1 only, and Q8_0 and
-  // Q4_K_M in the vector kernel's regime (batch 2–8): Q6_K at batch 8 takes its regime effect from them.
+  // Q4_K_M in the vector kernel (batch 2–8): Q6_K at batch 8 takes its regime effect (5–8, measured at 8
+  // alone) from them.
   const Evidence before = ::ecocompute::testing::session_evidence(
       {"h200-2026-11-29-llama3-8b-synthetic", "h200-2026-11-30-llama3-1b-campaign", "h200-2026-11-30-llama3-3b-campaign",
        "h200-2026-12-01-llama3-8b-campaign", "h200-2026-12-01-llama3-8b-batch", "h200-2026-12-01-llama3-1b-batch",
@@ -156,6 +157,11 @@ TEST(Prediction, AFormatNeverMeasuredInARegimeIsModelledFromTheOthers) {
   EXPECT_FALSE(q6.basis.model.empty());
   const Figure q4 = answer("Q4_K_M");
   EXPECT_GT(q6.high - q6.low, q4.high - q4.low);
+  // Each regime above batch 1 was measured at one batch there (2–4 at 4, 5–8 at 8), so no regime's slope
+  // in ln batch is known: batch 6 is refused, not read as batch 8.
+  const auto b6 = predict(before, ask(kLlama3_8B, "H200", "Q4_K_M", 6));
+  ASSERT_FALSE(b6) << "batch 6 answered";
+  EXPECT_TRUE(contains(b6.error().describe(), "nor at two batches of any regime")) << b6.error().describe();
   // Since the atlas measured it there, the shipped evidence answers it as measured.
   EXPECT_EQ(delta(ask(kLlama3_8B, "H200", "Q6_K", 8)).basis.basis, Basis::measured);
 }
