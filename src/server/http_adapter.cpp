@@ -12,6 +12,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <thread>
@@ -114,10 +115,7 @@ struct HttpServer::Impl {
 HttpServer::HttpServer(const Router& router, int threads)
     : HttpServer(router, HttpServerOptions{.threads = threads}) {}
 
-HttpServer::HttpServer(const Router& router, HttpServerOptions options)
-    : impl_(std::make_unique<Impl>(router, options)) {
-  impl_->options.threads = std::max(1, impl_->options.threads);
-}
+HttpServer::HttpServer(const Router& router, HttpServerOptions options) : impl_(std::make_unique<Impl>(router, options)) {}
 
 HttpServer::~HttpServer() { stop(); }
 

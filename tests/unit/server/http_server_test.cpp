@@ -125,22 +125,38 @@ TEST_F(HttpServerTest, StopEndsListenAndRefusesNewConnections) {
   EXPECT_FALSE(late.Get("/healthz"));
 }
 
+// A server of `threads` loops whose one route, GET /thread, answers the id of the thread that ran it;
+// listening on a thread of its own from construction, stopped and joined at destruction.
+struct ThreadServer {
+  explicit ThreadServer(int threads) : server(router, threads) {
+    router.add("GET", "/thread", [](const HttpRequest&) -> Result<HttpResponse> {
+      std::ostringstream id;
+      id << std::this_thread::get_id();
+      return json_response(200, Json{{"thread", id.str()}}.dump());
+    });
+    auto bound = server.bind("127.0.0.1", 0);
+    EXPECT_TRUE(bound) << bound.error().describe();
+    port = bound.value_or(0);
+    loop = std::thread([this] { server.listen(); });
+  }
+  ~ThreadServer() {
+    server.stop();
+    if (loop.joinable()) loop.join();
+  }
+  RateLimiter limiter{0};
+  Router router{limiter};
+  HttpServer server;
+  int port = 0;
+  std::thread loop;
+};
+
 // A loop a thread: with 4 threads, 8 connections accepted in turn are served by the 4 threads, two
 // connections each, and every request of a connection by the same thread.
 TEST(HttpServer, ConnectionsAreSharedOutAmongTheLoopsAndStayOnTheirs) {
-  RateLimiter limiter(0);
-  Router router(limiter);
-  router.add("GET", "/thread", [](const HttpRequest&) -> Result<HttpResponse> {
-    std::ostringstream id;
-    id << std::this_thread::get_id();
-    return json_response(200, Json{{"thread", id.str()}}.dump());
-  });
-  HttpServer server(router, 4);
-  auto port = server.bind("127.0.0.1", 0);
-  ASSERT_TRUE(port) << port.error().describe();
-  std::thread loop([&] { server.listen(); });
+  ThreadServer running(4);
+  ASSERT_GT(running.port, 0);
   std::vector<std::unique_ptr<testing::RawConnection>> connections;
-  for (int i = 0; i < 8; ++i) connections.push_back(std::make_unique<testing::RawConnection>(*port));
+  for (int i = 0; i < 8; ++i) connections.push_back(std::make_unique<testing::RawConnection>(running.port));
   std::vector<std::set<std::string>> threads_of(connections.size());
   for (int round = 0; round < 3; ++round) {
     for (std::size_t i = 0; i < connections.size(); ++i) {
@@ -158,9 +174,24 @@ TEST(HttpServer, ConnectionsAreSharedOutAmongTheLoopsAndStayOnTheirs) {
   EXPECT_EQ(connections_of_thread.size(), 4u);
   for (const auto& [thread, count] : connections_of_thread) EXPECT_EQ(count, 2) << thread;
   connections.clear();
-  server.stop();
-  loop.join();
-  EXPECT_FALSE(server.is_running());
+  running.server.stop();
+  running.loop.join();
+  EXPECT_FALSE(running.server.is_running());
+}
+
+// Fewer than one thread asked for: one loop, which serves every connection.
+TEST(HttpServer, NoThreadsAskedForIsOneLoop) {
+  ThreadServer running(0);
+  ASSERT_GT(running.port, 0);
+  std::set<std::string> threads;
+  for (int i = 0; i < 3; ++i) {
+    testing::RawConnection connection(running.port);
+    ASSERT_TRUE(connection.send("GET /thread HTTP/1.1\r\nHost: test\r\n\r\n"));
+    const testing::RawResponse r = connection.read_response(std::chrono::seconds(10));
+    ASSERT_EQ(r.status, 200) << "connection " << i;
+    threads.insert(Json::parse(r.body)["thread"].get<std::string>());
+  }
+  EXPECT_EQ(threads.size(), 1u);
 }
 
 // stop() before listen(): listen returns at once and the port takes no connection that nothing would answer.
