@@ -65,6 +65,14 @@ struct MeasuredGroup {
   std::string engine, type;              ///< canonical names
   std::vector<std::size_t> by_size;      ///< indices into QualityEvidence::measured by size, equal sizes in row order
   double low_delta = 0, high_delta = 0;  ///< the smallest and largest positive ΔPPL % (0: none)
+  /// One model's rows (its name without the organisation, squashed), in the order of `by_size`.
+  struct ModelRuns {
+    std::string key;
+    std::vector<std::size_t> by_size;
+  };
+  /// `by_size` split by model, in order of key: a question naming a model reads that model's runs only,
+  /// not every row of about its size (a store of many models of one size held them all in one window).
+  std::vector<ModelRuns> models;
 };
 
 /// What quality_cost_for reads.

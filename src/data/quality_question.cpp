@@ -5,6 +5,7 @@
 // ΔPPL ranges ×5.5 over five models of 0.5–7 B (Qwen2.5-3B +27.6 %, TinyLlama-1.1B +5.0 %).
 #include <algorithm>
 #include <array>
+#include <map>
 #include <tuple>
 #include <cmath>
 
@@ -62,14 +63,16 @@ std::optional<FormatQualityCost> measured_cost(const QualityEvidence& evidence, 
                                                const std::string& type) {
   const std::string wanted = model_name_key(q.model);
   if (wanted.empty()) return std::nullopt;
-  // Only rows within the size tolerance can match: those around q's size in the group's order.
+  const auto model = std::lower_bound(g.models.begin(), g.models.end(), wanted,
+                                      [](const MeasuredGroup::ModelRuns& m, const std::string& key) { return m.key < key; });
+  if (model == g.models.end() || model->key != wanted) return std::nullopt;
+  // Only runs within the size tolerance can match: those around q's size in the model's order.
   auto size_of = [&](std::size_t i) { return evidence.measured[i].params_b; };
-  const auto first = std::lower_bound(g.by_size.begin(), g.by_size.end(), q.size_b / 1.16,
+  const auto first = std::lower_bound(model->by_size.begin(), model->by_size.end(), q.size_b / 1.16,
                                       [&](std::size_t i, double size) { return size_of(i) < size; });
   std::vector<std::size_t> matching;
-  for (auto it = first; it != g.by_size.end() && size_of(*it) <= q.size_b * 1.16; ++it) {
-    const MeasuredQuality& m = evidence.measured[*it];
-    if (same_size(m.params_b, q.size_b) && wanted == model_name_key(m.model)) matching.push_back(*it);
+  for (auto it = first; it != model->by_size.end() && size_of(*it) <= q.size_b * 1.16; ++it) {
+    if (same_size(size_of(*it), q.size_b)) matching.push_back(*it);
   }
   if (matching.empty()) return std::nullopt;
   std::sort(matching.begin(), matching.end());  // row order: the first run names the source, the mean adds in order
@@ -180,7 +183,7 @@ std::vector<MeasuredGroup> group_measured(const std::vector<MeasuredQuality>& me
     if (!(m.params_b > 0) || !std::isfinite(m.params_b)) continue;  // no size: near no question's
     std::string engine = row_engine(m), type = row_type(m);
     auto g = std::find_if(groups.begin(), groups.end(), [&](const MeasuredGroup& x) { return x.engine == engine && x.type == type; });
-    if (g == groups.end()) g = groups.insert(groups.end(), MeasuredGroup{std::move(engine), std::move(type), {}, 0, 0});
+    if (g == groups.end()) g = groups.insert(groups.end(), MeasuredGroup{std::move(engine), std::move(type), {}, 0, 0, {}});
     g->by_size.push_back(i);
     if (m.delta_ppl_pct > 0) {
       g->low_delta = g->low_delta == 0 ? m.delta_ppl_pct : std::min(g->low_delta, m.delta_ppl_pct);
@@ -190,6 +193,9 @@ std::vector<MeasuredGroup> group_measured(const std::vector<MeasuredQuality>& me
   for (MeasuredGroup& g : groups) {
     std::stable_sort(g.by_size.begin(), g.by_size.end(),
                      [&](std::size_t a, std::size_t b) { return measured[a].params_b < measured[b].params_b; });
+    std::map<std::string, std::vector<std::size_t>> runs;
+    for (std::size_t i : g.by_size) runs[model_name_key(measured[i].model)].push_back(i);
+    for (auto& [key, rows] : runs) g.models.push_back(MeasuredGroup::ModelRuns{key, std::move(rows)});
   }
   return groups;
 }

@@ -225,7 +225,7 @@ TEST(FormatQualityCost, ManyRowsAreReadByTheirSizeAndAnswerAsReadingThemInOrderD
   grouped.measured_groups = group_measured(grouped.measured);
   grouped.grouped_rows = grouped.measured.size();
   ASSERT_EQ(grouped.measured_groups.size(), 1u);
-  int transferred = 0;
+  int transferred = 0, measured = 0;
   for (double size : {0.2, 0.5, 0.7, 1.0, 1.5, 2.0, 2.9, 3.0, 3.5, 5.0, 7.0, 9.0, 14.0, 30.0}) {
     for (const char* model : {"", "Qwen2.5-3B", "TinyLlama-1.1B", "Model-1B"}) {
       const QualityQuestion q{.size_b = size, .model = model, .engine = "transformers+bitsandbytes", .precision = "NF4", .arch = {}};
@@ -234,6 +234,23 @@ TEST(FormatQualityCost, ManyRowsAreReadByTheirSizeAndAnswerAsReadingThemInOrderD
       to_json(ja, a);
       to_json(jb, b);
       EXPECT_EQ(ja, jb) << size << " " << model;
+      if (a.basis == QualityBasis::measured) {
+        // The named model's runs within the size tolerance, whatever other models share its size: their mean,
+        // the first in row order named.
+        std::vector<const MeasuredQuality*> own;
+        for (const MeasuredQuality& m : unsorted.measured) {
+          const std::string name = m.model.substr(m.model.rfind('/') + 1);
+          if (name == model && std::abs(std::log(size / m.params_b)) <= std::log(1.15)) own.push_back(&m);
+        }
+        ASSERT_FALSE(own.empty()) << size << " " << model;
+        double sum = 0;
+        for (const MeasuredQuality* m : own) sum += m->delta_ppl_pct;
+        EXPECT_NEAR(*a.delta_ppl_pct, sum / static_cast<double>(own.size()), 1e-9) << size << " " << model;
+        EXPECT_EQ(a.evidence_model, own.front()->model);
+        EXPECT_NE(a.source.find(own.front()->source), std::string::npos) << a.source;
+        ++measured;
+        continue;
+      }
       if (a.basis != QualityBasis::transferred) continue;
       ++transferred;
       // The first row in order among the nearest in log size.
@@ -246,6 +263,7 @@ TEST(FormatQualityCost, ManyRowsAreReadByTheirSizeAndAnswerAsReadingThemInOrderD
     }
   }
   EXPECT_GT(transferred, 20);
+  EXPECT_EQ(measured, 4);  // Qwen2.5-3B at 2.9 and 3.0, TinyLlama-1.1B and Model-1B at 1.0 (two models of one size)
 }
 
 TEST(FormatQualityCost, PublishedLlamaCppFiguresAnswerLlamaCppOnlyAndAnUnnamedModelIsAssumedLlama) {
