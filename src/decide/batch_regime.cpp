@@ -2,6 +2,7 @@
 #include "decide/batch_regime.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -68,6 +69,17 @@ int regime_first_batch(std::string_view engine, std::string_view precision, std:
   if (!quantized(precision)) return kFloatKernelLimit;
   const QuantizedBounds b = quantized_bounds(precision, arch);
   return regime == 2 ? b.wide : regime == 3 ? b.vector : b.matrix;
+}
+
+double regime_coordinate(std::string_view engine, std::string_view precision, std::string_view arch, int batch) {
+  const int regime = batch_regime(engine, precision, arch, batch);
+  if (regime == 0) return 0.0;
+  const double first = regime_first_batch(engine, precision, arch, regime);
+  const bool vector_kernel = llama_kernels(engine) && quantized(precision) && regime <= 2;
+  if (!vector_kernel) return std::log(batch / first);
+  const QuantizedBounds b = quantized_bounds(precision, arch);
+  const double last = regime == 1 ? b.wide : b.vector;
+  return std::log(last / first) * (batch - first) / (last - first);
 }
 
 std::string regime_text(std::string_view engine, std::string_view precision, std::string_view arch, int regime) {

@@ -36,7 +36,7 @@ struct DecisionModel {
 void to_json(Json& j, const DecisionModel& m);
 
 /// The version of the model's method: a stored fit of another version is refitted.
-inline constexpr int kModelVersion = 5;  // 3: the components searched from many starts (BOBYQA); 4: context slopes; 5: the kernel regimes of MMVQ's two block shapes and F16's mul_mat_f
+inline constexpr int kModelVersion = 6;  // 3: the components searched from many starts (BOBYQA); 4: context slopes; 5: the kernel regimes of MMVQ's two block shapes and F16's mul_mat_f; 6: linear in batch inside MMVQ's regimes
 /// How a stored model is written, apart from what it is (a layout change keeps the evidence's digest
 /// and so the calibration computed for it): 2, each place's cells as packed arrays.
 inline constexpr int kStoredLayout = 2;

@@ -210,7 +210,7 @@ bool FamilyFit::regime_measured_at_its_batch_only(const ModelPoint& p) const {
   bool measured = false;
   for (const Location& l : *locations_) {
     if (l.point.engine != p.engine || l.point.regime != p.regime) continue;
-    if (l.point.regime_log_batch != p.regime_log_batch) return false;
+    if (l.point.regime_coordinate != p.regime_coordinate) return false;
     measured = true;
   }
   return measured;

@@ -46,7 +46,7 @@ double covariate(const FixedEffect& e, const ModelPoint& p, double mean_log_size
   switch (e.kind) {
     case EffectKind::level: case EffectKind::regime_level: return 1.0;
     case EffectKind::size_slope: return p.log_size - mean_log_size;
-    case EffectKind::regime_slope: return p.regime_log_batch;
+    case EffectKind::regime_slope: return p.regime_coordinate;
     case EffectKind::context_slope: return p.context_covariate;
   }
   return 0.0;
@@ -75,7 +75,7 @@ double covariate_at(EffectKind kind, const ModelPoint& p, double mean_log_size) 
   switch (kind) {
     case EffectKind::level: case EffectKind::regime_level: return 1.0;
     case EffectKind::size_slope: return p.log_size - mean_log_size;
-    case EffectKind::regime_slope: return p.regime_log_batch;
+    case EffectKind::regime_slope: return p.regime_coordinate;
     case EffectKind::context_slope: return p.context_covariate;
   }
   return 0.0;

@@ -19,7 +19,7 @@ struct ModelPoint {
   double log_size = 0;    ///< ln(params_b)
   int batch = 1;
   int regime = 0;         ///< batch_regime(engine, precision, arch, batch)
-  double regime_log_batch = 0;  ///< ln(batch / the regime's first batch): the regime slope's covariate
+  double regime_coordinate = 0;  ///< where the batch lies in its regime (batch_regime.hpp): the regime slope's covariate
   int context = 0;          ///< context beyond the baseline (CellPlace::context); 0 at or below it
   double context_covariate = 0;  ///< context_covariate(precision, context): the context slope's covariate
   int context_group = 0;    ///< context_group(batch)

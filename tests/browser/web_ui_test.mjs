@@ -649,7 +649,7 @@ const own = await startServer([]);
 async function headlineFromApi(url) {
   const m = await (await fetch(`${url}/v1/measurements?arch=hopper&engine=llama.cpp&precision=Q4_K_M`)).json();
   const time = (r) => r.row_key.split('|').pop();
-  const rows = m.rows.filter((r) => r.gpu_arch === 'hopper' && r.engine === 'llama.cpp' && r.precision === 'Q4_K_M'
+  const rows = m.rows.filter((r) => r.gpu === 'NVIDIA H200' && r.gpu_arch === 'hopper' && r.engine === 'llama.cpp' && r.precision === 'Q4_K_M'
     && /Llama-3-8B/.test(r.model) && r.batch_size === 1 && !/\|c\d+\|/.test(r.row_key) && r.basis === 'measured'
     && !(r.context_tokens > 0)
     && typeof r.delta_ci95_low_pct === 'number')

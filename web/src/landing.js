@@ -5,7 +5,7 @@
 
 // The headline question; also the page's default selections (curve, forms), so that a visitor first
 // sees what the project measured itself.
-const HEADLINE = { gpu: 'H200', arch: 'hopper', engine: 'llama.cpp', precision: 'Q4_K_M', shape: 'Llama-3-8B', params_b: 8, batch: 1, baseline: 'F16' };
+const HEADLINE = { gpu: 'H200', gpuReported: 'NVIDIA H200', arch: 'hopper', engine: 'llama.cpp', precision: 'Q4_K_M', shape: 'Llama-3-8B', params_b: 8, batch: 1, baseline: 'F16' };
 
 // How the headline's run was made (data/sessions/h200-2026-12-03-llama3-8b-atlas-b1-accept-throttled,
 // the b1-8 atlas run of that session again at batch 1 with --accept-throttled). The API keeps no run
@@ -24,7 +24,9 @@ const hasCi = (r) => typeof r.delta_ci95_low_pct === 'number' && typeof r.delta_
 
 // The measured rows that answer the headline question exactly (shape, GPU, engine, format, batch 1).
 function headlineRows(rows) {
-  return rows.filter((r) => r.gpu_arch === HEADLINE.arch && r.engine === HEADLINE.engine && r.precision === HEADLINE.precision
+  // The GPU itself, not only its architecture: an H100 row of the same shape is not the H200's answer.
+  // Measured rows carry the name the driver reports (an H200 NVL reports "NVIDIA H200 NVL").
+  return rows.filter((r) => r.gpu === HEADLINE.gpuReported && r.gpu_arch === HEADLINE.arch && r.engine === HEADLINE.engine && r.precision === HEADLINE.precision
     && (r.model || '').includes(HEADLINE.shape) && rowLevel(r) === `b${HEADLINE.batch}` && typeof r.delta_pct === 'number');
 }
 // The one shown: measured, with an interval, newest run, most trials.

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 namespace ecocompute::decide {
@@ -50,6 +51,26 @@ TEST(BatchRegime, EachRegimesSlopeStartsAtTheLastBatchBelowIt) {
     EXPECT_EQ(batch_regime("llama.cpp", "Q4_K_M", "hopper", first), regime - 1) << regime;
     EXPECT_EQ(batch_regime("llama.cpp", "Q4_K_M", "hopper", first + 1), regime) << regime;
   }
+}
+
+// Inside the vector kernel's regimes a sequence adds its own dequantizing to one read of the weights, so
+// the slope's covariate is linear in the batch there (meeting ln(last / first) at the regime's last batch);
+// the matrix kernels' regimes, F16's and other engines' keep ln(batch / first).
+TEST(BatchRegime, TheSlopesCovariateIsLinearInBatchInsideTheVectorKernelsRegimesAndLogarithmicElsewhere) {
+  const double ln2 = std::log(2.0), ln4 = std::log(4.0);
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama.cpp", "Q4_K_M", "hopper", 1), 0.0);
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama.cpp", "Q4_K_M", "hopper", 2), ln4 / 3);
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama.cpp", "Q4_K_M", "hopper", 3), 2 * ln4 / 3);
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama.cpp", "Q4_K_M", "hopper", 4), ln4);
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama-server", "Q8_0", "hopper", 5), ln2 / 4);
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama.cpp", "Q8_0", "hopper", 6), ln2 / 2);
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama.cpp", "Q8_0", "hopper", 8), ln2);
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama.cpp", "Q4_K_M", "blackwell", 5), std::log(5.0 / 4.0));  // a regime of one batch
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama.cpp", "Q6_K", "hopper", 12), std::log(12.0 / 8.0));   // MMQ
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama.cpp", "Q6_K", "hopper", 32), ln2);
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama.cpp", "F16", "hopper", 3), std::log(3.0));
+  EXPECT_DOUBLE_EQ(regime_coordinate("llama.cpp", "F16", "hopper", 32), ln2);
+  EXPECT_DOUBLE_EQ(regime_coordinate("transformers+bitsandbytes", "NF4", "ada", 3), std::log(3.0));
 }
 
 TEST(BatchRegime, AnEngineWhoseKernelsWereNotReadHasOneRegimeAboveBatchOne) {
