@@ -90,29 +90,37 @@ CellId id_of(const HeldOutCell& c) {
                                  c.place.batch, c.place.context)};
 }
 
-// Scales each held-out answer by its class's factor computed from every other held-out answer but
-// those of the cells its own fold held out (in any mode): the answer then comes from a factor that
-// never saw the measurements it is judged against.
+// The scores of every held-out answer, by class, but those of `left_out` cells.
+std::map<ClassKey, std::vector<ClassScore>> scores_without(const std::map<ClassKey, std::vector<std::pair<CellId, ClassScore>>>& by_class,
+                                                           const std::set<CellId>& left_out) {
+  std::map<ClassKey, std::vector<ClassScore>> out;
+  for (const auto& [key, list] : by_class) {
+    for (const auto& [id, score] : list) {
+      if (!left_out.contains(id)) out[key].push_back(score);
+    }
+  }
+  return out;
+}
+
+// Scales each held-out answer by the factor an answer gets (IntervalCalibration::answer_factor) from
+// the classes computed on every other held-out answer but those of the cells its own fold held out
+// (in any mode): the answer then comes from a factor that never saw the measurements it is judged
+// against.
 void calibrate_out_of_fold(CalibrationReport& report, double nominal) {
-  std::map<ClassKey, std::vector<std::pair<CellId, double>>> by_class;
+  std::map<ClassKey, std::vector<std::pair<CellId, ClassScore>>> by_class;
   for (const ModeCalibration& m : report.modes) {
-    for (const HeldOutCell& c : m.cells) by_class[{c.answer.basis, c.answer.extent}].push_back({id_of(c), c.score});
+    for (const HeldOutCell& c : m.cells) {
+      by_class[{c.answer.basis, c.answer.extent}].push_back({id_of(c), ClassScore{c.score, c.answer.size_place.distance}});
+    }
   }
   for (ModeCalibration& m : report.modes) {
     std::map<std::string, std::set<CellId>> fold_cells;
     for (const HeldOutCell& c : m.cells) fold_cells[c.group].insert(id_of(c));
-    std::map<std::pair<std::string, ClassKey>, std::optional<double>> factor_of;
+    std::map<std::string, IntervalCalibration> of_fold;
     for (HeldOutCell& c : m.cells) {
-      const ClassKey key{c.answer.basis, c.answer.extent};
-      auto [it, added] = factor_of.try_emplace({c.group, key});
-      if (added) {
-        std::vector<double> others;
-        for (const auto& [id, score] : by_class[key]) {
-          if (!fold_cells[c.group].contains(id)) others.push_back(score);
-        }
-        it->second = conformal_quantile(std::move(others), nominal);
-      }
-      const double factor = it->second.value_or(1.0);
+      auto [it, added] = of_fold.try_emplace(c.group);
+      if (added) it->second.classes = class_factors(scores_without(by_class, fold_cells[c.group]), nominal);
+      const double factor = it->second.answer_factor(c.answer.basis, c.answer.extent, c.answer.size_place).factor;
       c.calibrated_covered = c.score <= factor;
       c.calibrated_width = width_scaled(c.answer, factor);
       for (BasisCoverage* b : {&m.calibrated[c.answer.basis], &report.all_calibrated[c.answer.basis]}) {
@@ -122,11 +130,7 @@ void calibrate_out_of_fold(CalibrationReport& report, double nominal) {
       }
     }
   }
-  std::map<ClassKey, std::vector<double>> scores;
-  for (const auto& [key, list] : by_class) {
-    for (const auto& entry : list) scores[key].push_back(entry.second);
-  }
-  report.factors = class_factors(scores, nominal);
+  report.factors = class_factors(scores_without(by_class, {}), nominal);
 }
 
 Json coverage_json(const BasisCoverage& b) {
@@ -140,7 +144,8 @@ Json cells_json(const std::vector<HeldOutCell>& cells) {
                         {"gpu", c.place.gpu}, {"params_b", c.place.params_b}, {"batch", c.place.batch}, {"context", c.place.context},
                         {"measured_pct", c.measured_pct}, {"delta_pct", c.answer.delta_pct},
                         {"interval", Json::array({c.answer.low_pct, c.answer.high_pct})},
-                        {"basis", data::to_string(c.answer.basis)}, {"extent", to_string(c.answer.extent)}, {"covered", c.covered},
+                        {"basis", data::to_string(c.answer.basis)}, {"extent", to_string(c.answer.extent)},
+                        {"log_size_distance", c.answer.size_place.distance}, {"covered", c.covered},
                         {"score", std::isfinite(c.score) ? Json(c.score) : Json(nullptr)}, {"calibrated_covered", c.calibrated_covered},
                         {"calibrated_width_pct", c.calibrated_width}});
   }
@@ -173,8 +178,10 @@ std::string bases_text(const std::map<data::Basis, BasisCoverage>& by_basis, con
 std::string factors_text(const std::vector<ClassFactor>& factors) {
   std::string out = "factor of the model's half-width per class (basis, what the asked place lacks), from every held-out answer:\n";
   for (const ClassFactor& f : factors) {
-    out += fmt::format("  {:<13} {:<15} n {:>4}   {}\n", data::to_string(f.basis), to_string(f.extent), f.n,
-                       f.factor ? fmt::format("× {:.3f}", *f.factor) : std::string("none (fewer than 19 answers): the model's own"));
+    out += fmt::format("  {:<13} {:<15} n {:>4}   {}{}\n", data::to_string(f.basis), to_string(f.extent), f.n,
+                       f.factor ? fmt::format("× {:.3f}", *f.factor) : std::string("none (fewer than 19 answers): the model's own"),
+                       f.nearest_size_distance ? fmt::format(", nearest held-out size {:.3f} in ln N from a measured one", *f.nearest_size_distance)
+                                               : std::string());
   }
   return out;
 }

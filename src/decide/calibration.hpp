@@ -31,6 +31,7 @@ struct HeldOutAnswer {
   double low_pct = 0, high_pct = 0;
   data::Basis basis = data::Basis::unavailable;
   Extent extent = Extent::card;  ///< what the asked place lacked (the answer's class with its basis)
+  SizePlace size_place{};        ///< how far its size was from a measured one, and that size's class
 };
 
 /// Answers cells from a training set of rows; nullopt where the answer is a refusal.

@@ -14,10 +14,22 @@ constexpr const char* kIntervalKind = "95 % predictive interval for a new card o
 void write_band(JsonSink& sink, const Figure& d) {
   sink.begin_object();
   sink.field("between_cards_log_sd", d.card_sd);
+  sink.key("calibration_class_factor");
+  if (d.calibration && d.calibration->factor) {
+    sink.value(*d.calibration->factor);
+  } else {
+    sink.null();
+  }
   sink.field("calibration_factor", d.interval_factor());
   sink.key("calibration_held_out_answers");
   if (d.calibration) {
     sink.value(d.calibration->n);
+  } else {
+    sink.null();
+  }
+  sink.key("calibration_nearest_measured_b");  // set where the factor is read between this size's class and that size's
+  if (d.nearest_calibration) {
+    sink.value(d.nearest_measured_b);
   } else {
     sink.null();
   }
@@ -28,8 +40,9 @@ void write_band(JsonSink& sink, const Figure& d) {
   sink.field("low_pct", d.low);
   sink.field("quantile", d.quantile);
   sink.field("rule", "mean ± calibration_factor × quantile × log_sd on the log energy ratio, the quantile widened for the uncertainty "
-                     "of the variances, the factor that of held-out answers of the same basis and extent (docs/decision-layer.md, "
-                     "\"The model\" and \"Calibration\")");
+                     "of the variances, the factor that of held-out answers of the same basis and extent; nearer a measured size than "
+                     "any of them, read on a line in ln N from the factor at that size (docs/decision-layer.md, \"The model\" and "
+                     "\"Calibration\")");
   sink.field("variance_uncertainty_log_sd", d.log_variance_sd);
   sink.end_object();
 }
@@ -58,6 +71,14 @@ std::string calibration_text(const Figure& d) {
                        to_string(c.basis), to_string(c.extent));
   }
   const bool own = c.basis == d.basis.basis && c.extent == d.extent;
+  if (d.nearest_calibration && d.nearest_calibration->factor) {
+    const ClassFactor& n = *d.nearest_calibration;
+    return fmt::format("  interval: the model's × {:.2f}, read between × {:.2f} at the measured {:.4g} B ({} / {}) and × {:.2f} of {} "
+                       "held-out answers of this class ({} / {}), none of them as near a measured size ({:.3f} in ln N, {:.0f} % of "
+                       "the way)\n",
+                       d.factor, *n.factor, d.nearest_measured_b, to_string(n.basis), to_string(n.extent), *c.factor, c.n,
+                       to_string(c.basis), to_string(c.extent), d.size_place.distance, 100 * d.calibration_weight);
+  }
   return fmt::format("  interval: the model's × {:.2f}, the factor {} held-out answers of {} ({} / {}) needed to hold 95 %\n", *c.factor, c.n,
                      own ? "this class" : "the widest class on more evidence (this one has too few)", to_string(c.basis),
                      to_string(c.extent));

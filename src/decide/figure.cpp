@@ -25,12 +25,43 @@ Figure figure_from_log(double mean, double mean_var, double card_var, double log
   return f;
 }
 
-void calibrate_interval(Figure& f, const ClassFactor& calibration, const std::function<double(double)>& to_value) {
-  f.calibration = calibration;
+void calibrate_interval(Figure& f, const IntervalCalibration& calibration, const std::function<double(double)>& to_value) {
+  const AnswerFactor a = calibration.answer_factor(f.basis.basis, f.extent, f.size_place);
+  if (a.own == nullptr) return;
+  f.calibration = *a.own;
+  if (a.nearest != nullptr) f.nearest_calibration = *a.nearest;
+  f.calibration_weight = a.weight;
+  f.factor = a.factor;
   const double half = f.interval_factor() * f.quantile * f.log_sd;
   f.low = to_value(f.log_mean - half);
   f.high = to_value(f.log_mean + half);
 }
+
+namespace {
+
+Json class_json(const ClassFactor& c) {
+  return Json{{"class", Json{{"basis", data::to_string(c.basis)}, {"extent", to_string(c.extent)}}},
+              {"class_factor", c.factor ? Json(*c.factor) : Json(nullptr)},
+              {"held_out_answers", c.n}};
+}
+
+// The factor applied, its class, and — read between two classes near a measured size — the other one.
+Json calibration_json(const Figure& f) {
+  if (!f.calibration) return nullptr;
+  Json j = class_json(*f.calibration);
+  j["factor"] = f.factor;
+  j["nearest_measured_size"] = nullptr;
+  if (f.nearest_calibration) {
+    Json near = class_json(*f.nearest_calibration);
+    near["params_b"] = f.nearest_measured_b;
+    near["log_size_distance"] = f.size_place.distance;
+    near["weight_of_own_class"] = f.calibration_weight;
+    j["nearest_measured_size"] = std::move(near);
+  }
+  return j;
+}
+
+}  // namespace
 
 void to_json(Json& j, const Figure& f) {
   j = Json{{"value", f.value},
@@ -43,11 +74,7 @@ void to_json(Json& j, const Figure& f) {
            {"variance_uncertainty_log_sd", f.log_variance_sd},
            {"quantile", f.quantile},
            {"extent", to_string(f.extent)},
-           {"interval_calibration", f.calibration ? Json{{"factor", f.calibration->factor ? Json(*f.calibration->factor) : Json(nullptr)},
-                                                         {"held_out_answers", f.calibration->n},
-                                                         {"class", Json{{"basis", data::to_string(f.calibration->basis)},
-                                                                        {"extent", to_string(f.calibration->extent)}}}}
-                                                  : Json(nullptr)}};
+           {"interval_calibration", calibration_json(f)}};
 }
 
 }  // namespace ecocompute::decide

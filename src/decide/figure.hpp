@@ -22,20 +22,28 @@ struct Figure {
   double log_variance_sd = 0;  ///< uncertainty of the variances themselves (variance_uncertainty.hpp)
   double quantile = 1.96;      ///< the model's half-width in log_sd: k(log_variance_sd)
   Extent extent = Extent::card;  ///< what the asked place lacks against the measured ones (ΔE)
+  /// Where the asked size stands against the format's measured sizes (ΔE whose place lacks its size).
+  SizePlace size_place;
+  double nearest_measured_b = 0;  ///< that nearest measured size (params_b); 0 when the size was measured
   /// The calibration of held-out answers of this figure's class that scaled its interval
   /// (interval_calibration.hpp); absent when none applies and the model's own interval stands.
   std::optional<ClassFactor> calibration;
+  /// Nearer a measured size than any held-out answer of its class: the class of the same question at
+  /// that size, whose factor the interval's is read from together with `calibration`'s.
+  std::optional<ClassFactor> nearest_calibration;
+  double calibration_weight = 1.0;  ///< `calibration`'s share of the factor (AnswerFactor::weight)
+  double factor = 1.0;              ///< what the model's half-width is multiplied by
 
-  /// What the model's half-width is multiplied by: the calibration's factor, else 1.
-  [[nodiscard]] double interval_factor() const { return calibration && calibration->factor ? *calibration->factor : 1.0; }
+  [[nodiscard]] double interval_factor() const { return factor; }
 };
 
 /// A figure from a log-normal prediction: value = to_value(mean), interval to_value(mean ∓ k·sd).
 Figure figure_from_log(double mean, double mean_var, double card_var, double log_variance_sd,
                        const std::function<double(double)>& to_value);
 
-/// Scales the interval by a calibration of its class: to_value(log_mean ∓ factor · quantile · log_sd).
-void calibrate_interval(Figure& f, const ClassFactor& calibration, const std::function<double(double)>& to_value);
+/// Scales the interval by the calibration's factor for the figure's class and size place
+/// (IntervalCalibration::answer_factor): to_value(log_mean ∓ factor · quantile · log_sd).
+void calibrate_interval(Figure& f, const IntervalCalibration& calibration, const std::function<double(double)>& to_value);
 
 /// ΔE % of a log ratio, and energy of a log energy.
 double delta_of_log(double y);

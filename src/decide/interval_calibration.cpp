@@ -54,6 +54,21 @@ const ClassFactor* IntervalCalibration::for_answer(data::Basis basis, Extent ext
   return widest != nullptr ? widest : own;
 }
 
+AnswerFactor IntervalCalibration::answer_factor(data::Basis basis, Extent extent, const SizePlace& place) const {
+  AnswerFactor a;
+  a.own = for_answer(basis, extent);
+  if (a.own == nullptr || !a.own->factor) return a;
+  a.factor = *a.own->factor;
+  const std::optional<double> reach = a.own->nearest_size_distance;  // absent on a class taken for a thinner one
+  if (!lacks_size(extent) || !reach || !place.nearest_class || !(place.distance < *reach)) return a;
+  const ClassFactor* nearest = for_answer(place.nearest_class->first, place.nearest_class->second);
+  if (nearest == nullptr || !nearest->factor) return a;
+  a.nearest = nearest;
+  a.weight = place.distance / *reach;
+  a.factor = (1 - a.weight) * *nearest->factor + a.weight * *a.own->factor;
+  return a;
+}
+
 std::optional<double> conformal_quantile(std::vector<double> scores, double nominal) {
   const auto n = static_cast<double>(scores.size());
   const auto rank = static_cast<std::size_t>(std::ceil(nominal * (n + 1) - 1e-9));
@@ -74,10 +89,16 @@ double coverage_score(double log_mean, double log_half_width, double truth_pct, 
   return -std::log1p(-beyond_noise / scale) / log_half_width;
 }
 
-std::vector<ClassFactor> class_factors(const std::map<std::pair<data::Basis, Extent>, std::vector<double>>& scores, double nominal) {
+std::vector<ClassFactor> class_factors(const std::map<std::pair<data::Basis, Extent>, std::vector<ClassScore>>& scores, double nominal) {
   std::vector<ClassFactor> out;
   for (const auto& [key, list] : scores) {
-    out.push_back({key.first, key.second, static_cast<int>(list.size()), conformal_quantile(list, nominal)});
+    std::vector<double> values;
+    std::optional<double> nearest;
+    for (const ClassScore& s : list) {
+      values.push_back(s.score);
+      if (lacks_size(key.second)) nearest = std::min(nearest.value_or(s.size_distance), s.size_distance);
+    }
+    out.push_back({key.first, key.second, static_cast<int>(list.size()), conformal_quantile(std::move(values), nominal), nearest});
   }
   return out;
 }
@@ -85,8 +106,10 @@ std::vector<ClassFactor> class_factors(const std::map<std::pair<data::Basis, Ext
 void to_json(Json& j, const IntervalCalibration& c) {
   Json classes = Json::array();
   for (const ClassFactor& f : c.classes) {
-    classes.push_back(Json{{"basis", data::to_string(f.basis)}, {"extent", to_string(f.extent)}, {"n", f.n},
-                           {"factor", f.factor ? Json(*f.factor) : Json(nullptr)}});
+    Json item{{"basis", data::to_string(f.basis)}, {"extent", to_string(f.extent)}, {"n", f.n},
+              {"factor", f.factor ? Json(*f.factor) : Json(nullptr)}};
+    if (f.nearest_size_distance) item["nearest_size_distance"] = *f.nearest_size_distance;
+    classes.push_back(std::move(item));
   }
   j = Json{{"evidence_digest", c.evidence_digest}, {"nominal", c.nominal}, {"computed", c.computed}, {"classes", std::move(classes)}};
 }
@@ -104,11 +127,18 @@ Result<IntervalCalibration> interval_calibration_from_json(const Json& j) {
     if (!basis) return basis.error();
     auto extent = parse_extent(item.value("extent", std::string()));
     if (!extent) return extent.error();
-    ClassFactor f{*basis, *extent, item.value("n", 0), std::nullopt};
+    ClassFactor f{*basis, *extent, item.value("n", 0), std::nullopt, std::nullopt};
     if (item.contains("factor") && item["factor"].is_number()) {
       const double value = item["factor"].get<double>();
       if (!std::isfinite(value) || value < 0) return unexpected(ErrorCode::invalid_argument, "a calibration factor must be finite and ≥ 0");
       f.factor = value;
+    }
+    if (item.contains("nearest_size_distance")) {
+      const Json& d = item["nearest_size_distance"];
+      if (!d.is_number() || !std::isfinite(d.get<double>()) || d.get<double>() < 0) {
+        return unexpected(ErrorCode::invalid_argument, "a calibration's nearest_size_distance must be a finite number ≥ 0");
+      }
+      f.nearest_size_distance = d.get<double>();
     }
     c.classes.push_back(f);
   }

@@ -8,6 +8,13 @@
 // scores; with fewer than 19 scores no finite factor exists and the model's own interval stands.
 // The factors are kept with the digest of the evidence they were computed on, and an answer uses
 // them only for that evidence.
+//
+// A class whose answers lack their size also keeps the nearest that any of its held-out answers came
+// to a measured size (|ln N − ln N_measured|). An answer closer than that to a measured size has no
+// held-out answer of its class at its distance: its factor is read on a straight line in that
+// distance from the factor of the same question at the nearest measured size (distance 0) to its
+// class's factor (at the nearest distance calibrated), so that the interval does not step where a
+// size becomes measured.
 #pragma once
 
 #include <filesystem>
@@ -15,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "data/basis.hpp"
@@ -36,6 +44,29 @@ struct ClassFactor {
   Extent extent = Extent::card;
   int n = 0;                     ///< held-out answers of this class that the factor comes from
   std::optional<double> factor;  ///< absent below 19 scores: the model's own interval stands
+  /// For a class whose answers lack their size: the smallest |ln N − ln N_measured| among its held-out
+  /// answers (absent for the other classes, and when none was held out).
+  std::optional<double> nearest_size_distance{};
+};
+
+/// One held-out answer's score with what the factor of its class needs to know of it.
+struct ClassScore {
+  double score = 0;
+  double size_distance = 0;  ///< |ln N − ln N_measured| to the nearest measured size; 0 when the size was measured
+};
+
+/// Where an answer stands against the measured sizes, for the factor of its interval.
+struct SizePlace {
+  double distance = 0;  ///< |ln N − ln N_measured| to the nearest measured size of its format
+  std::optional<std::pair<data::Basis, Extent>> nearest_class;  ///< the class of the same question at that size
+};
+
+/// The factor an answer's half-width takes, and the classes it comes from.
+struct AnswerFactor {
+  const ClassFactor* own = nullptr;      ///< for_answer(basis, extent); nullptr: nothing calibrated
+  const ClassFactor* nearest = nullptr;  ///< the class at the nearest measured size, when the factor is read between the two
+  double weight = 1.0;                   ///< the share of own's factor: distance / own's nearest_size_distance, ≤ 1
+  double factor = 1.0;                   ///< (1 − weight) · nearest's + weight · own's; 1 without a finite factor
 };
 
 struct IntervalCalibration {
@@ -51,7 +82,12 @@ struct IntervalCalibration {
   /// on more evidence (a better basis), so that an answer on less evidence is never scaled less than
   /// every answer on more; else its own without a factor; nullptr when there is nothing.
   [[nodiscard]] const ClassFactor* for_answer(data::Basis basis, Extent extent) const;
+  /// The factor of an answer of (basis, extent) at `place` (see the file's comment).
+  [[nodiscard]] AnswerFactor answer_factor(data::Basis basis, Extent extent, const SizePlace& place) const;
 };
+
+/// Whether an answer of this extent lacks its size (and the size's distance to a measured one matters).
+constexpr bool lacks_size(Extent extent) noexcept { return extent == Extent::size || extent == Extent::size_and_batch; }
 
 /// The ⌈nominal (n + 1)⌉-th smallest score; nullopt when that index exceeds n.
 std::optional<double> conformal_quantile(std::vector<double> scores, double nominal);
@@ -62,7 +98,7 @@ std::optional<double> conformal_quantile(std::vector<double> scores, double nomi
 double coverage_score(double log_mean, double log_half_width, double truth_pct, double noise_pct);
 
 /// The factors of every class from the scores of held-out answers of each.
-std::vector<ClassFactor> class_factors(const std::map<std::pair<data::Basis, Extent>, std::vector<double>>& scores, double nominal);
+std::vector<ClassFactor> class_factors(const std::map<std::pair<data::Basis, Extent>, std::vector<ClassScore>>& scores, double nominal);
 
 void to_json(Json& j, const IntervalCalibration& c);
 Result<IntervalCalibration> interval_calibration_from_json(const Json& j);

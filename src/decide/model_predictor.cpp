@@ -27,7 +27,7 @@ PredictorFactory model_factory(std::shared_ptr<const DecisionModel> whole) {
       q.allow_borrow = true;
       auto p = predict(*evidence, q);
       if (!p || !p->delta) return std::nullopt;
-      return HeldOutAnswer{p->delta->value, p->delta->low, p->delta->high, p->delta->basis.basis, p->delta->extent};
+      return HeldOutAnswer{p->delta->value, p->delta->low, p->delta->high, p->delta->basis.basis, p->delta->extent, p->delta->size_place};
     });
   };
 }

@@ -40,17 +40,26 @@ data::Basis context_kind(const ModelPoint& asked, const std::vector<const Locati
 }
 
 // What the asked place lacks: its size and its batch each looked for among the format's places at
-// the baseline context on the architecture (any regime, any GPU of it).
-Extent extent_of(const ModelPoint& asked, const std::vector<const Location*>& pool) {
-  bool size_seen = false, batch_seen = false;
+// the baseline context on the architecture (any regime, any GPU of it); and the measured size nearest
+// the asked one among them.
+void judge_extent(const ModelPoint& asked, const std::vector<const Location*>& pool, PlaceBasis& b) {
+  bool batch_seen = false;
+  b.nearest_log_size = asked.log_size;
+  b.size_distance = INFINITY;
   for (const Location* l : pool) {
     if (l->point.context != 0) continue;
-    size_seen = size_seen || l->point.log_size == asked.log_size;
     batch_seen = batch_seen || l->point.batch == asked.batch;
+    if (const double d = std::abs(l->point.log_size - asked.log_size); d < b.size_distance) {
+      b.size_distance = d;
+      b.nearest_log_size = l->point.log_size;
+      b.nearest_params_b = l->place.params_b;
+    }
   }
-  if (size_seen && batch_seen) return Extent::card;
-  if (!size_seen && !batch_seen) return Extent::size_and_batch;
-  return size_seen ? Extent::batch : Extent::size;
+  const bool size_seen = b.size_distance == 0;
+  if (!std::isfinite(b.size_distance)) b.size_distance = 0;  // nothing at the baseline context: no size to be near
+  if (size_seen && batch_seen) b.extent = Extent::card;
+  else if (!size_seen && !batch_seen) b.extent = Extent::size_and_batch;
+  else b.extent = size_seen ? Extent::batch : Extent::size;
 }
 
 }  // namespace
@@ -86,7 +95,7 @@ PlaceBasis place_basis(const ModelPoint& asked, const FamilyFit& family) {
                         asked.batch <= b.batch_max;
     kind = !b.same_place.empty() ? data::Basis::measured : inside ? data::Basis::interpolated : data::Basis::extrapolated;
   }
-  b.extent = extent_of(asked, pool);
+  judge_extent(asked, pool, b);
   if (asked.context > 0) {
     b.same_place.clear();  // the short-context places are not the asked place
     const data::Basis at_context = context_kind(asked, pool, b);

@@ -40,6 +40,10 @@ struct PlaceBasis {
   std::vector<const Location*> context_places;  ///< the format's places beyond the baseline context in the asked batch group
   int context_max = 0;                        ///< their longest context
   Extent extent = Extent::card;               ///< what the asked place lacks against the format's measured places
+  /// The format's measured size nearest the asked one (ln params_b, among the places `extent` is judged
+  /// on) and |ln N − that|: 0 when the asked size was measured.
+  double nearest_log_size = 0, size_distance = 0;
+  double nearest_params_b = 0;  ///< that size as measured (params_b)
 };
 
 /// The basis of the asked point against a family's measured locations.

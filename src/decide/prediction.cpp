@@ -108,6 +108,19 @@ Figure figure_of(const Outcome& o, const std::function<double(double)>& to_value
   return figure_from_log(o.latent.mean, o.latent.mean_var, o.latent.card_var, o.latent.log_variance_sd, to_value);
 }
 
+// Where the asked size stands against the format's measured ones, with the class the same question
+// has at the nearest of them: what the interval's factor is read between near a measured size.
+SizePlace size_place_of(const Outcome& o) {
+  SizePlace s;
+  if (!lacks_size(o.basis.extent) || !(o.basis.size_distance > 0)) return s;
+  ModelPoint at = o.point;
+  at.log_size = o.basis.nearest_log_size;
+  const PlaceBasis there = place_basis(at, *o.family);
+  s.distance = o.basis.size_distance;
+  s.nearest_class = std::pair{basis_kind(there, at), there.extent};
+  return s;
+}
+
 // The format's own energy: F16 energy × the ratio, their log variances added.
 Figure energy_figure(const Figure& fp16, const Figure& delta) {
   const double delta_sd = delta.log_sd * delta.interval_factor();
@@ -182,9 +195,9 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* ke
     out.delta = figure_of(*ratio, delta_of_log);
     out.delta->basis = basis_of(*ratio, q, evidence, "ΔE", detail);
     out.delta->extent = ratio->basis.extent;
-    if (const ClassFactor* c = evidence.calibration ? evidence.calibration->for_answer(out.delta->basis.basis, out.delta->extent) : nullptr) {
-      calibrate_interval(*out.delta, *c, delta_of_log);
-    }
+    out.delta->size_place = size_place_of(*ratio);
+    if (out.delta->size_place.nearest_class) out.delta->nearest_measured_b = ratio->basis.nearest_params_b;
+    if (evidence.calibration) calibrate_interval(*out.delta, *evidence.calibration, delta_of_log);
     out.arch_used = used_architectures(ratio->basis, q.arch);
   }
   if (fp16.figure) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -58,13 +59,15 @@ TEST(IntervalCalibration, TheFileIsReadOnlyForTheEvidenceItWasComputedOn) {
   std::filesystem::create_directories(dir);
   IntervalCalibration c;
   c.evidence_digest = "abc";
-  c.classes = {{data::Basis::measured, Extent::card, 40, 1.5}, {data::Basis::borrowed, Extent::size, 3, std::nullopt}};
+  c.classes = {{data::Basis::measured, Extent::card, 40, 1.5, std::nullopt}, {data::Basis::borrowed, Extent::size, 3, std::nullopt, 0.2}};
   std::ofstream(dir / "c.json") << Json(c).dump();
   const auto read = calibration_for("abc", dir / "c.json");
   ASSERT_NE(read, nullptr);
   ASSERT_NE(read->find(data::Basis::measured, Extent::card), nullptr);
   EXPECT_EQ(read->find(data::Basis::measured, Extent::card)->factor, 1.5);
   EXPECT_EQ(read->find(data::Basis::borrowed, Extent::size)->factor, std::nullopt);
+  EXPECT_EQ(read->find(data::Basis::borrowed, Extent::size)->nearest_size_distance, 0.2);
+  EXPECT_EQ(read->find(data::Basis::measured, Extent::card)->nearest_size_distance, std::nullopt);
   EXPECT_EQ(read->find(data::Basis::interpolated, Extent::size), nullptr);
   // A class too thin for a factor of its own takes the widest of the classes on more evidence.
   EXPECT_EQ(read->for_answer(data::Basis::borrowed, Extent::size), read->find(data::Basis::measured, Extent::card));
@@ -75,6 +78,9 @@ TEST(IntervalCalibration, TheFileIsReadOnlyForTheEvidenceItWasComputedOn) {
   EXPECT_EQ(calibration_for("abc", dir / "missing.json"), nullptr);
   std::ofstream(dir / "bad.json") << R"({"evidence_digest": "abc", "classes": [{"basis": "measured", "extent": "card", "factor": -1}]})";
   EXPECT_EQ(calibration_for("abc", dir / "bad.json"), nullptr);
+  std::ofstream(dir / "far.json") << R"({"evidence_digest": "abc", "classes": [{"basis": "interpolated", "extent": "size", "factor": 2,
+                                        "nearest_size_distance": -0.1}]})";
+  EXPECT_EQ(calibration_for("abc", dir / "far.json"), nullptr);
   std::ofstream(dir / "odd.json") << R"({"evidence_digest": "abc", "classes": [{"basis": "measured", "extent": "planet"}]})";
   EXPECT_EQ(calibration_for("abc", dir / "odd.json"), nullptr);
   std::ofstream(dir / "text.json") << "not json";
@@ -94,7 +100,7 @@ TEST(IntervalCalibration, AnAnswerIsScaledByTheFactorOfItsClass) {
   Evidence scaled = raw;
   auto c = std::make_shared<IntervalCalibration>();
   c->evidence_digest = raw.model->digest;
-  c->classes = {{data::Basis::measured, Extent::card, 100, 2.0}};
+  c->classes = {{data::Basis::measured, Extent::card, 100, 2.0, std::nullopt}};
   scaled.calibration = c;
   auto answer = predict(scaled, q);
   ASSERT_TRUE(answer && answer->delta);
@@ -106,7 +112,7 @@ TEST(IntervalCalibration, AnAnswerIsScaledByTheFactorOfItsClass) {
   EXPECT_GT(answer->energy->high - answer->energy->low, model->energy->high - model->energy->low);
   EXPECT_DOUBLE_EQ(answer->fp16_energy->high, model->fp16_energy->high);
   // A class without a finite factor, and none on more evidence, keeps the model's interval and says it was looked up.
-  c->classes = {{data::Basis::measured, Extent::card, 12, std::nullopt}};
+  c->classes = {{data::Basis::measured, Extent::card, 12, std::nullopt, std::nullopt}};
   auto kept = predict(scaled, q);
   ASSERT_TRUE(kept && kept->delta && kept->delta->calibration);
   EXPECT_DOUBLE_EQ(kept->delta->high, model->delta->high);
@@ -116,12 +122,88 @@ TEST(IntervalCalibration, AnAnswerIsScaledByTheFactorOfItsClass) {
   EXPECT_EQ(between->delta->extent, Extent::size);
 }
 
+using data::Basis;
+
+TEST(IntervalCalibration, NearerAMeasuredSizeThanAnyHeldOutAnswerTheFactorIsReadBetweenThatSizesClassAndItsOwn) {
+  IntervalCalibration c;
+  c.classes = {{Basis::measured, Extent::card, 100, 1.4, std::nullopt},
+               {Basis::interpolated, Extent::size, 300, 2.8, 0.1},
+               {Basis::extrapolated, Extent::size, 100, 0.9, 0.4},
+               {Basis::interpolated, Extent::batch, 50, 0.8, std::nullopt}};
+  const auto from_measured = [](double distance) { return SizePlace{distance, std::pair{Basis::measured, Extent::card}}; };
+  const AnswerFactor at = c.answer_factor(Basis::interpolated, Extent::size, from_measured(0.0));
+  EXPECT_DOUBLE_EQ(at.factor, 1.4);
+  const AnswerFactor half = c.answer_factor(Basis::interpolated, Extent::size, from_measured(0.05));
+  EXPECT_DOUBLE_EQ(half.factor, 2.1);
+  EXPECT_DOUBLE_EQ(half.weight, 0.5);
+  EXPECT_EQ(half.own, c.find(Basis::interpolated, Extent::size));
+  EXPECT_EQ(half.nearest, c.find(Basis::measured, Extent::card));
+  // From the nearest distance calibrated on, the class's own factor.
+  const AnswerFactor reach = c.answer_factor(Basis::interpolated, Extent::size, from_measured(0.1));
+  EXPECT_DOUBLE_EQ(reach.factor, 2.8);
+  EXPECT_EQ(reach.nearest, nullptr);
+  EXPECT_DOUBLE_EQ(c.answer_factor(Basis::interpolated, Extent::size, from_measured(0.5)).factor, 2.8);
+  EXPECT_DOUBLE_EQ(c.answer_factor(Basis::interpolated, Extent::size, SizePlace{0.05, std::nullopt}).factor, 2.8);
+  // Either way: an extrapolated size's factor, smaller than the measured one's, is read down to it.
+  EXPECT_DOUBLE_EQ(c.answer_factor(Basis::extrapolated, Extent::size, from_measured(0.2)).factor, 1.15);
+  // A class that lacks no size, or keeps no distance, takes its own factor.
+  EXPECT_DOUBLE_EQ(c.answer_factor(Basis::interpolated, Extent::batch, from_measured(0.01)).factor, 0.8);
+  EXPECT_DOUBLE_EQ(c.answer_factor(Basis::measured, Extent::card, from_measured(0.0)).factor, 1.4);
+  const AnswerFactor none = IntervalCalibration{}.answer_factor(Basis::interpolated, Extent::size, from_measured(0.01));
+  EXPECT_EQ(none.own, nullptr);
+  EXPECT_DOUBLE_EQ(none.factor, 1.0);
+}
+
+TEST(IntervalCalibration, AClassLackingItsSizeKeepsTheNearestItsHeldOutAnswersCameToAMeasuredSize) {
+  std::map<std::pair<Basis, Extent>, std::vector<ClassScore>> scores;
+  for (int i = 0; i < 20; ++i) {
+    scores[{Basis::interpolated, Extent::size}].push_back({1.0 + i, 0.3 - 0.01 * i});
+    scores[{Basis::interpolated, Extent::card}].push_back({1.0 + i, 0.0});
+  }
+  const std::vector<ClassFactor> factors = class_factors(scores, 0.95);
+  ASSERT_EQ(factors.size(), 2u);
+  const auto of = [&](Extent e) { return *std::find_if(factors.begin(), factors.end(), [&](const ClassFactor& f) { return f.extent == e; }); };
+  ASSERT_TRUE(of(Extent::size).nearest_size_distance);
+  EXPECT_NEAR(*of(Extent::size).nearest_size_distance, 0.11, 1e-12);
+  EXPECT_EQ(of(Extent::size).factor, 20.0);
+  EXPECT_FALSE(of(Extent::card).nearest_size_distance);
+}
+
+TEST(IntervalCalibration, AnIntervalDoesNotStepWhereASizeBecomesMeasured) {
+  Evidence e = published_evidence();
+  auto c = std::make_shared<IntervalCalibration>();
+  c->evidence_digest = e.model->digest;
+  c->classes = {{Basis::measured, Extent::card, 100, 1.4, std::nullopt}, {Basis::interpolated, Extent::size, 300, 2.8, 0.05}};
+  e.calibration = c;
+  const auto log_half = [](const Figure& f) { return (std::log1p(f.high / 100) - std::log1p(f.low / 100)) / 2; };
+  auto at = predict(e, ::ecocompute::testing::ask_query(8.030261248, "H200", "Q4_K_M", 16));
+  auto near = predict(e, ::ecocompute::testing::ask_query(8.03, "H200", "Q4_K_M", 16));
+  auto far = predict(e, ::ecocompute::testing::ask_query(5.0, "H200", "Q4_K_M", 16));
+  ASSERT_TRUE(at && at->delta && near && near->delta && far && far->delta);
+  EXPECT_EQ(at->delta->basis.basis, Basis::measured);
+  EXPECT_DOUBLE_EQ(at->delta->interval_factor(), 1.4);
+  EXPECT_EQ(near->delta->basis.basis, Basis::interpolated);
+  EXPECT_EQ(near->delta->extent, Extent::size);
+  EXPECT_NEAR(near->delta->size_place.distance, std::log(8.030261248 / 8.03), 1e-12);
+  EXPECT_DOUBLE_EQ(near->delta->nearest_measured_b, 8.030261248);
+  EXPECT_NEAR(near->delta->interval_factor(), 1.4, 1e-3);  // the class's own 2.8 would double the interval 0.003 % away
+  EXPECT_NEAR(log_half(*near->delta) / log_half(*at->delta), 1.0, 2e-3);
+  EXPECT_NEAR(near->delta->value, at->delta->value, 0.01);
+  const Json j = *near->delta;
+  EXPECT_EQ(j["interval_calibration"]["nearest_measured_size"]["params_b"], 8.030261248);
+  EXPECT_EQ(j["interval_calibration"]["class"]["extent"], "size");
+  // Farther than any held-out answer came to a measured size: the class's own factor.
+  EXPECT_GT(far->delta->size_place.distance, 0.05);
+  EXPECT_DOUBLE_EQ(far->delta->interval_factor(), 2.8);
+  EXPECT_TRUE(Json(*far->delta)["interval_calibration"]["nearest_measured_size"].is_null());
+}
+
 // A predictor that answers every cell `offset` points from its measured ΔE with a ±`half` interval.
 PredictorFactory off_by(double half, double offset) {
   return [=](const std::vector<data::DataRow>&, const std::vector<data::Session>&) -> Result<CellPredictor> {
     return CellPredictor([=](const Cell& c) -> std::optional<HeldOutAnswer> {
       const double answer = delta_pct_of(c.value) + offset;
-      return HeldOutAnswer{answer, answer - half, answer + half, data::Basis::interpolated, Extent::size};
+      return HeldOutAnswer{answer, answer - half, answer + half, data::Basis::interpolated, Extent::size, {}};
     });
   };
 }
