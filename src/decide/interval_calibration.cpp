@@ -54,6 +54,11 @@ const ClassFactor* IntervalCalibration::for_answer(data::Basis basis, Extent ext
   return widest != nullptr ? widest : own;
 }
 
+double IntervalCalibration::size_reach(data::Basis basis, Extent extent) const {
+  const ClassFactor* c = for_answer(basis, extent);
+  return c != nullptr && c->factor ? c->nearest_size_distance.value_or(0.0) : 0.0;
+}
+
 AnswerFactor IntervalCalibration::answer_factor(data::Basis basis, Extent extent, const SizePlace& place) const {
   AnswerFactor a;
   a.own = for_answer(basis, extent);

@@ -82,6 +82,9 @@ struct IntervalCalibration {
   /// on more evidence (a better basis), so that an answer on less evidence is never scaled less than
   /// every answer on more; else its own without a factor; nullptr when there is nothing.
   [[nodiscard]] const ClassFactor* for_answer(data::Basis basis, Extent extent) const;
+  /// The nearest_size_distance of the class an answer of (basis, extent) takes (for_answer): no answer
+  /// farther than that from a measured size is read between two classes; 0 when it keeps none.
+  [[nodiscard]] double size_reach(data::Basis basis, Extent extent) const;
   /// The factor of an answer of (basis, extent) at `place` (see the file's comment).
   [[nodiscard]] AnswerFactor answer_factor(data::Basis basis, Extent extent, const SizePlace& place) const;
 };
