@@ -29,7 +29,7 @@ void write_band(JsonSink& sink, const Figure& d) {
   }
   sink.key("calibration_nearest_measured_b");  // set where the factor is read between this size's class and that size's
   if (d.nearest_calibration) {
-    sink.value(d.nearest_measured_b);
+    sink.value(d.size_place.nearest_params_b);
   } else {
     sink.null();
   }
@@ -76,7 +76,7 @@ std::string calibration_text(const Figure& d) {
     return fmt::format("  interval: the model's × {:.2f}, read between × {:.2f} at the measured {:.4g} B ({} / {}) and × {:.2f} of {} "
                        "held-out answers of this class ({} / {}), none of them as near a measured size ({:.3f} in ln N, {:.0f} % of "
                        "the way)\n",
-                       d.factor, *n.factor, d.nearest_measured_b, to_string(n.basis), to_string(n.extent), *c.factor, c.n,
+                       d.factor, *n.factor, d.size_place.nearest_params_b, to_string(n.basis), to_string(n.extent), *c.factor, c.n,
                        to_string(c.basis), to_string(c.extent), d.size_place.distance, 100 * d.calibration_weight);
   }
   return fmt::format("  interval: the model's × {:.2f}, the factor {} held-out answers of {} ({} / {}) needed to hold 95 %\n", *c.factor, c.n,

@@ -53,7 +53,7 @@ Json calibration_json(const Figure& f) {
   j["nearest_measured_size"] = nullptr;
   if (f.nearest_calibration) {
     Json near = class_json(*f.nearest_calibration);
-    near["params_b"] = f.nearest_measured_b;
+    near["params_b"] = f.size_place.nearest_params_b;
     near["log_size_distance"] = f.size_place.distance;
     near["weight_of_own_class"] = f.calibration_weight;
     j["nearest_measured_size"] = std::move(near);

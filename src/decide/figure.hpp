@@ -24,7 +24,6 @@ struct Figure {
   Extent extent = Extent::card;  ///< what the asked place lacks against the measured ones (ΔE)
   /// Where the asked size stands against the format's measured sizes (ΔE whose place lacks its size).
   SizePlace size_place;
-  double nearest_measured_b = 0;  ///< that nearest measured size (params_b); 0 when the size was measured
   /// The calibration of held-out answers of this figure's class that scaled its interval
   /// (interval_calibration.hpp); absent when none applies and the model's own interval stands.
   std::optional<ClassFactor> calibration;

@@ -59,6 +59,7 @@ struct ClassScore {
 struct SizePlace {
   double distance = 0;  ///< |ln N − ln N_measured| to the nearest measured size of its format
   std::optional<std::pair<data::Basis, Extent>> nearest_class;  ///< the class of the same question at that size
+  double nearest_params_b = 0;  ///< that size as measured; set with nearest_class
 };
 
 /// The factor an answer's half-width takes, and the classes it comes from.

@@ -121,6 +121,7 @@ SizePlace size_place_of(const Outcome& o, const Figure& delta, const IntervalCal
   at.log_size = o.basis.nearest_log_size;
   const PlaceBasis there = place_basis(at, *o.family);
   s.nearest_class = std::pair{basis_kind(there, at), there.extent};
+  s.nearest_params_b = o.basis.nearest_params_b;
   return s;
 }
 
@@ -199,7 +200,6 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* ke
     out.delta->basis = basis_of(*ratio, q, evidence, "ΔE", detail);
     out.delta->extent = ratio->basis.extent;
     out.delta->size_place = size_place_of(*ratio, *out.delta, evidence.calibration.get());
-    if (out.delta->size_place.nearest_class) out.delta->nearest_measured_b = ratio->basis.nearest_params_b;
     if (evidence.calibration) calibrate_interval(*out.delta, *evidence.calibration, delta_of_log);
     out.arch_used = used_architectures(ratio->basis, q.arch);
   }

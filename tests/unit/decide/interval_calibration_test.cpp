@@ -185,7 +185,7 @@ TEST(IntervalCalibration, AnIntervalDoesNotStepWhereASizeBecomesMeasured) {
   EXPECT_EQ(near->delta->basis.basis, Basis::interpolated);
   EXPECT_EQ(near->delta->extent, Extent::size);
   EXPECT_NEAR(near->delta->size_place.distance, std::log(8.030261248 / 8.03), 1e-12);
-  EXPECT_DOUBLE_EQ(near->delta->nearest_measured_b, 8.030261248);
+  EXPECT_DOUBLE_EQ(near->delta->size_place.nearest_params_b, 8.030261248);
   EXPECT_NEAR(near->delta->interval_factor(), 1.4, 1e-3);  // the class's own 2.8 would double the interval 0.003 % away
   EXPECT_NEAR(log_half(*near->delta) / log_half(*at->delta), 1.0, 2e-3);
   EXPECT_NEAR(near->delta->value, at->delta->value, 0.01);
