@@ -8,7 +8,10 @@
 namespace ecocompute::protocol {
 
 OccupancySampler::OccupancySampler(const engine::EndpointClient& client, const Clock& clock, Seconds interval)
-    : client_(client), clock_(clock), interval_(interval), thread_([this] { run(); }) {}
+    : client_(client), clock_(clock), interval_(interval), thread_([this] { run(); }) {
+  std::unique_lock lock(mutex_);
+  first_read_.wait(lock, [this] { return first_done_; });
+}
 
 OccupancySampler::~OccupancySampler() { (void)stop(); }
 
@@ -21,6 +24,10 @@ void OccupancySampler::run() {
     Result<double> running = client_.running_requests();
     const Seconds at{(asked.value + clock_.now().value) / 2.0};
     lock.lock();
+    if (!first_done_) {
+      first_done_ = true;
+      first_read_.notify_all();
+    }
     if (!running) {
       trace_.unavailable = running.error().message();
       return;

@@ -108,6 +108,7 @@ class FakeOpenAiServer {
     server_.Post("/v1/chat/completions", handle);
     if (with_metrics) {
       server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(metrics_delay_ms_.load()));
         response.set_content("llamacpp:requests_processing " + std::to_string(running_.load()) + "\n", "text/plain");
       });
     }
@@ -136,6 +137,8 @@ class FakeOpenAiServer {
   FakeOpenAiServer(const FakeOpenAiServer&) = delete;
   FakeOpenAiServer& operator=(const FakeOpenAiServer&) = delete;
 
+  /// GET /metrics answers only after this long (a server busy between decode steps).
+  void delay_metrics(std::chrono::milliseconds delay) { metrics_delay_ms_ = delay.count(); }
   [[nodiscard]] int port() const { return port_; }
   [[nodiscard]] std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
   [[nodiscard]] std::vector<nlohmann::json> bodies() const {
@@ -146,6 +149,7 @@ class FakeOpenAiServer {
  private:
   std::function<FakeReply(const nlohmann::json&)> script_;
   std::atomic<int> running_{0};
+  std::atomic<long long> metrics_delay_ms_{0};
   httplib::Server server_;
   std::thread thread_;
   int port_ = 0;

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <optional>
+
 #include "meter/rapl_meter.hpp"
 #include "protocol/serving_level.hpp"
 #include "support/fake_openai_server.hpp"
@@ -63,6 +66,24 @@ TEST(OccupancySampler, AServerWithoutMetricsIsRecordedAsUnavailableAndTheTrialSt
   EXPECT_TRUE(run.occupancy.samples.empty());
   EXPECT_NE(run.occupancy.unavailable.find("/metrics: HTTP 404"), std::string::npos) << run.occupancy.unavailable;
   EXPECT_NE(run.occupancy.unavailable.find("--metrics"), std::string::npos);
+}
+
+// A window opened once the sampler is constructed must begin inside its trace: the constructor returns
+// only after the first reading, whose time (the midpoint of a slow /metrics answer) is then already past.
+TEST(OccupancySampler, TheFirstReadingIsInBeforeTheConstructorReturns) {
+  ::ecocompute::testing::FakeOpenAiServer server([](const nlohmann::json&) { return ::ecocompute::testing::good_stream(4); },
+                                                 64, 0, /*with_metrics=*/true);
+  server.delay_metrics(std::chrono::milliseconds(200));
+  const engine::EndpointClient client(*engine::parse_endpoint_spec("F16=" + server.base_url() + "#fake-model"), {},
+                                      system_clock());
+  std::optional<OccupancySampler> sampler;
+  sampler.emplace(client, *system_clock(), Seconds{0.05});
+  const Seconds returned = system_clock()->now();
+  const OccupancyTrace trace = sampler->stop();
+  EXPECT_TRUE(trace.unavailable.empty()) << trace.unavailable;
+  ASSERT_FALSE(trace.samples.empty());
+  EXPECT_LE(trace.samples.front().at.value, returned.value);
+  EXPECT_EQ(trace.samples.front().running, 0.0);
 }
 
 }  // namespace
