@@ -41,6 +41,10 @@ struct Evidence {
   std::shared_ptr<const DecisionModel> model;
   /// The calibration of the model's intervals computed on this evidence (calibrate --write), if any.
   std::shared_ptr<const IntervalCalibration> calibration;
+  /// Answers lacking their size judge the class the same question has at the nearest measured size even
+  /// without a calibration (a second judgement of the place): `calibrate`'s folds read their factors from
+  /// it out of fold. Other evidence without a calibration has no use for it.
+  bool judge_nearest_size_class = false;
   /// When set, the rows of one engine and format that an answer shows (a perplexity pair or a throttling
   /// note) come from the store (indexed) instead of `rows`: a question reads those, not the whole store.
   std::function<std::vector<data::DataRow>(const std::string& engine, const std::string& precision)> rows_by_key;

@@ -13,6 +13,7 @@ PredictorFactory model_factory(std::shared_ptr<const DecisionModel> whole) {
     evidence->rows = training;
     evidence->sessions = sessions;
     evidence->model = std::make_shared<const DecisionModel>(DecisionModel::fit(training, whole.get(), false));
+    evidence->judge_nearest_size_class = true;  // each fold's factors are read out of fold from these answers
     return CellPredictor([evidence](const Cell& cell) -> std::optional<HeldOutAnswer> {
       Query q;
       q.params_b = cell.place.params_b;

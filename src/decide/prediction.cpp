@@ -111,12 +111,16 @@ Figure figure_of(const Outcome& o, const std::function<double(double)>& to_value
 // Where the asked size stands against the format's measured ones, with the class the same question
 // has at the nearest of them: what the interval's factor is read between near a measured size. That
 // class costs a second judgement of the place, made only where a factor could be read from it (nearer
-// than its class's reach; always without a calibration, as `calibrate`'s folds need it).
-SizePlace size_place_of(const Outcome& o, const Figure& delta, const IntervalCalibration* calibration) {
+// than its class's reach) or, without a calibration, for `calibrate`'s folds alone.
+SizePlace size_place_of(const Outcome& o, const Figure& delta, const Evidence& evidence) {
   SizePlace s;
   if (!lacks_size(o.basis.extent) || !(o.basis.size_distance > 0)) return s;
   s.distance = o.basis.size_distance;
-  if (calibration != nullptr && !(s.distance < calibration->size_reach(delta.basis.basis, delta.extent))) return s;
+  const IntervalCalibration* calibration = evidence.calibration.get();
+  if (calibration == nullptr ? !evidence.judge_nearest_size_class
+                             : !(s.distance < calibration->size_reach(delta.basis.basis, delta.extent))) {
+    return s;
+  }
   ModelPoint at = o.point;
   at.log_size = o.basis.nearest_log_size;
   const PlaceBasis there = place_basis(at, *o.family);
@@ -199,7 +203,7 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* ke
     out.delta = figure_of(*ratio, delta_of_log);
     out.delta->basis = basis_of(*ratio, q, evidence, "ΔE", detail);
     out.delta->extent = ratio->basis.extent;
-    out.delta->size_place = size_place_of(*ratio, *out.delta, evidence.calibration.get());
+    out.delta->size_place = size_place_of(*ratio, *out.delta, evidence);
     if (evidence.calibration) calibrate_interval(*out.delta, *evidence.calibration, delta_of_log);
     out.arch_used = used_architectures(ratio->basis, q.arch);
   }
