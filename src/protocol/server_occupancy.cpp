@@ -8,32 +8,33 @@
 namespace ecocompute::protocol {
 
 OccupancySampler::OccupancySampler(const engine::EndpointClient& client, const Clock& clock, Seconds interval)
-    : client_(client), clock_(clock), interval_(interval), thread_([this] { run(); }) {
-  std::unique_lock lock(mutex_);
-  first_read_.wait(lock, [this] { return first_done_; });
+    : client_(client), clock_(clock), interval_(interval) {
+  if (read_once()) thread_ = std::thread([this] { run(); });
 }
 
 OccupancySampler::~OccupancySampler() { (void)stop(); }
 
+bool OccupancySampler::read_once() {
+  const Seconds asked = clock_.now();
+  Result<double> running = client_.running_requests();
+  const Seconds at{(asked.value + clock_.now().value) / 2.0};
+  std::lock_guard lock(mutex_);
+  if (!running) {
+    trace_.unavailable = running.error().message();
+    return false;
+  }
+  trace_.samples.push_back(OccupancySample{at, *running});
+  return true;
+}
+
 void OccupancySampler::run() {
   const auto period = std::chrono::duration<double>(interval_.value);
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    lock.unlock();
-    const Seconds asked = clock_.now();
-    Result<double> running = client_.running_requests();
-    const Seconds at{(asked.value + clock_.now().value) / 2.0};
-    lock.lock();
-    if (!first_done_) {
-      first_done_ = true;
-      first_read_.notify_all();
+  while (true) {
+    {
+      std::unique_lock lock(mutex_);
+      if (stop_changed_.wait_for(lock, period, [this] { return stopping_; })) return;
     }
-    if (!running) {
-      trace_.unavailable = running.error().message();
-      return;
-    }
-    trace_.samples.push_back(OccupancySample{at, *running});
-    stop_changed_.wait_for(lock, period, [this] { return stopping_; });
+    if (!read_once()) return;
   }
 }
 

@@ -38,10 +38,11 @@ struct OccupancyTrace {
 /// metrics is not asked again each interval.
 class OccupancySampler {
  public:
-  /// Returns once the first reading is in (or has failed), so that a window opened after construction
-  /// begins inside the trace: a thread started but not yet scheduled would leave the window's first
-  /// milliseconds unread. A server whose /metrics stalls delays the return by the client's read timeout,
-  /// once: that read fails and ends the trace.
+  /// Takes the first reading itself before it returns (the thread, started only when that reading
+  /// succeeded, takes the rest), so that a window opened after construction begins inside the trace: a
+  /// thread started but not yet scheduled would leave the window's first milliseconds unread. A server
+  /// whose /metrics stalls delays the return by the client's read timeout, once: that read fails and
+  /// ends the trace.
   OccupancySampler(const engine::EndpointClient& client, const Clock& clock, Seconds interval);
   ~OccupancySampler();
   OccupancySampler(const OccupancySampler&) = delete;
@@ -51,14 +52,14 @@ class OccupancySampler {
 
  private:
   void run();
+  /// One reading into the trace; false (with the reason kept) when it failed.
+  bool read_once();
   const engine::EndpointClient& client_;
   const Clock& clock_;
   Seconds interval_;
   std::mutex mutex_;
   std::condition_variable stop_changed_;
-  std::condition_variable first_read_;
   bool stopping_ = false;
-  bool first_done_ = false;
   OccupancyTrace trace_;
   std::thread thread_;
 };
