@@ -178,7 +178,7 @@ std::string bases_text(const std::map<data::Basis, BasisCoverage>& by_basis, con
 std::string factors_text(const std::vector<ClassFactor>& factors) {
   std::string out = "factor of the model's half-width per class (basis, what the asked place lacks), from every held-out answer:\n";
   for (const ClassFactor& f : factors) {
-    out += fmt::format("  {:<13} {:<15} n {:>4}   {}{}\n", data::to_string(f.basis), to_string(f.extent), f.n,
+    out += fmt::format("  {:<13} {:<21} n {:>4}   {}{}\n", data::to_string(f.basis), to_string(f.extent), f.n,
                        f.factor ? fmt::format("× {:.3f}", *f.factor) : std::string("none (fewer than 19 answers): the model's own"),
                        f.nearest_size_distance ? fmt::format(", nearest held-out size {:.3f} in ln N from a measured one", *f.nearest_size_distance)
                                                : std::string());

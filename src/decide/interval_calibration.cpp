@@ -15,7 +15,9 @@
 namespace ecocompute::decide {
 namespace {
 
-constexpr std::array<Extent, 5> kExtents{Extent::card, Extent::size, Extent::batch, Extent::size_and_batch, Extent::context};
+constexpr std::array<Extent, 9> kExtents{Extent::card,  Extent::size,           Extent::size_below,           Extent::size_above,
+                                         Extent::batch, Extent::size_and_batch, Extent::size_below_and_batch, Extent::size_above_and_batch,
+                                         Extent::context};
 
 }  // namespace
 
@@ -24,7 +26,11 @@ std::string_view to_string(Extent extent) noexcept {
     case Extent::card: return "card";
     case Extent::size: return "size";
     case Extent::batch: return "batch";
+    case Extent::size_below: return "size_below";
+    case Extent::size_above: return "size_above";
     case Extent::size_and_batch: return "size_and_batch";
+    case Extent::size_below_and_batch: return "size_below_and_batch";
+    case Extent::size_above_and_batch: return "size_above_and_batch";
     case Extent::context: return "context";
   }
   return "card";
@@ -34,7 +40,9 @@ Result<Extent> parse_extent(std::string_view text) {
   for (Extent e : kExtents) {
     if (to_string(e) == text) return e;
   }
-  return unexpected(ErrorCode::invalid_argument, fmt::format("unknown extent '{}' (card, size, batch, size_and_batch, context)", text));
+  std::string known;
+  for (Extent e : kExtents) known += fmt::format("{}{}", known.empty() ? "" : ", ", to_string(e));
+  return unexpected(ErrorCode::invalid_argument, fmt::format("unknown extent '{}' ({})", text, known));
 }
 
 const ClassFactor* IntervalCalibration::find(data::Basis basis, Extent extent) const {

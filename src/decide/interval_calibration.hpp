@@ -33,8 +33,22 @@ namespace ecocompute::decide {
 
 /// What the asked place lacks against the measured places of its format (in its regime, on its
 /// architecture): a card of its own (every part measured: another card at a measured place, or a size
-/// and a batch each measured but not together), its size, its batch, both, or its context.
-enum class Extent { card, size, batch, size_and_batch, context };
+/// and a batch each measured but not together), its size, its batch, both, or its context. A size that
+/// is not measured lies between the measured ones (`size`), below all of them (`size_below`) or above
+/// (`size_above`): a smaller model is paced by the host's kernel launches more than any measured one,
+/// a larger one by the bytes of its weights more, so the two sides are calibrated apart (a Mondrian
+/// taxonomy: Vovk, Gammerman & Shafer 2005, ch. 4).
+enum class Extent {
+  card,
+  size,
+  size_below,
+  size_above,
+  batch,
+  size_and_batch,
+  size_below_and_batch,
+  size_above_and_batch,
+  context
+};
 std::string_view to_string(Extent extent) noexcept;
 Result<Extent> parse_extent(std::string_view text);
 
@@ -91,7 +105,7 @@ struct IntervalCalibration {
 };
 
 /// Whether an answer of this extent lacks its size (and the size's distance to a measured one matters).
-constexpr bool lacks_size(Extent extent) noexcept { return extent == Extent::size || extent == Extent::size_and_batch; }
+constexpr bool lacks_size(Extent extent) noexcept { return extent != Extent::card && extent != Extent::batch && extent != Extent::context; }
 
 /// The ⌈nominal (n + 1)⌉-th smallest score; nullopt when that index exceeds n.
 std::optional<double> conformal_quantile(std::vector<double> scores, double nominal);

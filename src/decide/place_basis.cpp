@@ -39,16 +39,26 @@ data::Basis context_kind(const ModelPoint& asked, const std::vector<const Locati
   return inside ? data::Basis::interpolated : data::Basis::extrapolated;
 }
 
+// The extent of a place whose size was not measured, by where the size lies against the measured ones.
+Extent unmeasured_size(bool batch_seen, double log_size, double log_min, double log_max) {
+  if (log_size < log_min) return batch_seen ? Extent::size_below : Extent::size_below_and_batch;
+  if (log_size > log_max) return batch_seen ? Extent::size_above : Extent::size_above_and_batch;
+  return batch_seen ? Extent::size : Extent::size_and_batch;
+}
+
 // What the asked place lacks: its size and its batch each looked for among the format's places at
 // the baseline context on the architecture (any regime, any GPU of it); and the measured size nearest
 // the asked one among them.
 void judge_extent(const ModelPoint& asked, const std::vector<const Location*>& pool, PlaceBasis& b) {
   bool batch_seen = false;
+  double log_min = INFINITY, log_max = -INFINITY;
   b.nearest_log_size = asked.log_size;
   b.size_distance = INFINITY;
   for (const Location* l : pool) {
     if (l->point.context != 0) continue;
     batch_seen = batch_seen || l->point.batch == asked.batch;
+    log_min = std::min(log_min, l->point.log_size);
+    log_max = std::max(log_max, l->point.log_size);
     if (const double d = std::abs(l->point.log_size - asked.log_size); d < b.size_distance) {
       b.size_distance = d;
       b.nearest_log_size = l->point.log_size;
@@ -56,10 +66,12 @@ void judge_extent(const ModelPoint& asked, const std::vector<const Location*>& p
     }
   }
   const bool size_seen = b.size_distance == 0;
-  if (!std::isfinite(b.size_distance)) b.size_distance = 0;  // nothing at the baseline context: no size to be near
-  if (size_seen && batch_seen) b.extent = Extent::card;
-  else if (!size_seen && !batch_seen) b.extent = Extent::size_and_batch;
-  else b.extent = size_seen ? Extent::batch : Extent::size;
+  if (!std::isfinite(b.size_distance)) {  // nothing at the baseline context: no size to be near
+    b.size_distance = 0;
+    log_min = log_max = asked.log_size;
+  }
+  if (size_seen) b.extent = batch_seen ? Extent::card : Extent::batch;
+  else b.extent = unmeasured_size(batch_seen, asked.log_size, log_min, log_max);
 }
 
 }  // namespace

@@ -120,6 +120,39 @@ TEST(IntervalCalibration, AnAnswerIsScaledByTheFactorOfItsClass) {
   auto between = predict(raw, ::ecocompute::testing::ask_query(5.0, "H200", "Q4_K_M", 16));
   ASSERT_TRUE(between && between->delta);
   EXPECT_EQ(between->delta->extent, Extent::size);
+  // Below every measured size of the format on the architecture, or above: the side is part of the extent.
+  const auto extent_at = [&](double params_b, int batch) {
+    auto p = predict(raw, ::ecocompute::testing::ask_query(params_b, "H200", "Q4_K_M", batch));
+    return p && p->delta ? p->delta->extent : Extent::card;
+  };
+  EXPECT_EQ(extent_at(0.3, 16), Extent::size_below);
+  EXPECT_EQ(extent_at(30.0, 16), Extent::size_above);
+  EXPECT_EQ(extent_at(0.3, 40), Extent::size_below_and_batch);  // no card of the architecture ran batch 40
+  EXPECT_EQ(extent_at(30.0, 40), Extent::size_above_and_batch);
+  EXPECT_EQ(extent_at(5.0, 40), Extent::size_and_batch);
+}
+
+TEST(IntervalCalibration, AnAnswerBeyondTheMeasuredSizesTakesTheFactorOfItsSide) {
+  using data::Basis;
+  IntervalCalibration c;
+  c.classes = {{Basis::interpolated, Extent::size, 300, 2.0, 0.1},
+               {Basis::extrapolated, Extent::size_below, 60, 1.5, 0.5},
+               {Basis::extrapolated, Extent::size_above, 50, 0.5, 0.4}};
+  const SizePlace far{1.0, std::nullopt};
+  EXPECT_DOUBLE_EQ(c.answer_factor(Basis::extrapolated, Extent::size_below, far).factor, 1.5);
+  EXPECT_DOUBLE_EQ(c.answer_factor(Basis::extrapolated, Extent::size_above, far).factor, 0.5);
+  // A side with too few held-out answers takes the widest class on more evidence, not the other side's.
+  c.classes[1].n = 8;
+  c.classes[1].factor = std::nullopt;
+  EXPECT_DOUBLE_EQ(c.answer_factor(Basis::extrapolated, Extent::size_below, far).factor, 2.0);
+  for (Extent e : {Extent::size_below, Extent::size_above, Extent::size_below_and_batch, Extent::size_above_and_batch}) {
+    EXPECT_TRUE(lacks_size(e));
+    auto parsed = parse_extent(to_string(e));
+    ASSERT_TRUE(parsed);
+    EXPECT_EQ(*parsed, e);
+  }
+  EXPECT_FALSE(lacks_size(Extent::batch));
+  EXPECT_FALSE(lacks_size(Extent::context));
 }
 
 using data::Basis;
@@ -238,6 +271,21 @@ TEST(IntervalCalibration, TheShippedFactorsAreThoseOfTheShippedEvidence) {
                                     << e.model->digest << ")";
   EXPECT_EQ(e.calibration->evidence_digest, e.model->digest);
   EXPECT_FALSE(e.calibration->classes.empty());
+}
+
+TEST(IntervalCalibration, WithoutACalibrationOnlyAFoldJudgesTheNearestMeasuredSize) {
+  Evidence raw = published_evidence();
+  raw.calibration = nullptr;
+  const Query q = ::ecocompute::testing::ask_query(5.0, "H200", "Q4_K_M", 16);
+  auto plain = predict(raw, q);
+  ASSERT_TRUE(plain && plain->delta);
+  EXPECT_GT(plain->delta->size_place.distance, 0.0);
+  EXPECT_FALSE(plain->delta->size_place.nearest_class);  // nothing would read it: the second judgement is not made
+  raw.judge_nearest_size_class = true;  // as calibrate's folds are
+  auto fold = predict(raw, q);
+  ASSERT_TRUE(fold && fold->delta && fold->delta->size_place.nearest_class);
+  EXPECT_EQ(fold->delta->size_place.nearest_class->first, data::Basis::measured);
+  EXPECT_DOUBLE_EQ(fold->delta->value, plain->delta->value);  // the judgement moves no number
 }
 
 }  // namespace interval_calibration_cases
