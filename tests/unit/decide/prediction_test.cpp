@@ -51,7 +51,9 @@ TEST(Prediction, AnswersAreContinuousInSizeWhereTheyUsedToSnap) {
   // measured 0.494032768 B and takes its factor (× 1.388); 0.497 B, 0.006 away, × 1.54, read on the
   // line to the size class's × 2.76 at 0.053 (its nearest held-out answer): −38.71 [−42.44, −34.75]
   // against −38.83 [−42.16, −35.31]. Before, all three took × 2.76 and only the exact measured size
-  // took × 1.39, a step the test's 0.494033 stepped over.
+  // took × 1.39, a step the test's 0.494033 stepped over. With the size class's × 3.68 at 0.040 (2026-12-07,
+  // the H100's 0.494 B shipped): × 1.49 at 0.494033 B, −37.24 [−41.13, −33.10]; × 1.81 at 0.497 B, −37.04
+  // [−41.80, −31.89]; × 1.54 at 0.4945 B, −37.21 [−41.23, −32.92].
   const Figure measured = delta(ask(0.494032768, "H200", "Q8_0"));
   const Figure at = delta(ask(0.494033, "H200", "Q8_0"));
   const Figure near = delta(ask(0.497, "H200", "Q8_0"));
@@ -62,8 +64,8 @@ TEST(Prediction, AnswersAreContinuousInSizeWhereTheyUsedToSnap) {
   EXPECT_NEAR(at.value, near.value, 0.5);
   EXPECT_NEAR(near.quantile * near.log_sd, at.quantile * at.log_sd, 0.05 * at.quantile * at.log_sd);
   EXPECT_NEAR(nearer.quantile * nearer.log_sd, at.quantile * at.log_sd, 0.01 * at.quantile * at.log_sd);
-  EXPECT_NEAR(near.low, at.low, 1.0);  // the factor 11 % larger 0.6 % away
-  EXPECT_NEAR(near.high, at.high, 1.0);
+  EXPECT_NEAR(near.low, at.low, 1.5);  // the factor 22 % larger 0.6 % away
+  EXPECT_NEAR(near.high, at.high, 1.5);
   EXPECT_NEAR(at.low, nearer.low, 0.5);  // continuous: a 0.1 % larger model, nearly the same interval
   EXPECT_NEAR(at.high, nearer.high, 0.5);
 }

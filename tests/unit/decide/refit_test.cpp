@@ -69,18 +69,20 @@ TEST(AnswerBasis, ABatchASessionMeasuredIsMeasuredNotModelled) {
 }
 
 TEST(Prediction, AFigureNamesTheSessionsOfTheNearestMeasuredPlacesAndListsAFewOfMany) {
-  // 8.0 B lies between the measured 7.62 B (Qwen2-7B) and 8.03 B (Llama-3-8B, on the H200 and on the other
-  // Hopper card, the H100): the interpolated figure names the sessions of those places, not of every size
+  // 8.0 B lies between the measured 7.62 B (Qwen2-7B) and 8.03 B (Llama-3-8B), each on the H200 and on the
+  // other Hopper card, the H100: the interpolated figure names the sessions of those places, not of every size
   // measured (0.49–14.8 B).
   const Figure below = delta(ask(7.615616512, "H200", "Q4_K_M"));
+  const Figure below_on_h100 = delta(ask(7.615616512, "H100 SXM", "Q4_K_M"));
   const Figure above = delta(ask(kLlama3_8B, "H200", "Q4_K_M"));
   const Figure above_on_h100 = delta(ask(kLlama3_8B, "H100 SXM", "Q4_K_M"));
   const Figure between = delta(ask(8.0, "H200", "Q4_K_M"));
   ASSERT_EQ(below.basis.basis, Basis::measured);
+  ASSERT_EQ(below_on_h100.basis.basis, Basis::measured);
   ASSERT_EQ(above_on_h100.basis.basis, Basis::measured);
   ASSERT_EQ(between.basis.basis, Basis::interpolated);
-  EXPECT_EQ(between.basis.session_count,
-            below.basis.session_count + above.basis.session_count + above_on_h100.basis.session_count);
+  EXPECT_EQ(between.basis.session_count, below.basis.session_count + below_on_h100.basis.session_count + above.basis.session_count +
+                                             above_on_h100.basis.session_count);
   // A place many cards measured: its answer lists kListedSessions labels and counts them all, so an
   // answer's size does not grow with the store.
   std::vector<data::DataRow> rows = published_evidence().rows;
