@@ -14,7 +14,7 @@ binary=${1:-$root/build/bin/ecocompute}
 rows=${2:-100000}
 seconds=${3:-10}
 connections=${4:-32}
-threads=${5:-8}
+threads=${5:-0}  # 0: one event loop per core (the default of `serve --threads`)
 work=$(mktemp -d /tmp/ecocompute-large.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export ECOCOMPUTE_DATA_DIR=$root/data ECOCOMPUTE_CACHE_DIR=$work/cache

@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 binary=${1:-$root/build/bin/ecocompute}
 seconds=${2:-20}
 connections=${3:-32}
-threads=${4:-8}
+threads=${4:-0}  # 0: one event loop per core (the default of `serve --threads`)
 command -v wrk >/dev/null || { echo "server_load: wrk is missing (apt-get install wrk)" >&2; exit 3; }
 
 work=$(mktemp -d /tmp/ecocompute-load.XXXXXX)

@@ -14,7 +14,7 @@ namespace ecocompute::server {
 struct ServeOptions {
   std::string host = "127.0.0.1";   ///< loopback by default; another address is served with a warning
   int port = 8080;                  ///< 0 picks a free port (written to port_file)
-  int threads = 8;                  ///< threads running the event loop and the routes
+  int threads = 0;                  ///< event loops, a thread each, that run the routes; 0: one per core
   std::string db;                   ///< replications store: SQLite path or postgresql:// URL
   std::filesystem::path web_root;   ///< web UI folder; empty = default_web_root()
   std::filesystem::path port_file;  ///< if set, the bound port is written here once listening
@@ -25,6 +25,9 @@ struct ServeOptions {
 /// Returns the default replications database: $ECOCOMPUTE_REPLICATIONS_DB if set, else
 /// user_data_dir()/replications.sqlite (never the source tree).
 std::string default_replications_db();
+
+/// The event loops a server runs: `requested`, or one per core where it is 0.
+int loop_threads(int requested);
 
 /// Checks the --allow-origin values (api.write_origins), opens the store, binds, serves until SIGTERM/SIGINT (blocked in the calling thread and received by
 /// a waiting thread, so no handler runs in signal context), then stops gracefully. Errors: the store

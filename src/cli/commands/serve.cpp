@@ -28,10 +28,10 @@ Command make_serve_command(CLI::App& root) {
                   "Requests per minute per client on /v1 (0: no limit)")
       ->capture_default_str()
       ->check(CLI::Range(0, 10'000'000));
-  app->add_option("--threads", o->serve.threads, "Threads running the event loop and the routes (idle and slow "
-                                               "connections hold none)")
+  app->add_option("--threads", o->serve.threads, "Event loops, a thread each, that run the routes (idle and slow "
+                                               "connections hold none); 0: one per core")
       ->capture_default_str()
-      ->check(CLI::Range(1, 256));
+      ->check(CLI::Range(0, 256));
   app->add_option("--answer-cache", o->serve.api.answer_cache_entries,
                   "Answers of /v1/estimate and /v1/optimize kept by question (the evidence does not change while "
                   "the server runs; 0: none kept)")

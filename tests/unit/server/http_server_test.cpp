@@ -16,6 +16,7 @@
 
 #include "raw_http_client.hpp"
 #include "server/api.hpp"
+#include "server/serve.hpp"
 #include "server_test_support.hpp"
 
 namespace ecocompute::server {
@@ -192,6 +193,15 @@ TEST(HttpServer, NoThreadsAskedForIsOneLoop) {
     threads.insert(Json::parse(r.body)["thread"].get<std::string>());
   }
   EXPECT_EQ(threads.size(), 1u);
+}
+
+// `serve --threads`: a count asked for is kept; 0 (the default) is one loop per core of this machine.
+TEST(HttpServer, ServeRunsTheLoopsAskedForOrOnePerCore) {
+  EXPECT_EQ(loop_threads(3), 3);
+  EXPECT_EQ(loop_threads(1), 1);
+  EXPECT_EQ(ServeOptions{}.threads, 0);
+  const unsigned cores = std::thread::hardware_concurrency();
+  EXPECT_EQ(loop_threads(0), cores > 0 ? static_cast<int>(cores) : 1);
 }
 
 // stop() before listen(): listen returns at once and the port takes no connection that nothing would answer.
