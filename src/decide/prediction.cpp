@@ -165,7 +165,9 @@ F16Part f16_part(const Evidence& evidence, const Query& q, const std::string& gp
   if (!fp16) return F16Part{fp16.error(), ""};
   Figure figure = figure_of(*fp16, energy_of_log);
   figure.basis = basis_of(*fp16, q, evidence, "F16 energy", detail);
-  return F16Part{std::move(figure), used_architectures(fp16->basis, q.arch)};
+  // The architectures that answer are named only where the basis is told in full (a grid ranks on kinds).
+  std::string arch_used = detail == BasisDetail::full ? used_architectures(*fp16->family, fp16->basis, fp16->point, q.arch) : q.arch;
+  return F16Part{std::move(figure), std::move(arch_used)};
 }
 
 // What F16's figure depends on, as bytes: the names with their lengths, the numbers as they are held.
@@ -205,7 +207,7 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* ke
     out.delta->extent = ratio->basis.extent;
     out.delta->size_place = size_place_of(*ratio, *out.delta, evidence);
     if (evidence.calibration) calibrate_interval(*out.delta, *evidence.calibration, delta_of_log);
-    out.arch_used = used_architectures(ratio->basis, q.arch);
+    out.arch_used = detail == BasisDetail::full ? used_architectures(*ratio->family, ratio->basis, ratio->point, q.arch) : q.arch;
   }
   if (fp16.figure) {
     out.fp16_energy = *fp16.figure;

@@ -40,7 +40,7 @@ struct Query {
 struct Prediction {
   Query query;
   std::string gpu;                  ///< the GPU model the answer is for (the one named, else the architecture's measured one)
-  std::string arch_used;            ///< the architectures whose measurements answer
+  std::string arch_used;            ///< the architectures whose measurements answer (with BasisDetail::kind_only: the one asked)
   std::optional<Figure> delta;      ///< ΔE % vs F16 (quantized formats)
   std::optional<Figure> fp16_energy;  ///< F16 energy per token at this batch and context, mJ
   std::optional<Figure> energy;     ///< the format's energy per token, mJ (F16's for the baseline)

@@ -171,7 +171,7 @@ data::FigureBasis describe_basis(const FamilyFit& family, const PlaceBasis& b, c
   data::FigureBasis f = b.regime_unmeasured ? regime_modelled(family, point, what) : measured_or_read(family, b, point, evidence, what);
   if (point.context > 0 && b.context_unmeasured) f = context_modelled(std::move(f), point);
   if (b.other_architecture) {
-    const std::string archs = used_architectures(b, "");
+    const std::string archs = used_architectures(family, b, point, "");
     f.borrowed_from = fmt::format("the {} measurements", archs);
     f = f.at_most(data::Basis::borrowed, fmt::format("borrowed: {} with {} is not measured on {}; the architectures measured ({}) "
                                                      "answer, with the spread between architectures the data show",
@@ -190,13 +190,12 @@ data::FigureBasis describe_basis(const FamilyFit& family, const PlaceBasis& b, c
   return f;
 }
 
-std::string used_architectures(const PlaceBasis& b, const std::string& asked_arch) {
+std::string used_architectures(const FamilyFit& family, const PlaceBasis& b, const ModelPoint& point, const std::string& asked_arch) {
   if (!b.other_architecture) return asked_arch;
+  // The places in the asked regime answer; where none is (the regime's effect is modelled), every place
+  // of the format does.
   std::set<std::string> archs;
-  for (const Location* l : b.format_places) archs.insert(l->point.arch);
-  if (archs.empty()) {
-    for (const Location* l : b.same_place) archs.insert(l->point.arch);
-  }
+  for (const Location* l : b.format_places.empty() ? family.places_of(point.key) : b.format_places) archs.insert(l->point.arch);
   return fmt::format("{}", fmt::join(archs, ", "));
 }
 

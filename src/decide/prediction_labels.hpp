@@ -19,7 +19,7 @@ data::FigureBasis describe_basis(const FamilyFit& family, const PlaceBasis& b, c
 data::Basis basis_kind(const PlaceBasis& b, const ModelPoint& point);
 
 /// The architectures that answer: the asked one, or those measured when it was not.
-std::string used_architectures(const PlaceBasis& b, const std::string& asked_arch);
+std::string used_architectures(const FamilyFit& family, const PlaceBasis& b, const ModelPoint& point, const std::string& asked_arch);
 
 /// The worse of two figures' bases, with both their sessions.
 data::FigureBasis worse_figure(const data::FigureBasis& a, const data::FigureBasis& b);

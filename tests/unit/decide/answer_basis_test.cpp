@@ -25,6 +25,9 @@ int walk_figure_bases(const Json& j, const std::string& where) {
   if (j.is_object()) {
     if (j.contains("basis") && j["basis"].is_string() && j.contains("borrowed_from")) {
       ++seen;
+      if (j["borrowed_from"].is_string()) {  // names what it borrows from: no empty list between its words
+        EXPECT_EQ(j["borrowed_from"].get<std::string>().find("  "), std::string::npos) << where << ": " << j.dump();
+      }
       if (j["basis"] == "measured") {
         EXPECT_TRUE(j["borrowed_from"].is_null()) << where << ": " << j.dump();
         EXPECT_TRUE(j["model"].is_null()) << where << ": " << j.dump();
@@ -128,6 +131,22 @@ TEST(AnswerBasis, NoOptimizeAnswerCallsAModelledFigureMeasured) {
       }
     }
   }
+}
+
+// NF4 was measured on four architectures at batch 1 and never on Hopper: at batch 32 on an H200 the
+// regime's effect is modelled and the rest borrowed; the answer names the architectures it rests on.
+TEST(AnswerBasis, AModelledRegimeOnAnotherArchitectureNamesTheArchitecturesItBorrowsFrom) {
+  EstimateRequest r;
+  r.params_b = 9;
+  r.gpu = "H200";
+  r.precision = "NF4";
+  r.batch = 32;
+  r.allow_borrow = true;
+  auto e = estimate(r, published_evidence());
+  ASSERT_TRUE(e) << e.error().describe();
+  EXPECT_EQ(e->basis, Basis::modelled);
+  EXPECT_EQ(e->prediction.arch_used, "ada, ampere, blackwell, turing");
+  EXPECT_EQ(e->prediction.delta->basis.borrowed_from, "the ada, ampere, blackwell, turing measurements");
 }
 
 double width(const EstimateResponse& e) { return *e.ci_high_pct - *e.ci_low_pct; }
