@@ -72,7 +72,10 @@ int regime_first_batch(std::string_view engine, std::string_view precision, std:
 }
 
 double regime_coordinate(std::string_view engine, std::string_view precision, std::string_view arch, int batch) {
-  const int regime = batch_regime(engine, precision, arch, batch);
+  return regime_coordinate(engine, precision, arch, batch, batch_regime(engine, precision, arch, batch));
+}
+
+double regime_coordinate(std::string_view engine, std::string_view precision, std::string_view arch, int batch, int regime) {
   if (regime == 0) return 0.0;
   const double first = regime_first_batch(engine, precision, arch, regime);
   const bool vector_kernel = llama_kernels(engine) && quantized(precision) && regime <= 2;

@@ -43,5 +43,7 @@ int regime_first_batch(std::string_view engine, std::string_view precision, std:
 /// sits at 0.64–0.70 of the way from batch 1 to 4 in ln ΔE ratio for all five formats, where ln batch
 /// puts it at 0.79 and b at 0.67).
 double regime_coordinate(std::string_view engine, std::string_view precision, std::string_view arch, int batch);
+/// The same, for a batch whose regime (batch_regime's) the caller already has.
+double regime_coordinate(std::string_view engine, std::string_view precision, std::string_view arch, int batch, int regime);
 
 }  // namespace ecocompute::decide

@@ -31,7 +31,7 @@ ModelPoint point_of(const CellPlace& place) {
   p.log_size = std::log(place.params_b);
   p.batch = place.batch;
   p.regime = batch_regime(place.engine, place.precision, place.arch, place.batch);
-  p.regime_coordinate = regime_coordinate(place.engine, place.precision, place.arch, place.batch);
+  p.regime_coordinate = regime_coordinate(place.engine, place.precision, place.arch, place.batch, p.regime);
   p.context = context_beyond_baseline(place.context);
   p.context_covariate = context_covariate(place.precision, p.context);
   p.context_group = context_group(place.batch);

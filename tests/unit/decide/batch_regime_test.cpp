@@ -73,6 +73,22 @@ TEST(BatchRegime, TheSlopesCovariateIsLinearInBatchInsideTheVectorKernelsRegimes
   EXPECT_DOUBLE_EQ(regime_coordinate("transformers+bitsandbytes", "NF4", "ada", 3), std::log(3.0));
 }
 
+// A model point has its regime already: the coordinate read from it is the one worked out from the batch.
+TEST(BatchRegime, TheCoordinateFromAKnownRegimeIsTheOneFromTheBatch) {
+  for (const char* engine : {"llama.cpp", "llama-server", "transformers+bitsandbytes"}) {
+    for (const char* precision : {"F16", "Q8_0", "Q6_K", "Q4_K_M", "Q4_0", "IQ4_NL", "NF4"}) {
+      for (const char* arch : {"hopper", "ada", "blackwell"}) {
+        for (int batch = 1; batch <= 80; ++batch) {
+          const int regime = batch_regime(engine, precision, arch, batch);
+          EXPECT_EQ(regime_coordinate(engine, precision, arch, batch, regime), regime_coordinate(engine, precision, arch, batch))
+              << engine << " " << precision << " " << arch << " batch " << batch;
+        }
+      }
+    }
+  }
+  EXPECT_NE(regime_coordinate("llama.cpp", "Q4_K_M", "hopper", 3, 2), regime_coordinate("llama.cpp", "Q4_K_M", "hopper", 3));
+}
+
 TEST(BatchRegime, AnEngineWhoseKernelsWereNotReadHasOneRegimeAboveBatchOne) {
   EXPECT_EQ(regimes("transformers+bitsandbytes", "NF4", "ada", 5), (std::vector<int>{0, 1, 1, 1, 1}));
   EXPECT_EQ(batch_regime("transformers+bitsandbytes", "F16", "hopper", 64), 1);

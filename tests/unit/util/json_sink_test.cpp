@@ -115,6 +115,29 @@ TEST(JsonSink, TextIsByteForByteTheDocumentsDumpAndTheTreeIsTheDocument) {
   }
 }
 
+// Plain text is copied eight bytes at a time: a quote, backslash, control byte or multi-byte sequence
+// at every place of a word (and across two words), with plain runs before and after it, still
+// comes out as the document writes it.
+TEST(JsonSink, AStopAtEveryPlaceOfAWordIsWrittenAsTheDocumentWritesIt) {
+  const std::vector<std::string> stops{"\"", "\\", std::string(1, '\0'), "\x1f", "\n", "\x7f", "\xce\x94", "\xe2\x80\x93",
+                                       "\xf0\x9f\x94\x8b", "\xff", "\xc3", "\xe2\x80"};
+  const std::string plain = "The quick brown fox jumps over the lazy dog 0123456789 ~!#$%&'()*+,-./:;<=>?@[]^_`{|}";
+  for (const std::string& stop : stops) {
+    for (std::size_t before = 0; before <= 17; ++before) {
+      for (std::size_t after : {0, 1, 7, 8, 9, 23}) {
+        const std::string value = plain.substr(0, before) + stop + plain.substr(plain.size() - after) + stop;
+        std::string text;
+        append_json_string(text, value);
+        ASSERT_EQ(text, Json(value).dump(-1, ' ', false, kReplace)) << "stop " << Json(stop).dump(-1, ' ', true, kReplace)
+                                                                   << ", " << before << " bytes before, " << after << " after";
+      }
+    }
+  }
+  std::string text;
+  append_json_string(text, plain + plain);
+  EXPECT_EQ(text, "\"" + plain + plain + "\"");
+}
+
 TEST(JsonSink, EdgeNumbersAreWrittenAsTheDocumentWritesThem) {
   const std::vector<double> doubles{0.0, -0.0, 1.0, -1.0, 0.1, 1e15, 1e16, 1e17, 1e-4, 1e-5, 123456789012345678.0,
                                     std::numeric_limits<double>::max(), std::numeric_limits<double>::lowest(),
