@@ -104,6 +104,12 @@ Result<Outcome> predict_outcome(const OutcomeModel& model, const Query& q, const
   return o;
 }
 
+// The architectures whose measurements answer, named only where the basis is told in full: a grid ranks
+// on kinds and reads no names, so there it is the one asked.
+std::string arch_used_of(const Outcome& o, const Query& q, BasisDetail detail) {
+  return detail == BasisDetail::full ? used_architectures(*o.family, o.basis, o.point, q.arch) : q.arch;
+}
+
 Figure figure_of(const Outcome& o, const std::function<double(double)>& to_value) {
   return figure_from_log(o.latent.mean, o.latent.mean_var, o.latent.card_var, o.latent.log_variance_sd, to_value);
 }
@@ -165,9 +171,7 @@ F16Part f16_part(const Evidence& evidence, const Query& q, const std::string& gp
   if (!fp16) return F16Part{fp16.error(), ""};
   Figure figure = figure_of(*fp16, energy_of_log);
   figure.basis = basis_of(*fp16, q, evidence, "F16 energy", detail);
-  // The architectures that answer are named only where the basis is told in full (a grid ranks on kinds).
-  std::string arch_used = detail == BasisDetail::full ? used_architectures(*fp16->family, fp16->basis, fp16->point, q.arch) : q.arch;
-  return F16Part{std::move(figure), std::move(arch_used)};
+  return F16Part{std::move(figure), arch_used_of(*fp16, q, detail)};
 }
 
 // What F16's figure depends on, as bytes: the names with their lengths, the numbers as they are held.
@@ -207,7 +211,7 @@ Result<Prediction> predict(const Evidence& evidence, const Query& q, KeptF16* ke
     out.delta->extent = ratio->basis.extent;
     out.delta->size_place = size_place_of(*ratio, *out.delta, evidence);
     if (evidence.calibration) calibrate_interval(*out.delta, *evidence.calibration, delta_of_log);
-    out.arch_used = detail == BasisDetail::full ? used_architectures(*ratio->family, ratio->basis, ratio->point, q.arch) : q.arch;
+    out.arch_used = arch_used_of(*ratio, q, detail);
   }
   if (fp16.figure) {
     out.fp16_energy = *fp16.figure;
