@@ -20,7 +20,11 @@ build="${ECOCOMPUTE_BUILD_DIR:-$root/build}"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 # ECOCOMPUTE_BUILD_BENCH=OFF (command B sets it) leaves the benchmark programs out: no test runs them.
+# -g1 (line tables and functions, no local variables: enough for backtraces, perf and callgrind) instead
+# of -g: one unity file of the decision layer compiled in 41.5 s instead of 54.2 s and its object is a
+# quarter the size (2-core machine, 2026-12-07); the `dev` preset keeps full debug information.
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
       -DECOCOMPUTE_BUILD_BENCH="${ECOCOMPUTE_BUILD_BENCH:-ON}" \
       -DECOCOMPUTE_LLAMA_PREFIX="$root/third_party/llama-$flavour" "${extra[@]}" >/dev/null
 cmake --build "$build" --parallel "$(nproc)"
