@@ -5,8 +5,11 @@
 #include "data/dataset_store.hpp"
 #include "data/shipped_sessions.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <string_view>
@@ -14,7 +17,9 @@
 #include "data/dataset_import.hpp"
 #include "data/gpu_spec.hpp"
 #include "data/model_size.hpp"
+#include "data/published_snapshot.hpp"
 #include "util/file_io.hpp"
+#include "util/log.hpp"
 
 namespace ecocompute::data {
 namespace {
@@ -188,6 +193,33 @@ Result<DatasetStore> DatasetStore::open(const std::string& location) {
 
 Result<DatasetStore> DatasetStore::open_in_memory() { return open(":memory:"); }
 
+Result<DatasetStore> DatasetStore::open_in_memory_copy_of(const std::filesystem::path& path) {
+  auto db = open_sqlite_copy_in_memory(path);
+  if (!db) return db.error();
+  return create(std::move(*db));
+}
+
+Result<void> DatasetStore::write_copy(const std::filesystem::path& path) const {
+  if (db_->dialect() != SqlDialect::sqlite) {
+    return unexpected(ErrorCode::invalid_input, "a copy is written of an SQLite store only, not of " + db_->describe());
+  }
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  std::filesystem::path temporary = path;
+  temporary += ".tmp." + std::to_string(::getpid());
+  std::filesystem::remove(temporary, ec);  // VACUUM INTO refuses a file that exists
+  if (auto written = db_->execute("VACUUM INTO $1", {temporary.string()}); !written) {
+    std::filesystem::remove(temporary, ec);
+    return written.error();
+  }
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    return unexpected(ErrorCode::io, "cannot rename into " + path.string() + ": " + ec.message());
+  }
+  return {};
+}
+
 Result<ImportSummary> DatasetStore::import(const ImportBatch& batch) {
   std::set<std::string> session_ids;
   for (const Session& s : batch.sessions) {
@@ -348,17 +380,48 @@ std::filesystem::path default_store_path() {
   return data_dir() / "ecocompute.sqlite";
 }
 
-Result<DatasetStore> open_published_store() {
+namespace {
+
+// The published data and the shipped sessions, imported report by report.
+Result<DatasetStore> build_published_store(const std::filesystem::path& dir) {
   auto store = DatasetStore::open_in_memory();
   if (!store) return store.error();
-  auto batch = read_published_dir(data_dir() / "published");
+  auto batch = read_published_dir(dir / "published");
   if (!batch) return batch.error();
   if (auto summary = store->import(*batch); !summary) return summary.error();
-  auto ours = read_shipped_sessions(data_dir() / "sessions");
+  auto ours = read_shipped_sessions(dir / "sessions");
   if (!ours) return ours.error();
   for (const ImportBatch& session_report : *ours) {
     if (auto summary = store->import(session_report); !summary) return summary.error();
   }
+  return store;
+}
+
+// The copy kept for these inputs (published_snapshot.hpp) when there is a sound one, else the store
+// built from them, kept for the next command. A copy that cannot be read is built again; one that cannot
+// be written only costs the next command the build.
+Result<DatasetStore> published_data_and_sessions(const std::filesystem::path& dir) {
+  const auto digest = published_inputs_digest(dir);
+  if (!digest) return build_published_store(dir);  // which names what is wrong with the inputs
+  const std::filesystem::path snapshot = published_snapshot_path(*digest);
+  std::error_code ec;
+  if (std::filesystem::exists(snapshot, ec)) {
+    if (auto copy = DatasetStore::open_in_memory_copy_of(snapshot)) return copy;
+    log::info("the kept copy of the shipped evidence {} cannot be read; it is built again", snapshot.string());
+  }
+  auto store = build_published_store(dir);
+  if (!store) return store;
+  if (auto kept = store->write_copy(snapshot); !kept) {
+    log::debug("the shipped evidence could not be kept in {} ({}); it is read again next time", snapshot.string(), kept.error().message());
+  }
+  return store;
+}
+
+}  // namespace
+
+Result<DatasetStore> open_published_store() {
+  auto store = published_data_and_sessions(data_dir());
+  if (!store) return store.error();
   // Published quality is read from the fetched llama.cpp source where it is present, so the answer cites
   // the file and commit it was read at; without the source there is simply no published quality row.
   std::error_code ec;

@@ -54,6 +54,13 @@ class DatasetStore {
   static Result<DatasetStore> open(const std::string& location);
   /// Opens an empty in-memory SQLite store.
   static Result<DatasetStore> open_in_memory();
+  /// Opens an in-memory store holding a copy of the SQLite store file at `path` (which is only read); a
+  /// file that is not a whole SQLite database is an error naming it.
+  static Result<DatasetStore> open_in_memory_copy_of(const std::filesystem::path& path);
+
+  /// Writes a compact copy of this SQLite store to the file `path`, replaced whole (written beside it,
+  /// then renamed), so a reader never sees half of it. A PostgreSQL store has no such copy: an error.
+  Result<void> write_copy(const std::filesystem::path& path) const;
 
   /// Validates and writes a batch in one transaction: on any error nothing is written and the
   /// error names the source and the offending row.

@@ -91,6 +91,11 @@ auto in_transaction(SqlDatabase& db, Work&& work) -> decltype(work()) {
 /// in-memory one. The error names the path.
 Result<std::unique_ptr<SqlDatabase>> open_sqlite(const std::filesystem::path& path, const SqliteOptions& options = {});
 
+/// Opens a private in-memory SQLite database holding a copy of the SQLite file at `path`, which is only
+/// read. The copy is checked (PRAGMA quick_check): a file that is not a whole SQLite database is an error
+/// naming it.
+Result<std::unique_ptr<SqlDatabase>> open_sqlite_copy_in_memory(const std::filesystem::path& path);
+
 /// Connects to PostgreSQL with a libpq URL (postgresql://user:password@host:port/db?…). The error
 /// (ErrorCode::unavailable) names the server with its password redacted.
 Result<std::unique_ptr<SqlDatabase>> open_postgres(const std::string& url);

@@ -238,4 +238,51 @@ Result<std::unique_ptr<SqlDatabase>> open_sqlite(const std::filesystem::path& pa
   return std::unique_ptr<SqlDatabase>(std::make_unique<SqliteDatabase>(db, name));
 }
 
+Result<std::unique_ptr<SqlDatabase>> open_sqlite_copy_in_memory(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  auto failed = [&](sqlite3* db, int rc) {
+    return unexpected(ErrorCode::io, fmt::format("cannot read SQLite database {}: {}", name,
+                                                 db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+  };
+  sqlite3* file = nullptr;
+  if (const int rc = sqlite3_open_v2(name.c_str(), &file, SQLITE_OPEN_READONLY, nullptr); rc != SQLITE_OK) {
+    auto error = failed(file, rc);
+    sqlite3_close_v2(file);
+    return error;
+  }
+  sqlite3* memory = nullptr;
+  if (const int rc = sqlite3_open_v2(":memory:", &memory, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr); rc != SQLITE_OK) {
+    sqlite3_close_v2(file);
+    sqlite3_close_v2(memory);
+    return unexpected(ErrorCode::io, fmt::format("cannot open an in-memory SQLite database: {}", sqlite3_errstr(rc)));
+  }
+  sqlite3_backup* copy = sqlite3_backup_init(memory, "main", file, "main");
+  int rc = copy != nullptr ? sqlite3_backup_step(copy, -1) : sqlite3_errcode(memory);
+  if (copy != nullptr) sqlite3_backup_finish(copy);
+  if (rc != SQLITE_DONE) {
+    auto error = copy != nullptr ? failed(nullptr, rc) : failed(memory, rc);
+    sqlite3_close_v2(file);
+    sqlite3_close_v2(memory);
+    return error;
+  }
+  sqlite3_close_v2(file);
+  // A file cut short or overwritten in place copies without complaint and fails a later query instead.
+  std::string verdict;
+  rc = sqlite3_exec(memory, "PRAGMA quick_check", [](void* out, int columns, char** values, char**) {
+    if (columns > 0 && values[0] != nullptr && static_cast<std::string*>(out)->empty()) *static_cast<std::string*>(out) = values[0];
+    return 0;
+  }, &verdict, nullptr);
+  if (rc != SQLITE_OK || verdict != "ok") {
+    auto error = unexpected(ErrorCode::io, fmt::format("SQLite database {} is damaged: {}", name,
+                                                       rc != SQLITE_OK ? std::string(sqlite3_errmsg(memory)) : verdict));
+    sqlite3_close_v2(memory);
+    return error;
+  }
+  if (auto applied = apply_options(memory, SqliteOptions{}, ":memory:"); !applied) {
+    sqlite3_close_v2(memory);
+    return applied.error();
+  }
+  return std::unique_ptr<SqlDatabase>(std::make_unique<SqliteDatabase>(memory, ":memory:"));
+}
+
 }  // namespace ecocompute::data

@@ -218,11 +218,4 @@ Result<Evidence> load_evidence_at(const std::filesystem::path& store_path, bool*
   return load_evidence(std::make_shared<data::DatasetStore>(std::move(*store)), loading);
 }
 
-std::filesystem::path cache_dir() {
-  if (const char* dir = std::getenv("ECOCOMPUTE_CACHE_DIR"); dir != nullptr && *dir != '\0') return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') return std::filesystem::path(xdg) / "ecocompute";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') return std::filesystem::path(home) / ".cache" / "ecocompute";
-  return std::filesystem::temp_directory_path() / "ecocompute";
-}
-
 }  // namespace ecocompute::decide

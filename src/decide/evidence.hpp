@@ -108,15 +108,11 @@ enum class RowLoading { all, by_key, by_key_sessions_by_id };
 Result<Evidence> load_evidence(std::shared_ptr<data::DatasetStore> store, RowLoading loading = RowLoading::all);
 
 /// The store at `store_path` if it exists, else the shipped published data and sessions (whose fit is
-/// kept in cache_dir()); sets `*used_published` accordingly.
+/// kept in util's cache_dir()); sets `*used_published` accordingly.
 Result<Evidence> load_evidence_at(const std::filesystem::path& store_path, bool* used_published = nullptr,
                                   RowLoading loading = RowLoading::all);
 
-/// The shipped published data and sessions (data_dir()), fitted or read from cache_dir().
+/// The shipped published data and sessions (data_dir()), fitted or read from util's cache_dir().
 Result<Evidence> load_published_evidence();
-
-/// Where fits of evidence that has no store of its own are kept: $ECOCOMPUTE_CACHE_DIR, else
-/// $XDG_CACHE_HOME/ecocompute, else ~/.cache/ecocompute, else the system's temporary folder.
-std::filesystem::path cache_dir();
 
 }  // namespace ecocompute::decide

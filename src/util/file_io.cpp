@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "ecocompute/build_info.hpp"
 
@@ -47,16 +46,30 @@ std::string finish_hex(EVP_MD_CTX* ctx) {
 }  // namespace
 
 Result<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return unexpected(ErrorCode::not_found, "no such file: " + path.string());
     return unexpected(ErrorCode::io, "cannot open " + path.string());
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // One read of the size the stream reports, then whatever follows (a file that grew, or a pipe whose
+  // size is unknown): copying through a string stream was a fifth of a command's start-up, reading the
+  // shipped reports.
+  std::string text;
+  if (const std::streamoff size = in.tellg(); size > 0) {
+    text.resize(static_cast<std::size_t>(size));
+    in.seekg(0);
+    in.read(text.data(), size);
+    text.resize(static_cast<std::size_t>(in.gcount()));
+  } else {
+    in.seekg(0);
+  }
   if (in.bad()) return unexpected(ErrorCode::io, "cannot read " + path.string());
-  return buffer.str();
+  in.clear();
+  std::array<char, 1 << 14> chunk{};
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) return unexpected(ErrorCode::io, "cannot read " + path.string());
+  return text;
 }
 
 Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
@@ -109,6 +122,14 @@ fs::path data_dir() {
   if (const char* env = std::getenv("ECOCOMPUTE_DATA_DIR"); env != nullptr && *env != '\0') return env;
   if (fs::path share = installed_share_dir(); !share.empty()) return share / "data";
   return build_info::default_data_dir;
+}
+
+fs::path cache_dir() {
+  if (const char* dir = std::getenv("ECOCOMPUTE_CACHE_DIR"); dir != nullptr && *dir != '\0') return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') return fs::path(xdg) / "ecocompute";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') return fs::path(home) / ".cache" / "ecocompute";
+  std::error_code ec;
+  return fs::temp_directory_path(ec) / "ecocompute";
 }
 
 fs::path user_data_dir() {

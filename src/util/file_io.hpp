@@ -31,4 +31,9 @@ std::filesystem::path data_dir();
 /// or the shipped data folder, which may be read-only (an installed package) or under version control.
 std::filesystem::path user_data_dir();
 
+/// Where what can be made again from shipped data is kept (the fit of the shipped evidence, the shipped
+/// evidence's store): $ECOCOMPUTE_CACHE_DIR, else $XDG_CACHE_HOME/ecocompute, else ~/.cache/ecocompute,
+/// else the system's temporary folder.
+std::filesystem::path cache_dir();
+
 }  // namespace ecocompute
