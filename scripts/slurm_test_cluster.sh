@@ -34,8 +34,13 @@ chmod 600 "$dir/munge/munge.key"
 munged --force --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
   --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed"
 
-# Ports from the folder's name, so that two clusters of parallel test runs do not meet.
-port=$((20000 + $(printf '%s' "$dir" | cksum | cut -d' ' -f1) % 20000 * 2))
+# Ports from the folder's name, so that two clusters of parallel test runs do not meet, and below the
+# kernel's range for outgoing connections' own ports (ip_local_port_range, 32768-60999 by default): a port
+# there can be held by any client socket of another test, and slurmctld then dies on "Address already in
+# use" (seen 2026-12-07 at 49136, with the wait below then taking the test's whole limit).
+low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+[ "$low" -gt 12002 ] || low=32768
+port=$((10000 + $(printf '%s' "$dir" | cksum | cut -d' ' -f1) % ((low - 10002) / 2) * 2))
 host=$(hostname)
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=ecocompute-test
@@ -68,8 +73,22 @@ CONF
 export SLURM_CONF="$dir/slurm.conf"
 slurmctld -f "$SLURM_CONF" -i
 slurmd -f "$SLURM_CONF"
+# A daemon that died (its log says why) ends the wait at once: sinfo against no controller retries for
+# minutes, so each look is also bounded.
+alive() {
+  local pidfile
+  for pidfile in "$dir/slurmctld.pid" "$dir/slurmd.pid"; do
+    [ -s "$pidfile" ] || { sleep 0.2; [ -s "$pidfile" ] || return 1; }
+    kill -0 "$(cat "$pidfile")" 2>/dev/null || return 1
+  done
+}
 for _ in $(seq 100); do
-  if sinfo -h -o '%t' 2>/dev/null | grep -q idle; then echo "export SLURM_CONF=$SLURM_CONF"; exit 0; fi
+  if timeout 5 sinfo -h -o '%t' 2>/dev/null | grep -q idle; then echo "export SLURM_CONF=$SLURM_CONF"; exit 0; fi
+  if ! alive; then
+    echo "slurm_test_cluster.sh: a Slurm daemon stopped: $(grep -h -m1 -E 'fatal|error: Error' "$dir"/log/*.log 2>/dev/null || echo "see $dir/log")" >&2
+    stop
+    exit 1
+  fi
   sleep 0.2
 done
 echo "slurm_test_cluster.sh: the node did not become idle (see $dir/log)" >&2
