@@ -46,28 +46,28 @@ std::string finish_hex(EVP_MD_CTX* ctx) {
 }  // namespace
 
 Result<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return unexpected(ErrorCode::not_found, "no such file: " + path.string());
     return unexpected(ErrorCode::io, "cannot open " + path.string());
   }
-  // One read of the size the stream reports, then whatever follows (a file that grew, or a pipe whose
-  // size is unknown): copying through a string stream was a fifth of a command's start-up, reading the
-  // shipped reports.
+  // One read of the size a regular file has, then whatever follows in chunks (a file that grew, or one
+  // whose size says nothing, as /proc's and /sys's): copying through a string stream was a fifth of a
+  // command's start-up, reading the shipped reports.
   std::string text;
-  if (const std::streamoff size = in.tellg(); size > 0) {
+  std::error_code ec;
+  if (const auto size = fs::is_regular_file(path, ec) ? fs::file_size(path, ec) : 0; !ec && size > 0) {
     text.resize(static_cast<std::size_t>(size));
-    in.seekg(0);
-    in.read(text.data(), size);
+    in.read(text.data(), static_cast<std::streamsize>(size));
     text.resize(static_cast<std::size_t>(in.gcount()));
-  } else {
-    in.seekg(0);
   }
   if (in.bad()) return unexpected(ErrorCode::io, "cannot read " + path.string());
-  in.clear();
-  std::array<char, 1 << 14> chunk{};
-  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  if (!in.eof()) {
+    in.clear();
+    std::array<char, 1 << 14> chunk{};
+    while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) return unexpected(ErrorCode::io, "cannot read " + path.string());
   return text;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <string>
 
 namespace ecocompute {
 namespace {
@@ -31,6 +32,27 @@ TEST(FileIo, AtomicWriteThenReadRoundTrips) {
   int entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(file.parent_path())) ++entries;
   EXPECT_EQ(entries, 1);
+  fs::remove_all(dir);
+}
+
+TEST(FileIo, AFileIsReadWholeWhateverSizeItsStreamReports) {
+  // Bytes of every value (NULs included) over several of the read's chunks; an empty file; and a file
+  // whose reported size is 0 although it has content (/proc), read to its end all the same.
+  const fs::path dir = fs::temp_directory_path() / ("eco_file_io_whole_" + std::to_string(::getpid()));
+  std::string bytes;
+  for (int i = 0; i < 100000; ++i) bytes += static_cast<char>((i * 7919) & 0xFF);
+  ASSERT_TRUE(write_file_atomic(dir / "bytes.bin", bytes).has_value());
+  auto read = read_file(dir / "bytes.bin");
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(*read, bytes);
+  ASSERT_TRUE(write_file_atomic(dir / "empty", "").has_value());
+  auto empty = read_file(dir / "empty");
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_TRUE(empty->empty());
+  auto status = read_file("/proc/self/status");
+  ASSERT_TRUE(status.has_value());
+  EXPECT_NE(status->find("Pid:"), std::string::npos);
+  EXPECT_EQ(status->back(), '\n');
   fs::remove_all(dir);
 }
 
