@@ -48,7 +48,11 @@ done
 grep -q "^ExecStart=/usr/bin/ecocompute serve" "$root/lib/systemd/system/ecocompute.service" || fail "systemd unit missing or without ExecStart"
 [ -f "$root/usr/share/ecocompute/web/dist/index.html" ] || fail "web UI not installed"
 
-in_root ecocompute serve --port 0 --port-file /tmp/port --db /tmp/replications.sqlite > "$root/tmp/serve.log" 2>&1 &
+# Started without the in_root function: a function run in the background is a subshell, and $! was that
+# subshell, so the cleanup's kill left the server running after the test (found listening on 2026-12-07).
+# chroot and env exec what they run, so $! is the server itself.
+chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+  ecocompute serve --port 0 --port-file /tmp/port --db /tmp/replications.sqlite > "$root/tmp/serve.log" 2>&1 &
 server=$!
 for _ in $(seq 1 100); do [ -s "$root/tmp/port" ] && break; sleep 0.2; done
 [ -s "$root/tmp/port" ] || { cat "$root/tmp/serve.log"; fail "serve wrote no port file"; }
