@@ -242,14 +242,20 @@ Result<ImportBatch> read_published_csv(const fs::path& path) {
   return unexpected(ErrorCode::invalid_input, path.string() + ": unrecognised CSV columns (not a published EcoCompute file)");
 }
 
-Result<ImportBatch> read_published_dir(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return unexpected(ErrorCode::not_found, dir.string() + " is not a folder");
+std::vector<fs::path> published_csv_files(const fs::path& dir) {
   std::vector<fs::path> files;
+  std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (entry.path().extension() == ".csv") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+Result<ImportBatch> read_published_dir(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return unexpected(ErrorCode::not_found, dir.string() + " is not a folder");
+  const std::vector<fs::path> files = published_csv_files(dir);
   if (files.empty()) return unexpected(ErrorCode::not_found, dir.string() + " holds no CSV files");
   ImportBatch all{dir.string(), {}, {}, {}};
   for (const fs::path& file : files) {

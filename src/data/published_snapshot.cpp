@@ -1,9 +1,9 @@
 // The digest of the published store's inputs and the place of its copy (see published_snapshot.hpp).
 #include "data/published_snapshot.hpp"
 
-#include <algorithm>
 #include <vector>
 
+#include "data/dataset_import.hpp"
 #include "data/shipped_sessions.hpp"
 #include "ecocompute/build_info.hpp"
 #include "util/file_io.hpp"
@@ -42,17 +42,11 @@ std::string executable_identity() {
 Result<std::string> published_inputs_digest(const fs::path& data_dir) {
   std::string lines = std::string(kSnapshotFormat) + '\n' + build_info::version + ' ' + build_info::git_commit() + '\n' +
                       executable_identity() + '\n';
-  std::vector<fs::path> published;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(data_dir / "published", ec)) {
-    if (entry.path().extension() == ".csv") published.push_back(entry.path());
-  }
-  if (ec) return unexpected(ErrorCode::not_found, "cannot list " + (data_dir / "published").string());
-  std::sort(published.begin(), published.end());
-  for (const fs::path& file : published) {
+  for (const fs::path& file : published_csv_files(data_dir / "published")) {
     if (auto added = add_file(lines, data_dir, file); !added) return added.error();
   }
   const fs::path sessions = data_dir / "sessions";
+  std::error_code ec;
   if (fs::exists(sessions / "shipped.txt", ec)) {
     if (auto added = add_file(lines, data_dir, sessions / "shipped.txt"); !added) return added.error();
   }

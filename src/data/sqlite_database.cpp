@@ -256,11 +256,12 @@ Result<std::unique_ptr<SqlDatabase>> open_sqlite_copy_in_memory(const std::files
     sqlite3_close_v2(memory);
     return unexpected(ErrorCode::io, fmt::format("cannot open an in-memory SQLite database: {}", sqlite3_errstr(rc)));
   }
+  // A failed copy leaves its error on the destination connection once the backup is finished.
   sqlite3_backup* copy = sqlite3_backup_init(memory, "main", file, "main");
   int rc = copy != nullptr ? sqlite3_backup_step(copy, -1) : sqlite3_errcode(memory);
   if (copy != nullptr) sqlite3_backup_finish(copy);
   if (rc != SQLITE_DONE) {
-    auto error = copy != nullptr ? failed(nullptr, rc) : failed(memory, rc);
+    auto error = failed(memory, rc);
     sqlite3_close_v2(file);
     sqlite3_close_v2(memory);
     return error;
