@@ -1,6 +1,7 @@
 // Cholesky factorization and the products the decision model needs.
 #include "decide/dense_matrix.hpp"
 
+#include <array>
 #include <cmath>
 
 #include "decide/scaled_rows.hpp"
@@ -52,24 +53,55 @@ PackedLowerFactor::PackedLowerFactor(const Matrix& chol) : n_(chol.rows) {
   }
 }
 
+const double* PackedLowerFactor::column(std::size_t k) const { return columns_.data() + k * (2 * n_ - k + 1) / 2; }
+
+const double* PackedLowerFactor::row(std::size_t k) const { return rows_.data() + k * (k + 1) / 2; }
+
+// Four columns at a time: their diagonal block first, each element taking the earlier columns'
+// products in order, then the rows below in one pass (subtract_scaled_4), in the same order again.
 std::vector<double> PackedLowerFactor::forward_solve(std::vector<double> b) const {
-  const double* column = columns_.data();
-  for (std::size_t k = 0; k < n_; ++k) {
-    const double z = b[k] / column[0];
+  std::size_t k = 0;
+  for (; k + 4 <= n_; k += 4) {
+    const std::array<const double*, 4> col{column(k), column(k + 1), column(k + 2), column(k + 3)};
+    std::array<double, 4> z{};
+    for (std::size_t j = 0; j < 4; ++j) {
+      double v = b[k + j];
+      for (std::size_t i = 0; i < j; ++i) v -= col[i][j - i] * z[i];
+      z[j] = v / col[j][0];
+      b[k + j] = z[j];
+    }
+    subtract_scaled_4(b.data() + k + 4, {col[0] + 4, col[1] + 3, col[2] + 2, col[3] + 1}, z, n_ - k - 4);
+  }
+  for (; k < n_; ++k) {
+    const double* col = column(k);
+    const double z = b[k] / col[0];
     b[k] = z;
-    subtract_scaled(b.data() + k + 1, column + 1, z, n_ - k - 1);
-    column += n_ - k;
+    subtract_scaled(b.data() + k + 1, col + 1, z, n_ - k - 1);
   }
   return b;
 }
 
+// Lᵀ's column k is L's row k: once u_k is known, it leaves every earlier equation at once. Four rows at
+// a time from the bottom, as in forward_solve: each element takes the later rows' products first.
 std::vector<double> PackedLowerFactor::backward_solve(std::vector<double> z) const {
-  // Lᵀ's column k is L's row k: once u_k is known, it leaves every earlier equation at once.
-  for (std::size_t k = n_; k-- > 0;) {
-    const double* row = rows_.data() + k * (k + 1) / 2;
-    const double u = z[k] / row[k];
+  std::size_t top = n_;
+  for (; top >= 4; top -= 4) {
+    const std::array<std::size_t, 4> k{top - 1, top - 2, top - 3, top - 4};
+    const std::array<const double*, 4> rows{row(k[0]), row(k[1]), row(k[2]), row(k[3])};
+    std::array<double, 4> u{};
+    for (std::size_t j = 0; j < 4; ++j) {
+      double v = z[k[j]];
+      for (std::size_t i = 0; i < j; ++i) v -= rows[i][k[j]] * u[i];
+      u[j] = v / rows[j][k[j]];
+      z[k[j]] = u[j];
+    }
+    subtract_scaled_4(z.data(), rows, u, k[3]);
+  }
+  for (std::size_t k = top; k-- > 0;) {
+    const double* r = row(k);
+    const double u = z[k] / r[k];
     z[k] = u;
-    subtract_scaled(z.data(), row, u, k);
+    subtract_scaled(z.data(), r, u, k);
   }
   return z;
 }

@@ -34,10 +34,10 @@ std::vector<double> cholesky_solve(const Matrix& chol, const std::vector<double>
 std::vector<double> forward_solve(const Matrix& chol, const std::vector<double>& b);
 
 /// A Cholesky factor kept to predict from: many forward substitutions, one per prediction. Its lower
-/// triangle is packed by columns, so a substitution updates the rest of the vector one column at a
+/// triangle is packed by columns, so a substitution updates the rest of the vector four columns at a
 /// time, a loop over contiguous memory with no running sum to wait on (the row-by-row form of
-/// forward_solve waits on one). Each element sees the same operations in the same order as there, so
-/// the results are the same to the bit.
+/// forward_solve waits on one) that reads and writes the vector once per four columns. Each element
+/// sees the same operations in the same order as there, so the results are the same to the bit.
 class PackedLowerFactor {
  public:
   PackedLowerFactor() = default;
@@ -48,6 +48,9 @@ class PackedLowerFactor {
   [[nodiscard]] std::vector<double> backward_solve(std::vector<double> z) const;
 
  private:
+  [[nodiscard]] const double* column(std::size_t k) const;  ///< L(k,k), L(k+1,k), …
+  [[nodiscard]] const double* row(std::size_t k) const;     ///< L(k,0), …, L(k,k)
+
   std::size_t n_ = 0;
   std::vector<double> columns_;  // column k from its diagonal down: L(k,k), L(k+1,k), …, L(n−1,k)
   std::vector<double> rows_;     // row k up to its diagonal: L(k,0), …, L(k,k), for Lᵀ's columns

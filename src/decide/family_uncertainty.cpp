@@ -59,16 +59,24 @@ void FamilyFit::prepare_uncertainty(double card_floor, const std::optional<Matri
 }
 
 // Where an unidentified slope is centred: the mean covariate of the measured points its level
-// covers, so that at a measured size (or batch) the level alone answers, as the data say.
+// covers, so that at a measured size (or batch) the level alone answers, as the data say. An effect
+// of a format (level, size and context slopes) applies only at that format's places, so only they
+// are read, in the order of locations(); a regime's level is not centred.
 double FamilyFit::center_of(const FixedEffect& effect) const {
+  if (effect.kind == EffectKind::regime_level) return 0.0;
   double sum = 0;
   int n = 0;
-  for (const Location& l : locations()) {
-    if (!applies(effect, l.point)) continue;
+  const auto add = [&](const Location& l) {
+    if (!applies(effect, l.point)) return;
     sum += covariate(effect, l.point, design_.mean_log_size);
     ++n;
+  };
+  if (effect.kind == EffectKind::regime_slope) {
+    for (const Location& l : locations()) add(l);
+  } else {
+    for (const Location* l : places_of(effect.group)) add(*l);
   }
-  return n > 0 && effect.kind != EffectKind::regime_level ? sum / n : 0.0;
+  return n > 0 ? sum / n : 0.0;
 }
 
 std::vector<double> FamilyFit::log_variance_gradient(const ModelPoint& p, const PointRow& row, const Solved& solved,

@@ -38,7 +38,45 @@ inline void update(double* out, const double* x, double s, std::size_t n) {
   }
 }
 
+// o −= x · s over the lanes (the vector type is passed by reference: by value it would change the
+// ABI between the clones).
+inline void subtract_lanes(Lanes& o, const double* x, const Lanes& s) {
+  Lanes v;
+  std::memcpy(&v, x, sizeof v);
+  o -= v * s;
+}
+
 }  // namespace
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void subtract_scaled_4(double* out, const std::array<const double*, 4>& x,
+                                                                                    const std::array<double, 4>& s, std::size_t n) {
+  Lanes s0, s1, s2, s3;
+  for (std::size_t l = 0; l < kLanes; ++l) {
+    s0[l] = s[0];
+    s1[l] = s[1];
+    s2[l] = s[2];
+    s3[l] = s[3];
+  }
+  const double *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    Lanes o;
+    std::memcpy(&o, out + i, sizeof o);
+    subtract_lanes(o, x0 + i, s0);  // each product rounded, then each difference, in the order of the four calls
+    subtract_lanes(o, x1 + i, s1);
+    subtract_lanes(o, x2 + i, s2);
+    subtract_lanes(o, x3 + i, s3);
+    std::memcpy(out + i, &o, sizeof o);
+  }
+  for (; i < n; ++i) {
+    double o = out[i];
+    o -= x0[i] * s[0];
+    o -= x1[i] * s[1];
+    o -= x2[i] * s[2];
+    o -= x3[i] * s[3];
+    out[i] = o;
+  }
+}
 
 __attribute__((target_clones("avx512f", "avx2", "default"))) void subtract_scaled(double* out, const double* x, double s, std::size_t n) {
   update<true>(out, x, s, n);

@@ -4,12 +4,17 @@
 // rounded apart as in the plain loop, so the results are the same to the bit on every CPU.
 #pragma once
 
+#include <array>
 #include <cstddef>
 
 namespace ecocompute::decide {
 
 /// out[i] −= x[i] · s for i < n.
 void subtract_scaled(double* out, const double* x, double s, std::size_t n);
+/// out[i] −= x[0][i] · s[0], then x[1][i] · s[1], x[2][i] · s[2], x[3][i] · s[3], for i < n: four
+/// subtract_scaled calls in that order, to the bit, in one pass over out (a substitution's block of
+/// four columns reads and writes its vector once, not four times).
+void subtract_scaled_4(double* out, const std::array<const double*, 4>& x, const std::array<double, 4>& s, std::size_t n);
 /// out[i] += x[i] · s for i < n.
 void add_scaled(double* out, const double* x, double s, std::size_t n);
 

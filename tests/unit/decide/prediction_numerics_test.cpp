@@ -3,6 +3,7 @@
 // per family (place_covariance.hpp) against the place-by-place covariance and prior terms.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -51,9 +52,26 @@ TEST(ScaledRows, UpdateEveryElementAsThePlainLoopDoesToTheBit) {
   }
 }
 
+TEST(ScaledRows, FourUpdatesInOnePassAreTheFourCallsInTheirOrderToTheBit) {
+  std::mt19937_64 rng(9);
+  for (std::size_t n = 0; n <= 41; ++n) {
+    std::array<std::vector<double>, 4> x;
+    for (auto& v : x) v = random_values(rng, n);
+    const std::vector<double> start = random_values(rng, n), scales = random_values(rng, 4);
+    std::vector<double> one_pass = start, four_calls = start;
+    subtract_scaled_4(one_pass.data(), {x[0].data(), x[1].data(), x[2].data(), x[3].data()},
+                      {scales[0], scales[1], scales[2], scales[3]}, n);
+    for (std::size_t j = 0; j < 4; ++j) subtract_scaled(four_calls.data(), x[j].data(), scales[j], n);
+    for (std::size_t i = 0; i < n; ++i) EXPECT_TRUE(same_bits(one_pass[i], four_calls[i])) << "n " << n << " element " << i;
+  }
+}
+
+// Sizes below, at and past a block of four columns, with every remainder.
+constexpr std::size_t kFactorSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 37, 130, 131};
+
 TEST(PackedLowerFactor, SubstitutesAsTheRowByRowFormToTheBit) {
   std::mt19937_64 rng(11);
-  for (std::size_t n : {1u, 2u, 9u, 37u, 130u}) {
+  for (std::size_t n : kFactorSizes) {
     const auto chol = random_factor(rng, n);
     ASSERT_TRUE(chol);
     const std::vector<double> b = random_values(rng, n);
@@ -66,7 +84,7 @@ TEST(PackedLowerFactor, SubstitutesAsTheRowByRowFormToTheBit) {
 
 TEST(PackedLowerFactor, BackwardSubstitutionSolvesTheTransposeAsThePlainLoopDoesToTheBit) {
   std::mt19937_64 rng(17);
-  for (std::size_t n : {1u, 2u, 9u, 37u, 130u}) {
+  for (std::size_t n : kFactorSizes) {
     const auto chol = random_factor(rng, n);
     ASSERT_TRUE(chol);
     const std::vector<double> z = random_values(rng, n);
