@@ -5,8 +5,6 @@
 #include "data/dataset_store.hpp"
 #include "data/shipped_sessions.hpp"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -203,21 +201,10 @@ Result<void> DatasetStore::write_copy(const std::filesystem::path& path) const {
   if (db_->dialect() != SqlDialect::sqlite) {
     return unexpected(ErrorCode::invalid_input, "a copy is written of an SQLite store only, not of " + db_->describe());
   }
-  std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  std::filesystem::path temporary = path;
-  temporary += ".tmp." + std::to_string(::getpid());
-  std::filesystem::remove(temporary, ec);  // VACUUM INTO refuses a file that exists
-  if (auto written = db_->execute("VACUUM INTO $1", {temporary.string()}); !written) {
-    std::filesystem::remove(temporary, ec);
-    return written.error();
-  }
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    return unexpected(ErrorCode::io, "cannot rename into " + path.string() + ": " + ec.message());
-  }
-  return {};
+  return replace_file(path, [&](const std::filesystem::path& temporary) -> Result<void> {
+    if (auto written = db_->execute("VACUUM INTO $1", {temporary.string()}); !written) return written.error();
+    return {};
+  });
 }
 
 Result<ImportSummary> DatasetStore::import(const ImportBatch& batch) {

@@ -1,11 +1,7 @@
 // Loading evidence and its fitted model (see evidence.hpp).
 #include "decide/evidence.hpp"
 
-#include <unistd.h>
-
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "decide/model_point.hpp"
 #include "report/throttled_trials.hpp"
@@ -39,28 +35,18 @@ Result<Evidence> read_store(const data::DatasetStore& store) {
   return e;
 }
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The fit of the shipped evidence, from the cache when it describes these rows; a cache that cannot
 // be written is only a slower next question.
 std::shared_ptr<const DecisionModel> cached_fit(const std::vector<data::DataRow>& rows) {
   const std::string digest = evidence_digest(rows);
   const std::filesystem::path path = cache_dir() / ("model-" + digest.substr(0, 32) + ".json");
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec)) {
-    if (auto model = parse_model(read_text(path), digest)) return model;
+  if (auto text = read_file(path)) {
+    if (auto model = parse_model(*text, digest)) return model;
   }
   auto model = std::make_shared<const DecisionModel>(DecisionModel::fit(rows));
-  std::filesystem::create_directories(path.parent_path(), ec);
-  const std::filesystem::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
-  std::ofstream(temporary, std::ios::binary) << Json(*model).dump();
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) std::filesystem::remove(temporary, ec);
+  if (auto kept = write_file_atomic(path, Json(*model).dump()); !kept) {
+    log::debug("the decision model could not be kept in {} ({}); it is fitted again next time", path.string(), kept.error().message());
+  }
   return model;
 }
 

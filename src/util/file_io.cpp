@@ -72,7 +72,7 @@ Result<std::string> read_file(const fs::path& path) {
   return text;
 }
 
-Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
+Result<void> replace_file(const fs::path& path, const std::function<Result<void>(const fs::path&)>& write) {
   std::error_code ec;
   if (path.has_parent_path()) {
     fs::create_directories(path.parent_path(), ec);
@@ -80,23 +80,30 @@ Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
   }
   fs::path temp = path;
   temp += ".tmp." + std::to_string(::getpid());
-  {
+  fs::remove(temp, ec);  // left by an earlier process of the same id that stopped half-way
+  if (auto written = write(temp); !written) {
+    fs::remove(temp, ec);
+    return written.error();
+  }
+  fs::rename(temp, path, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(temp, ec);
+    return unexpected(ErrorCode::io, "cannot rename into " + path.string() + ": " + why);
+  }
+  return {};
+}
+
+Result<void> write_file_atomic(const fs::path& path, std::string_view content) {
+  return replace_file(path, [&](const fs::path& temp) -> Result<void> {
     std::FILE* f = std::fopen(temp.c_str(), "wb");
     if (f == nullptr) return unexpected(ErrorCode::io, "cannot write " + temp.string());
     const bool written = std::fwrite(content.data(), 1, content.size(), f) == content.size();
     const bool flushed = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
     const bool closed = std::fclose(f) == 0;
-    if (!(written && flushed && closed)) {
-      fs::remove(temp, ec);
-      return unexpected(ErrorCode::io, "cannot write " + path.string() + " (disk full?)");
-    }
-  }
-  fs::rename(temp, path, ec);
-  if (ec) {
-    fs::remove(temp, ec);
-    return unexpected(ErrorCode::io, "cannot rename into " + path.string());
-  }
-  return {};
+    if (!(written && flushed && closed)) return unexpected(ErrorCode::io, "cannot write " + path.string() + " (disk full?)");
+    return {};
+  });
 }
 
 std::string sha256_hex(std::string_view bytes) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -12,8 +13,14 @@ namespace ecocompute {
 /// Reads a whole file; the error names the path.
 Result<std::string> read_file(const std::filesystem::path& path);
 
-/// Writes `content` to a temporary file beside `path`, flushes it and renames it over `path`, so a
-/// reader never sees a half-written file; creates missing parent folders. The error names the path.
+/// Replaces `path` whole or not at all: creates its missing parent folders, lets `write` fill a
+/// temporary path beside it (the same folder, so that the rename is atomic; nothing is there when it
+/// is called), then renames that over `path`. A reader never sees a half-written file; whatever `write`
+/// left is removed when it or the rename fails. The error is `write`'s, or names the path.
+Result<void> replace_file(const std::filesystem::path& path, const std::function<Result<void>(const std::filesystem::path&)>& write);
+
+/// Writes `content` to a temporary file beside `path`, flushes it and renames it over `path`
+/// (replace_file). The error names the path.
 Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
 /// Returns the hex sha256 of a byte string.

@@ -35,6 +35,45 @@ TEST(FileIo, AtomicWriteThenReadRoundTrips) {
   fs::remove_all(dir);
 }
 
+// What replace_file's step left, whether it failed or not, and what the path holds after it.
+TEST(FileIo, AReplacementThatFailsLeavesTheOldFileAndNoTemporary) {
+  const fs::path dir = fs::temp_directory_path() / ("eco_file_io_replace_" + std::to_string(::getpid()));
+  const fs::path file = dir / "store.sqlite";
+  ASSERT_TRUE(write_file_atomic(file, "old").has_value());
+  fs::path seen;
+  auto failed = replace_file(file, [&](const fs::path& temporary) -> Result<void> {
+    seen = temporary;
+    EXPECT_FALSE(fs::exists(temporary));
+    EXPECT_EQ(temporary.parent_path(), file.parent_path());  // the rename stays inside one folder
+    if (!write_file_atomic(temporary, "half").has_value()) ADD_FAILURE() << "could not write the temporary";
+    return unexpected(ErrorCode::io, "the step's own error");
+  });
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error().message(), "the step's own error");
+  EXPECT_FALSE(fs::exists(seen));
+  EXPECT_EQ(*read_file(file), "old");
+
+  auto replaced = replace_file(file, [](const fs::path& temporary) { return write_file_atomic(temporary, "new"); });
+  ASSERT_TRUE(replaced.has_value()) << replaced.error().message();
+  EXPECT_EQ(*read_file(file), "new");
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 1);
+
+  // A target that cannot be renamed over (a folder with something in it): the error names it, and the
+  // temporary goes.
+  const fs::path occupied = dir / "occupied";
+  fs::create_directories(occupied / "inside");
+  auto blocked = replace_file(occupied, [](const fs::path& temporary) { return write_file_atomic(temporary, "x"); });
+  ASSERT_FALSE(blocked.has_value());
+  EXPECT_NE(blocked.error().message().find("cannot rename into " + occupied.string()), std::string::npos) << blocked.error().message();
+  EXPECT_TRUE(fs::is_directory(occupied / "inside"));
+  entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 2);
+  fs::remove_all(dir);
+}
+
 TEST(FileIo, AFileIsReadWholeWhateverSizeItsStreamReports) {
   // Bytes of every value (NULs included) over several of the read's chunks; an empty file; and a file
   // whose reported size is 0 although it has content (/proc), read to its end all the same.
