@@ -16,12 +16,12 @@
 
 namespace ecocompute::data {
 
-/// Reads every published CSV in `dir` (see data/published/README.md). The site's fit input and the
-/// curve parameters are not measurements of their own and are skipped (with a note); the 2026-08-20
-/// repeats summary is skipped in favour of its replicate rows.
 /// The published CSV files of `dir` (every *.csv), in name order; none when the folder cannot be listed.
 std::vector<std::filesystem::path> published_csv_files(const std::filesystem::path& dir);
 
+/// Reads every published CSV in `dir` (see data/published/README.md). The site's fit input and the
+/// curve parameters are not measurements of their own and are skipped (with a note); the 2026-08-20
+/// repeats summary is skipped in favour of its replicate rows.
 Result<ImportBatch> read_published_dir(const std::filesystem::path& dir);
 
 /// Reads one published CSV file, recognised by its header.
