@@ -36,33 +36,45 @@ std::optional<Matrix> random_factor(std::mt19937_64& rng, std::size_t n) {
   return cholesky(spd);
 }
 
-TEST(ScaledRows, UpdateEveryElementAsThePlainLoopDoesToTheBit) {
-  std::mt19937_64 rng(7);
-  for (std::size_t n = 0; n <= 41; ++n) {  // shorter than, equal to and longer than the lanes, with tails
-    const std::vector<double> x = random_values(rng, n), start = random_values(rng, n);
-    const double s = random_values(rng, 1)[0];
-    std::vector<double> minus = start, plus = start;
-    subtract_scaled(minus.data(), x.data(), s, n);
-    add_scaled(plus.data(), x.data(), s, n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const double product = x[i] * s;
-      EXPECT_TRUE(same_bits(minus[i], start[i] - product)) << "n " << n << " element " << i;
-      EXPECT_TRUE(same_bits(plus[i], start[i] + product)) << "n " << n << " element " << i;
+// Every form the CPU running the tests can run, not only the one the functions call.
+TEST(ScaledRows, EveryVectorUnitsFormUpdatesEachElementAsThePlainLoopDoesToTheBit) {
+  const auto kernels = scaled_rows_kernels_this_cpu_runs();
+  ASSERT_FALSE(kernels.empty());
+  EXPECT_STREQ(kernels.back().unit, "sse2");  // the baseline every x86-64 runs
+  for (const ScaledRowsKernels& kernel : kernels) {
+    std::mt19937_64 rng(7);
+    for (std::size_t n = 0; n <= 41; ++n) {  // shorter than, equal to and longer than the lanes, with tails
+      const std::vector<double> x = random_values(rng, n), start = random_values(rng, n);
+      const double s = random_values(rng, 1)[0];
+      std::vector<double> minus = start, plus = start;
+      kernel.subtract(minus.data(), x.data(), s, n);
+      kernel.add(plus.data(), x.data(), s, n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double product = x[i] * s;
+        EXPECT_TRUE(same_bits(minus[i], start[i] - product)) << kernel.unit << " n " << n << " element " << i;
+        EXPECT_TRUE(same_bits(plus[i], start[i] + product)) << kernel.unit << " n " << n << " element " << i;
+      }
     }
   }
 }
 
-TEST(ScaledRows, FourUpdatesInOnePassAreTheFourCallsInTheirOrderToTheBit) {
-  std::mt19937_64 rng(9);
-  for (std::size_t n = 0; n <= 41; ++n) {
-    std::array<std::vector<double>, 4> x;
-    for (auto& v : x) v = random_values(rng, n);
-    const std::vector<double> start = random_values(rng, n), scales = random_values(rng, 4);
-    std::vector<double> one_pass = start, four_calls = start;
-    subtract_scaled_4(one_pass.data(), {x[0].data(), x[1].data(), x[2].data(), x[3].data()},
-                      {scales[0], scales[1], scales[2], scales[3]}, n);
-    for (std::size_t j = 0; j < 4; ++j) subtract_scaled(four_calls.data(), x[j].data(), scales[j], n);
-    for (std::size_t i = 0; i < n; ++i) EXPECT_TRUE(same_bits(one_pass[i], four_calls[i])) << "n " << n << " element " << i;
+TEST(ScaledRows, EveryVectorUnitsFourUpdatesInOnePassAreTheFourPlainLoopsInTheirOrderToTheBit) {
+  for (const ScaledRowsKernels& kernel : scaled_rows_kernels_this_cpu_runs()) {
+    std::mt19937_64 rng(9);
+    for (std::size_t n = 0; n <= 41; ++n) {
+      std::array<std::vector<double>, 4> x;
+      for (auto& v : x) v = random_values(rng, n);
+      const std::vector<double> start = random_values(rng, n), scales = random_values(rng, 4);
+      std::vector<double> one_pass = start, four_loops = start;
+      kernel.subtract_4(one_pass.data(), {x[0].data(), x[1].data(), x[2].data(), x[3].data()},
+                        {scales[0], scales[1], scales[2], scales[3]}, n);
+      for (std::size_t j = 0; j < 4; ++j) {
+        for (std::size_t i = 0; i < n; ++i) four_loops[i] -= x[j][i] * scales[j];
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        EXPECT_TRUE(same_bits(one_pass[i], four_loops[i])) << kernel.unit << " n " << n << " element " << i;
+      }
+    }
   }
 }
 
