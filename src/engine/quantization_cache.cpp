@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 #include <llama.h>
-#include <unistd.h>
 
 #include <cstdlib>
 
@@ -105,38 +104,34 @@ Result<PreparedModel> QuantizationCache::prepare(const fs::path& source, GgufTyp
                                                  static_cast<double>(needed) / kBytesPerGiB, static_cast<double>(available) / kBytesPerGiB));
   }
 
-  fs::path temp = out;
-  temp += ".tmp-" + std::to_string(::getpid());
   ensure_llama_backend();
   llama_model_quantize_params params = llama_model_quantize_default_params();
   params.ftype = static_cast<llama_ftype>(precision_info(target).llama_ftype);
   params.nthread = n_threads;
   log::info("quantizing {} to {} into {}", source.string(), target_name, out.string());
-  take_last_llama_error();
-  const std::uint32_t rc = llama_model_quantize(source.c_str(), temp.c_str(), &params);
-  if (rc != 0) {
-    const std::string reason = take_last_llama_error();
-    fs::remove(temp, ec);
-    if (available_bytes_(out.parent_path()) < needed) {
-      return unexpected(ErrorCode::io, "quantizing " + source.string() + " to " + target_name + " failed: disk full in " +
-                                           out.parent_path().string());
+  // Written beside the cache entry and renamed over it only once it reads back as the type asked for.
+  auto quantized = replace_file(out, [&](const fs::path& temp) -> Result<void> {
+    take_last_llama_error();
+    if (llama_model_quantize(source.c_str(), temp.c_str(), &params) != 0) {
+      const std::string reason = take_last_llama_error();
+      std::error_code removed;
+      fs::remove(temp, removed);  // before the space is read again: what it took is free again
+      if (available_bytes_(out.parent_path()) < needed) {
+        return unexpected(ErrorCode::io, "quantizing " + source.string() + " to " + target_name + " failed: disk full in " +
+                                             out.parent_path().string());
+      }
+      return unexpected(ErrorCode::engine, "llama_model_quantize failed for " + source.string() + " → " + target_name +
+                                               (reason.empty() ? "" : " (llama.cpp: " + reason + ")"));
     }
-    return unexpected(ErrorCode::engine, "llama_model_quantize failed for " + source.string() + " → " + target_name +
-                                             (reason.empty() ? "" : " (llama.cpp: " + reason + ")"));
-  }
-  auto written = inspect_gguf(temp);
-  if (!written || written->type != target) {
-    fs::remove(temp, ec);
-    return unexpected(ErrorCode::engine, "llama_model_quantize wrote an unusable file for " + source.string() + " → " +
-                                             target_name + ": " +
-                                             (written ? "type " + written->model.gguf_type : written.error().describe()));
-  }
-  fs::rename(temp, out, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(temp, ec);
-    return unexpected(ErrorCode::io, "cannot rename the quantized file into " + out.string() + ": " + why);
-  }
+    auto written = inspect_gguf(temp);
+    if (!written || written->type != target) {
+      return unexpected(ErrorCode::engine, "llama_model_quantize wrote an unusable file for " + source.string() + " → " +
+                                               target_name + ": " +
+                                               (written ? "type " + written->model.gguf_type : written.error().describe()));
+    }
+    return {};
+  });
+  if (!quantized) return quantized.error();
   return PreparedModel{out, target, PreparedModel::Origin::quantized, *hash};
 }
 

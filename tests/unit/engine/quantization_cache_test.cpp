@@ -140,6 +140,23 @@ TEST_F(QuantizationCacheTest, FullDiskIsAnIoErrorBeforeAnythingIsWritten) {
   EXPECT_FALSE(std::filesystem::exists(cache.path_for(*sha256_file(source_), GgufType::Q8_0)));
 }
 
+TEST_F(QuantizationCacheTest, AQuantizedFileThatCannotTakeItsPlaceIsAnIoErrorAndLeavesNoTemporary) {
+  QuantizationCache cache(dir_ / "cache");
+  const std::filesystem::path entry = cache.path_for(*sha256_file(source_), GgufType::Q8_0);
+  // A folder with a file in it where the entry goes: it is no model, cannot be removed as one, and no
+  // file can be renamed over it.
+  std::filesystem::create_directories(entry);
+  testing::write_bytes(entry / "keep", "x");
+  auto got = cache.prepare(source_, GgufType::Q8_0, 2);
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().code(), ErrorCode::io);
+  EXPECT_THAT(got.error().message(), HasSubstr("cannot rename into " + entry.string()));
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(entry.parent_path())) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"Q8_0.gguf"});  // the folder alone: the quantized temporary is gone
+  EXPECT_TRUE(std::filesystem::exists(entry / "keep"));
+}
+
 TEST_F(QuantizationCacheTest, BadSourceIsNamed) {
   QuantizationCache cache(dir_ / "cache");
   auto got = cache.prepare(dir_ / "missing.gguf", GgufType::Q8_0);
