@@ -119,10 +119,7 @@ std::vector<ScaledRowsKernels> kernels_this_cpu_runs() {
   return runs;
 }
 
-const ScaledRowsKernels& widest() {
-  static const ScaledRowsKernels chosen = scaled_rows_kernels_this_cpu_runs().front();
-  return chosen;
-}
+const ScaledRowsKernels& widest() { return scaled_rows_kernels_this_cpu_runs().front(); }
 
 }  // namespace
 
